@@ -1,0 +1,102 @@
+"""Command line: `kindex-site build | check | import`. User errors exit 1 with no traceback."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+from .build import build, check
+from .config import load_config
+from .errors import KindexError, plural
+from .load import display, summarize
+
+EXAMPLES = {
+    "build": "example:\n  kindex-site build                      # content/ → site/, settings from ./kindex.toml\n"
+             "  kindex-site build --content data --out public --base-url https://me.github.io/board/",
+    "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem",
+}
+
+
+def _add_site_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--content", metavar="DIR", help="content folder (default: content_dir in kindex.toml, else content/)")
+    parser.add_argument("--config", metavar="FILE", type=Path, help="settings file (default: ./kindex.toml if present)")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kindex-site",
+        description="Build a static GPU-kernel leaderboard from kernelindex.dev/v1alpha1 documents.",
+        epilog="example:\n  kindex-site build && python -m http.server -d site\n\n"
+               "Run 'kindex-site COMMAND --help' for each command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"kindex-site {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = commands.add_parser("build", help="validate content/ and write the site", epilog=EXAMPLES["build"],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Validate every document under the content folder and write the site.")
+    _add_site_options(p)
+    p.add_argument("--out", metavar="DIR", help="output folder (default: output_dir in kindex.toml, else site/)")
+    p.add_argument("--base-url", metavar="URL", help="URL the site is served from, e.g. https://owner.github.io/repo/")
+    p.set_defaults(run=_build)
+
+    p = commands.add_parser("check", help="validate content/ without writing anything", epilog=EXAMPLES["check"],
+                            formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Validate every document under the content folder; write nothing.")
+    _add_site_options(p)
+    p.set_defaults(run=_check)
+
+    from .importers import add_import_parser
+
+    add_import_parser(commands)
+    return parser
+
+
+def _config(args: argparse.Namespace):
+    return load_config(args.config, {
+        "content_dir": args.content,
+        "output_dir": getattr(args, "out", None),
+        "base_url": getattr(args, "base_url", None),
+    })
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+
+
+def _build(args: argparse.Namespace) -> int:
+    result = build(_config(args))
+    _print_warnings(result.warnings)
+    print(f"Built {plural(result.pages, 'page')} from {plural(result.runs, 'run')} "
+          f"in {result.seconds:.1f} s → {display(result.output)}/")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    content, lb = check(_config(args))
+    _print_warnings(content.warnings)
+    print(f"OK: {plural(len(content.runs), 'run')} on {plural(len(lb.problems), 'problem')} "
+          f"from {plural(content.files, 'file')}, no problems found")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KindexError as e:
+        for line in e.problems:
+            print(line, file=sys.stderr)
+        print(f"error: {summarize(e.problems)}; nothing was written", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; nothing was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

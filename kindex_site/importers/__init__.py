@@ -1,0 +1,16 @@
+"""`kindex-site import SOURCE …`: turn a benchmark's own result files into kernelindex documents."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_import_parser(commands) -> None:
+    from . import kernelbench
+
+    parser = commands.add_parser(
+        "import", help="convert a benchmark's own result files into content",
+        description="Convert a benchmark's own result files into kernelindex.dev/v1alpha1 bundles.",
+    )
+    sources = parser.add_subparsers(dest="source", metavar="SOURCE", required=True)
+    kernelbench.add_parser(sources)

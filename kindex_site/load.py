@@ -1,0 +1,312 @@
+"""Read phase: files under content/ → a validated `Content`, every problem collected before failing.
+
+A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bundle per line;
+`pages/*.md` are Markdown pages. Problems are reported as `file[index]: location: message`
+(`file:line:` for .jsonl) so that a user can go straight to the offending value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from .errors import KindexError, plural
+from .models import NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
+
+@dataclass(frozen=True)
+class Source:
+    """Where a document came from: a file, and the array index or .jsonl line inside it."""
+
+    file: str
+    index: int | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        if self.line is not None:
+            return f"{self.file}:{self.line}"
+        if self.index is not None:
+            return f"{self.file}[{self.index}]"
+        return self.file
+
+
+@dataclass(frozen=True)
+class Run:
+    doc: BenchmarkRun
+    protocol: str  # metadata.name of its BenchmarkProtocol
+    environment: str  # metadata.name of its ExecutionEnvironment
+    source: Source
+
+    @property
+    def name(self) -> str:
+        return self.doc.metadata.name
+
+
+@dataclass(frozen=True)
+class MarkdownPage:
+    slug: str
+    title: str
+    markdown: str
+    source: str
+
+
+@dataclass
+class Content:
+    runs: list[Run] = field(default_factory=list)
+    protocols: dict[str, BenchmarkProtocol] = field(default_factory=dict)
+    environments: dict[str, ExecutionEnvironment] = field(default_factory=dict)
+    pages: list[MarkdownPage] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    files: int = 0
+
+
+# Section names the site uses itself; a Markdown page may not take one.
+RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search"}
+
+
+def load_content(content_dir: Path) -> Content:
+    """Read and validate everything under content_dir; raise KindexError listing every problem."""
+    if not content_dir.is_dir():
+        raise KindexError(f"{display(content_dir)}: content folder not found")
+    content = Content()
+    problems: list[str] = []
+    first_seen: dict[tuple[str, str], tuple[object, Source]] = {}  # (kind, name) → (model, source)
+
+    for path in _content_files(content_dir, content.warnings):
+        rel = path.relative_to(content_dir).as_posix()
+        shown = display(path)
+        if rel.startswith("pages/") and path.suffix == ".md":
+            page = _read_page(path, shown, problems)
+            if page:
+                content.pages.append(page)
+            continue
+        if path.suffix not in (".json", ".jsonl"):
+            content.warnings.append(f"{shown}: ignored (only .json, .jsonl and pages/*.md are read)")
+            continue
+        content.files += 1
+        for source, raw in _documents(path, shown, problems):
+            bundle = _validate(raw, source, problems)
+            if bundle is not None:
+                _add(bundle, source, content, first_seen, problems)
+
+    if problems:
+        raise KindexError(problems)
+    content.pages.sort(key=lambda p: p.slug)
+    return content
+
+
+def display(path: Path) -> str:
+    """The path as the user would type it: relative to the working folder where possible."""
+    try:
+        return path.absolute().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _content_files(root: Path, warnings: list[str]) -> list[Path]:
+    """Every file under root, sorted, skipping dotfiles; symlinks leaving root are not followed."""
+    found: list[Path] = []
+    real_root = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        for d in list(dirnames):
+            if d.startswith(".") or (here / d).is_symlink():
+                if (here / d).is_symlink():
+                    warnings.append(f"{display(here / d)}: symlinked folder not followed")
+                dirnames.remove(d)
+        dirnames.sort()
+        for name in filenames:
+            if name.startswith("."):
+                continue
+            path = here / name
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(real_root) or not target.is_file():
+                    warnings.append(f"{display(path)}: symlink to a file outside the content folder not followed")
+                    continue
+            found.append(path)
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def _documents(path: Path, shown: str, problems: list[str]):
+    """Yield (Source, parsed JSON value) for each bundle in a file; parse errors go to problems."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        problems.append(f"{shown}: cannot read: {e.strerror}")
+        return
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(f"{shown}: starts with a byte-order mark; save it as UTF-8 without BOM")
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        problems.append(f"{shown}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})")
+        return
+
+    if path.suffix == ".jsonl":
+        blank = True
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            blank = False
+            source = Source(shown, line=number)
+            value = _parse(line, source, problems)
+            if value is not None:
+                yield source, value
+        if blank:
+            problems.append(f"{shown}: file is empty")
+        return
+
+    if not text.strip():
+        problems.append(f"{shown}: file is empty")
+        return
+    value = _parse(text, Source(shown), problems)
+    if value is None:
+        return
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            yield Source(shown, index=index), item
+    else:
+        yield Source(shown), value
+
+
+class _JSONRejected(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _JSONRejected(f"duplicate key {dup!r}")
+    return obj
+
+
+def _no_constants(name: str):
+    raise _JSONRejected(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _JSONRejected(f"number {text} is out of range")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constants, parse_float=_finite_float)
+def _parse(text: str, source: Source, problems: list[str]):
+    try:
+        return _DECODER.decode(text)
+    except _JSONRejected as e:
+        problems.append(f"{source}: {e}")
+    except json.JSONDecodeError as e:
+        where = f"line {e.lineno} column {e.colno}" if source.line is None else f"column {e.colno}"
+        problems.append(f"{source}: invalid JSON at {where}: {e.msg}")
+    except RecursionError:
+        problems.append(f"{source}: JSON nested too deeply")
+    return None
+
+
+def _validate(raw: object, source: Source, problems: list[str]) -> Bundle | None:
+    if not isinstance(raw, dict):
+        kind = "null" if raw is None else type(raw).__name__.replace("str", "string").replace("dict", "object")
+        problems.append(f"{source}: expected a bundle object {{run, protocol, environment}}, not {kind}")
+        return None
+    try:
+        return Bundle.model_validate(raw)
+    except ValidationError as e:
+        for err in e.errors(include_url=False):
+            problems.append(f"{source}: {format_location(err['loc'])}: {_message(err)}")
+        return None
+
+
+def format_location(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def _message(err: dict) -> str:
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    if err["type"] == "string_pattern_mismatch" and err["loc"][-1] == "name":
+        msg = "must be lowercase letters, digits, '.', '-' or '_', starting and ending with a letter or digit"
+    return msg
+
+
+def _add(bundle: Bundle, source: Source, content: Content, first_seen: dict, problems: list[str]) -> None:
+    ok = True
+    for slot, kind, registry in (
+        ("protocol", "BenchmarkProtocol", content.protocols),
+        ("environment", "ExecutionEnvironment", content.environments),
+    ):
+        doc = getattr(bundle, slot)
+        name = doc.metadata.name
+        seen = first_seen.get((kind, name))
+        if seen is None:
+            first_seen[(kind, name)] = (doc, source)
+            registry[name] = doc
+        elif seen[0] != doc:
+            problems.append(
+                f"{source}: {slot}: {kind} {name!r} differs from its definition in {seen[1]}"
+            )
+            ok = False
+
+    run = bundle.run
+    seen = first_seen.get(("BenchmarkRun", run.metadata.name))
+    if seen is not None:
+        problems.append(f"{source}: run.metadata.name: {run.metadata.name!r} is also the name of the run in {seen[1]}")
+        return
+    first_seen[("BenchmarkRun", run.metadata.name)] = (run, source)
+
+    wanted = bundle.protocol.spec.measurement.primaryStatistic
+    timing = run.spec.timing
+    if timing is not None and timing.primaryStatistic != wanted:
+        problems.append(
+            f"{source}: run.spec.timing.primaryStatistic: {timing.primaryStatistic!r} differs from "
+            f"the protocol's {wanted!r}"
+        )
+        ok = False
+    if ok:
+        content.runs.append(Run(run, bundle.protocol.metadata.name, bundle.environment.metadata.name, source))
+
+
+_PAGE_SLUG = re.compile(NAME_PATTERN)
+
+
+def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | None:
+    slug = path.stem
+    if not _PAGE_SLUG.match(slug) or ".." in slug:
+        problems.append(f"{shown}: page name must be lowercase letters, digits, '.', '-' or '_'")
+        return None
+    if slug in RESERVED_PAGE_SLUGS:
+        problems.append(f"{shown}: page name {slug!r} is reserved for the site's own /{slug}/ section")
+        return None
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        problems.append(f"{shown}: cannot read as UTF-8 text: {e}")
+        return None
+    title = slug.replace("-", " ").capitalize()
+    for line in text.splitlines():
+        if line.startswith("# "):
+            title = line[2:].strip() or title
+            break
+    return MarkdownPage(slug=slug, title=title, markdown=text, source=shown)
+
+
+def summarize(problems: list[str]) -> str:
+    files = {p.split(":", 1)[0].split("[", 1)[0] for p in problems}
+    return f"{plural(len(problems), 'problem')} in {plural(len(files), 'file')}"

@@ -1,0 +1,119 @@
+"""Jinja environment and the number formats readers see.
+
+Latencies arrive as integer nanoseconds and are shown in milliseconds. Rounding never adds
+precision the input lacks (at most 6 decimals of a millisecond, i.e. whole nanoseconds), and
+confidence intervals are rounded outwards so the shown interval always contains the true one.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from pathlib import Path
+
+import jinja2
+from markdown_it import MarkdownIt
+
+NS_PER_MS = Decimal(1_000_000)
+MAX_DECIMALS = 6  # one nanosecond in milliseconds
+DASH = "—"
+
+
+def _decimals_for(value: Decimal, significant: int) -> int:
+    if value == 0:
+        return 0
+    return max(0, significant - 1 - value.adjusted())
+
+
+def _to_ms(ns: int | float) -> Decimal:
+    return Decimal(ns) / NS_PER_MS
+
+
+def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
+    return f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=rounding):f}"
+
+
+def format_ms(ns: int | float | None, significant: int = 3) -> str:
+    """4940000 → '4.94'; 123456789 → '123'; 1234567890 → '1235'. Integer digits are never dropped."""
+    if ns is None:
+        return DASH
+    value = _to_ms(ns)
+    decimals = _decimals_for(value, significant)
+    if isinstance(ns, int):
+        decimals = min(decimals, MAX_DECIMALS)
+    return _fixed(value, decimals)
+
+
+def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = None) -> str:
+    """[4931062, 4948938] → '4.931–4.949': enough digits to show the width to two figures."""
+    if ci is None:
+        return DASH
+    lo, hi = (_to_ms(v) for v in ci)
+    decimals = _decimals_for(hi - lo, 2)
+    if mean_ns is not None:
+        decimals = max(decimals, _decimals_for(_to_ms(mean_ns), 3))
+    decimals = min(decimals, MAX_DECIMALS)
+    return f"{_fixed(lo, decimals, ROUND_FLOOR)}–{_fixed(hi, decimals, ROUND_CEILING)}"
+
+
+def format_date(timestamp: str | None) -> str:
+    """The UTC calendar date of an ISO 8601 time stamp."""
+    if not timestamp:
+        return DASH
+    return datetime.fromisoformat(timestamp).astimezone(timezone.utc).date().isoformat()
+
+
+def format_value(value) -> str:
+    """A scalar from a document, as JSON would spell it (so 4.94 stays 4.94, true stays true)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def short_digest(digest: str) -> str:
+    return digest.removeprefix("sha256:")[:12]
+
+
+def safe_link(url: str | None) -> str | None:
+    """Content-supplied URLs become links only when they are http, https or mailto."""
+    if not url:
+        return None
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    return url if scheme in ("http", "https", "mailto") else None
+
+
+def markdown_renderer() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table")
+
+    def validate_link(url: str) -> bool:
+        # Relative links and fragments stay; of absolute ones only http(s) and mailto.
+        head = url.strip().split("/", 1)[0]
+        if ":" not in head:
+            return True
+        return head.split(":", 1)[0].lower() in ("http", "https", "mailto")
+
+    md.validateLink = validate_link
+    return md
+
+
+def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates_dir),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        ms=format_ms,
+        ci_ms=format_ci_ms,
+        date=format_date,
+        value=format_value,
+        short_digest=short_digest,
+        safe_link=safe_link,
+    )
+    env.globals.update(globals_)
+    return env
