@@ -48,7 +48,17 @@ class Config(BaseModel):
 
     def folder(self, name: str) -> Path:
         path = Path(getattr(self, name))
-        return path if path.is_absolute() else self.root / path
+        path = path if path.is_absolute() else self.root / path
+        if name in ("templates_dir", "static_dir") and not path.is_dir() and name not in self.model_fields_set:
+            return bundled(name.removesuffix("_dir"))  # a project without its own gets the defaults
+        return path
+
+
+def bundled(name: str) -> Path:
+    """The default templates/ or static/: inside the installed package, or beside it in a checkout."""
+    package = Path(__file__).resolve().parent
+    inside = package / name
+    return inside if inside.is_dir() else package.parent / name
 
 
 def load_config(path: Path | None, overrides: dict) -> Config:
@@ -64,6 +74,8 @@ def load_config(path: Path | None, overrides: dict) -> Config:
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
             raise KindexError(f"{path}: {e}") from None
         root = path.parent
+    if "root" in values:
+        raise KindexError(f"{path}: root: Extra inputs are not permitted")
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return Config(**values, root=root)

@@ -157,7 +157,7 @@ def _documents(path: Path, shown: str, problems: list[str]):
             blank = False
             source = Source(shown, line=number)
             value = _parse(line, source, problems)
-            if value is not None:
+            if value is not _INVALID:
                 yield source, value
         if blank:
             problems.append(f"{shown}: file is empty")
@@ -167,7 +167,7 @@ def _documents(path: Path, shown: str, problems: list[str]):
         problems.append(f"{shown}: file is empty")
         return
     value = _parse(text, Source(shown), problems)
-    if value is None:
+    if value is _INVALID:
         return
     if isinstance(value, list):
         for index, item in enumerate(value):
@@ -201,6 +201,9 @@ def _finite_float(text: str) -> float:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constants, parse_float=_finite_float)
+_INVALID = object()  # what _parse returns for text that is not JSON (None is JSON's null)
+
+
 def _parse(text: str, source: Source, problems: list[str]):
     try:
         return _DECODER.decode(text)
@@ -211,7 +214,7 @@ def _parse(text: str, source: Source, problems: list[str]):
         problems.append(f"{source}: invalid JSON at {where}: {e.msg}")
     except RecursionError:
         problems.append(f"{source}: JSON nested too deeply")
-    return None
+    return _INVALID
 
 
 def _validate(raw: object, source: Source, problems: list[str]) -> Bundle | None:

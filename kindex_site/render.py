@@ -40,6 +40,9 @@ def format_ms(ns: int | float | None, significant: int = 3) -> str:
         return DASH
     value = _to_ms(ns)
     decimals = _decimals_for(value, significant)
+    rounded = Decimal(_fixed(value, decimals))
+    if rounded != 0 and rounded.adjusted() > value.adjusted():  # 0.999999 rounds up to 1.00, not 1.000
+        decimals = _decimals_for(rounded, significant)
     if isinstance(ns, int):
         decimals = min(decimals, MAX_DECIMALS)
     return _fixed(value, decimals)
