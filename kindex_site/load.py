@@ -80,13 +80,13 @@ def load_content(content_dir: Path) -> Content:
     for path in _content_files(content_dir, content.warnings):
         rel = path.relative_to(content_dir).as_posix()
         shown = display(path)
-        if rel.startswith("pages/") and path.suffix == ".md":
+        if rel.startswith("pages/") and rel.count("/") == 1 and path.suffix == ".md":
             page = _read_page(path, shown, problems)
             if page:
                 content.pages.append(page)
             continue
         if path.suffix not in (".json", ".jsonl"):
-            content.warnings.append(f"{shown}: ignored (only .json, .jsonl and pages/*.md are read)")
+            content.warnings.append(f"{shown}: ignored (only *.json, *.jsonl and pages/*.md are read)")
             continue
         content.files += 1
         for source, raw in _documents(path, shown, problems):

@@ -1,0 +1,22 @@
+"""The project's own promises: the README's quick start is what CI runs, and the bundled content builds."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+
+
+def quick_start_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## Quick start.*?```sh\n(.*?)```", readme, re.S).group(1)
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
+
+
+def test_ci_runs_the_readme_quick_start_verbatim():
+    commands = quick_start_commands()
+    assert len(commands) == 2 and "kindex-site build" in commands[0] and "pytest" in commands[1]
+    ci = (ROOT / ".ci/run").read_text(encoding="utf-8").splitlines()
+    for command in commands:
+        assert command in ci
