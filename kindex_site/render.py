@@ -13,6 +13,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup, escape
 from markdown_it import MarkdownIt
 
 NS_PER_MS = Decimal(1_000_000)
@@ -74,6 +75,44 @@ def format_value(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def document_html(value) -> Markup:
+    """A document value shown whole: objects as nested <dl>, arrays as <ol>, scalars as text.
+
+    Plain Python rather than a recursive template macro: run pages show whole documents and a
+    macro call per value costs more than the rest of the page.
+    """
+    parts: list[str] = []
+
+    def walk(v) -> None:
+        if isinstance(v, dict):
+            if not v:
+                parts.append("<code>{}</code>")
+                return
+            parts.append('<dl class="doc">')
+            for key, item in v.items():
+                parts.append(f"<dt>{escape(key)}</dt><dd>")
+                walk(item)
+                parts.append("</dd>")
+            parts.append("</dl>")
+        elif isinstance(v, list):
+            if not v:
+                parts.append("<code>[]</code>")
+                return
+            parts.append('<ol class="doc" start="0">')
+            for item in v:
+                parts.append("<li>")
+                walk(item)
+                parts.append("</li>")
+            parts.append("</ol>")
+        elif isinstance(v, str):
+            parts.append(str(escape(v)))
+        else:
+            parts.append(f"<code>{escape(format_value(v))}</code>")
+
+    walk(value)
+    return Markup("".join(parts))
+
+
 def short_digest(digest: str) -> str:
     return digest.removeprefix("sha256:")[:12]
 
@@ -116,6 +155,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         date=format_date,
         value=format_value,
         short_digest=short_digest,
+        document=document_html,
         safe_link=safe_link,
     )
     env.globals.update(globals_)
