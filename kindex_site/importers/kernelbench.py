@@ -1,5 +1,760 @@
-"""KernelBench timing files → kernelindex bundles (to be written)."""
+"""`kindex-site import kernelbench`: KernelBench's own timing files → kernelindex bundles.
+
+KernelBench publishes baseline timings as ``results/timing/<HOST>/baseline_time_<implementation>.json``::
+
+    {"level1": {"1_Square_matrix_multiplication_.py":
+                {"mean", "std", "min", "max", "num_trials", "hardware", "device"} | null, …}, …}
+
+with times in milliseconds. Each entry becomes one bundle {run, protocol, environment} in the seed's
+shape (tests/fixtures/seed.json). The importer reads and checks every input, builds and validates
+every bundle, and only then writes; a problem anywhere means nothing is written.
+
+Numbers are converted exactly: the JSON's textual number is read as a Decimal, so 4.94 ms is
+4940000 ns, never 4939999. The source's own values stay in ``sourceNative.metrics`` as written.
+
+Digests are ``sha256:`` + the hex SHA-256 of canonical JSON (sorted keys, no spaces, UTF-8) of:
+
+- protocolDigest: the BenchmarkProtocol document;
+- environmentDigest: the ExecutionEnvironment document;
+- implementationDigest: ``{"source": "kernelbench", "implementation": <file-name suffix>}``;
+- workloadDigest: ``{"source": "kernelbench", "problem": "levelN/<file>", "sourceSha256": <hex>}``
+  when ``--problems`` has the problem's source file, else
+  ``{"source": "kernelbench", "problem": "levelN/<file>", "problemSizes": <era>}`` where <era> is
+  "before-2025-07-02" or "since-2025-07-02" by the file's date (UTC): KernelBench changed problem
+  sizes on 2025-07-02, so timings from either side of it are different workloads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import secrets
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..errors import KindexError, plural
+from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
+
+EXAMPLE = (
+    "example:\n"
+    "  kindex-site import kernelbench ../KernelBench/results/timing --out content/kernelbench \\\n"
+    "      --problems ../KernelBench/KernelBench\n"
+    "  kindex-site import kernelbench results/timing/L40S_matx3 --out content/kernelbench "
+    "--observed-at 2025-01-20"
+)
+
+SOURCE = "kernelbench"
+FILE_PATTERN = re.compile(r"^baseline_time_(.+)\.json$")
+LEVEL_PATTERN = re.compile(r"^level(\d+)$")
+ENTRY_PATTERN = re.compile(r"^(\d+)_(.+)\.py$")
+SIZES_CHANGED = date(2025, 7, 2)  # KernelBench changed problem sizes on this day
+Z95 = Decimal("1.96")
+NS_PER_MS = Decimal(1_000_000)
+MAX_NAME = 200
+_NAME = re.compile(NAME_PATTERN)
+
+PROTOCOL = {
+    "apiVersion": API_VERSION,
+    "kind": "BenchmarkProtocol",
+    "metadata": {"name": "kernelbench-timing-v1", "title": "KernelBench baseline timing"},
+    "spec": {
+        "harness": {
+            "name": "KernelBench timing scripts",
+            "repository": "https://github.com/ScalingIntelligence/KernelBench",
+        },
+        "measurement": {"timer": "cuda_events", "primaryStatistic": "mean"},
+        "comparability": {
+            "family": "kernelbench_baseline_timing",
+            "notes": (
+                "Mean of 100 timed forward passes (CUDA events, warm-up excluded) of the reference module on "
+                "fixed inputs; the 95% interval is the mean's, from the reported standard deviation. The "
+                "upstream JSON records no torch or CUDA version. Comparable only within one problem and one "
+                "timing host."
+            ),
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Host:
+    label: str  # short GPU name for titles, e.g. "H100 PCIe"
+    vendor: str | None
+    product: str
+    form_factor: str | None
+    architecture: str | None
+    provider: str | None
+    expect: str  # regex a row's `hardware` string should match
+
+
+# The hosts KernelBench has published under results/timing/. Providers and power (hence SXM vs
+# PCIe for H100/A100) follow KernelBench's results/timing/README.md; None where it does not say.
+HOSTS: dict[str, Host] = {
+    "H100_PCIe_LambdaLabs": Host("H100 PCIe", "nvidia", "NVIDIA H100", "PCIe", "sm_90", "Lambda Labs", r"\bH100\b"),
+    "H100_together": Host("H100", "nvidia", "NVIDIA H100", "SXM", "sm_90", "Together AI", r"\bH100\b"),
+    "H100_Modal": Host("H100", "nvidia", "NVIDIA H100", "SXM", "sm_90", "Modal", r"\bH100\b"),
+    "B200_together": Host("B200", "nvidia", "NVIDIA B200", "SXM", "sm_100", "Together AI", r"\bB200\b"),
+    "L40S_matx3": Host("L40S", "nvidia", "NVIDIA L40S", "PCIe", "sm_89", "Stanford matx3", r"\bL40S\b"),
+    "L40S_babel": Host("L40S", "nvidia", "NVIDIA L40S", "PCIe", "sm_89", "CMU Babel", r"\bL40S\b"),
+    "L40S_modal": Host("L40S", "nvidia", "NVIDIA L40S", "PCIe", "sm_89", "Modal", r"\bL40S\b"),
+    "L4_GCP": Host("L4", "nvidia", "NVIDIA L4", "PCIe", "sm_89", "Google Cloud", r"\bL4\b"),
+    "L4_modal": Host("L4", "nvidia", "NVIDIA L4", "PCIe", "sm_89", "Modal", r"\bL4\b"),
+    "A6000_babel": Host("RTX A6000", "nvidia", "NVIDIA RTX A6000", "PCIe", "sm_86", "CMU Babel", r"\bA6000\b"),
+    "RTX_3090_Ti": Host("GeForce RTX 3090 Ti", "nvidia", "NVIDIA GeForce RTX 3090 Ti", "PCIe", "sm_86", None,
+                        r"\b3090 Ti\b"),
+    "A100_modal": Host("A100 40GB", "nvidia", "NVIDIA A100 40GB", "SXM", "sm_80", "Modal", r"\bA100\b"),
+    "A100-80GB_modal": Host("A100 80GB", "nvidia", "NVIDIA A100 80GB", None, "sm_80", "Modal", r"\bA100\b"),
+    "A10G_modal": Host("A10G", "nvidia", "NVIDIA A10G", "PCIe", "sm_86", "Modal", r"\bA10G\b"),
+    "T4_modal": Host("T4", "nvidia", "NVIDIA T4", "PCIe", "sm_75", "Modal", r"\bT4\b"),
+    "MI250": Host("MI250", "amd", "AMD Instinct MI250", "OAM", "gfx90a", None, r"\bMI250"),
+}
+_HOSTS_CASEFOLD = {name.casefold(): host for name, host in HOSTS.items()}
+
+
+# --- entry point ------------------------------------------------------------------------------
 
 
 def add_parser(sources) -> None:
-    sources.add_parser("kernelbench", help="KernelBench results/timing files")
+    p = sources.add_parser(
+        "kernelbench", help="KernelBench results/timing files",
+        description="Convert KernelBench baseline timing files (results/timing/<HOST>/baseline_time_*.json) "
+                    "into bundles: one JSON array per source file, written under --out/<HOST>/.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("sources", nargs="+", metavar="SRC", type=Path,
+                   help="a host folder (holding baseline_time_*.json) or a results/timing folder holding several")
+    p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
+    p.add_argument("--problems", metavar="KERNELBENCH_DIR", type=Path,
+                   help="a KernelBench checkout's KernelBench/ folder: workload digests then hash each problem's source")
+    p.add_argument("--observed-at", metavar="ISO",
+                   help="date-time for files PROVENANCE.txt does not date (default: the file's modification time)")
+    p.add_argument("--one-file-per-run", action="store_true",
+                   help="write one bundle per file (<HOST>/<run name>.json) instead of one array per source file")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = import_kernelbench(
+        args.sources, args.out, problems=args.problems, observed_at=args.observed_at,
+        one_file_per_run=args.one_file_per_run,
+    )
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    statuses = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses.items()))
+    print(f"Imported {plural(result.runs, 'run')} ({statuses}) from {plural(result.sources, 'file')} "
+          f"on {plural(result.hosts, 'host')} → {args.out.as_posix()}/ "
+          f"({result.written} written, {result.unchanged} unchanged)")
+    return 0
+
+
+# --- the import ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    runs: int = 0
+    sources: int = 0
+    hosts: int = 0
+    written: int = 0
+    unchanged: int = 0
+    statuses: Counter = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SourceFile:
+    host: str  # folder name, e.g. "H100_PCIe_LambdaLabs"
+    implementation: str  # file-name suffix, e.g. "torch_compile_inductor_default"
+    path: Path
+    observed_at: datetime | None = None
+    data: dict | None = None
+
+    @property
+    def benchmark(self) -> str:
+        return f"{self.host}/{self.path.name}"
+
+
+def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None = None,
+                       observed_at: str | None = None, one_file_per_run: bool = False) -> Result:
+    result = Result()
+    errors: list[str] = []
+    fallback = _parse_observed_at(observed_at) if observed_at is not None else None
+    problems_dir = _problems_dir(problems) if problems is not None else None
+
+    files = _find_files(sources, errors)
+    dates = _provenance(sources, errors)
+    for f in files:
+        f.data = _read(f.path, errors)
+        f.observed_at = dates.get(f.path.resolve())
+        if f.observed_at is None:
+            f.observed_at = fallback
+        if f.observed_at is None:
+            try:
+                f.observed_at = datetime.fromtimestamp(f.path.stat().st_mtime, timezone.utc).replace(microsecond=0)
+            except OSError as e:
+                errors.append(f"{f.path}: cannot read: {e.strerror}")
+                continue
+            result.warnings.append(f"{f.path}: not dated by PROVENANCE.txt or --observed-at; "
+                                   "using the file's modification time as observedAt")
+    if errors:
+        raise KindexError(errors)
+
+    by_host: dict[str, list[SourceFile]] = {}
+    folder_of: dict[str, Path] = {}  # host slug → its folder
+    for f in files:
+        first = folder_of.setdefault(slug(f.host), f.path.parent)
+        if first != f.path.parent:
+            clash = (f"{f.path.parent}: host {f.host!r} is also imported from {first}; "
+                     "give each host once")
+            if clash not in errors:
+                errors.append(clash)
+            continue
+        by_host.setdefault(f.host, []).append(f)
+    if errors:
+        raise KindexError(errors)
+    outputs: dict[Path, list[dict]] = {}  # output file → its bundles
+    single: set[Path] = set()
+    names: dict[str, str] = {}  # run name → where it came from
+    missing_sources: Counter = Counter()
+    for host_name, host_files in by_host.items():
+        environment = _environment(host_name, host_files, result.warnings)
+        env_digest = digest(environment)
+        for f in host_files:
+            if problems_dir is not None and f.observed_at.astimezone(timezone.utc).date() < SIZES_CHANGED:
+                result.warnings.append(
+                    f"{f.path}: dated before {SIZES_CHANGED.isoformat()}, when KernelBench changed problem sizes; "
+                    "its workload digests hash the --problems checkout's source, which may be of the new sizes")
+            context = _FileContext(f, environment, env_digest, problems_dir, missing_sources)
+            bundles = _bundles(context, errors, result)
+            for b in bundles:
+                name = b["run"]["metadata"]["name"]
+                where = f"{f.path}: {b['run']['spec']['sourceNative']['externalId']}"
+                if name in names:
+                    errors.append(f"{where}: run name {name!r} is also made from {names[name]}")
+                names[name] = where
+                if one_file_per_run:
+                    target = out / _safe_folder(host_name) / f"{name}.json"
+                    outputs[target] = [b]
+                    single.add(target)
+            if not one_file_per_run:
+                target = out / _safe_folder(host_name) / f.path.name
+                if target in outputs:
+                    errors.append(f"{f.path}: would be written to {target}, as another source file is")
+                outputs[target] = bundles
+            result.sources += 1
+    if missing_sources:
+        result.warnings.append(
+            f"--problems: {plural(len(missing_sources), 'problem file')} not found there "
+            f"(e.g. {min(missing_sources)}); their workload digests are from the problem's name and date instead")
+    if errors:
+        raise KindexError(errors)
+
+    rendered = {path: _dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
+    result.hosts = len(by_host)
+    result.warnings.extend(_stale_files(out, set(rendered)))
+    changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
+    result.unchanged = len(rendered) - len(changed)
+    _write_all(changed)
+    result.written = len(changed)
+    return result
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _parse_observed_at(text: str) -> datetime:
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+            return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+        value = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise KindexError(f"--observed-at: {text!r} is not an ISO 8601 date or date-time "
+                          "(e.g. 2025-01-20 or 2025-01-20T03:25:46Z)") from None
+    if value.tzinfo is None:
+        raise KindexError(f"--observed-at: {text!r} needs a time zone (e.g. a trailing Z for UTC)")
+    return value
+
+
+def _problems_dir(path: Path) -> Path:
+    for candidate in (path, path / "KernelBench"):
+        if candidate.is_dir() and any(LEVEL_PATTERN.match(p.name) and p.is_dir() for p in candidate.iterdir()):
+            return candidate
+    raise KindexError(f"--problems: {path}: not a KernelBench checkout's KernelBench/ folder "
+                      "(no level1/, level2/, … folders in it)")
+
+
+def _find_files(sources: list[Path], errors: list[str]) -> list[SourceFile]:
+    found: list[SourceFile] = []
+    seen: set[Path] = set()
+    for src in sources:
+        if not src.exists():
+            errors.append(f"{src}: not found")
+            continue
+        if not src.is_dir():
+            errors.append(f"{src}: not a folder (give a host folder or a results/timing folder)")
+            continue
+        host_dirs = [src] if _timing_files(src) else sorted(
+            (d for d in src.iterdir() if d.is_dir() and not d.name.startswith(".") and _timing_files(d)),
+            key=lambda d: d.name)
+        if not host_dirs:
+            errors.append(f"{src}: no baseline_time_*.json files in it or in its subfolders")
+            continue
+        for d in host_dirs:
+            for path in _timing_files(d):
+                if path.resolve() in seen:
+                    continue
+                seen.add(path.resolve())
+                found.append(SourceFile(d.resolve().name, FILE_PATTERN.match(path.name)[1], path))
+    return found
+
+
+def _timing_files(folder: Path) -> list[Path]:
+    try:
+        return sorted((p for p in folder.iterdir() if FILE_PATTERN.match(p.name) and p.is_file()),
+                      key=lambda p: p.name)
+    except OSError:
+        return []
+
+
+def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
+    """PROVENANCE.txt lines `HOST/FILE ISO-DATE` in a source folder or its parent → {file: date}."""
+    dates: dict[Path, datetime] = {}
+    read: set[Path] = set()
+    for src in sources:
+        for folder in (src, src.parent):
+            path = (folder / "PROVENANCE.txt").resolve()
+            if path in read or not path.is_file():
+                continue
+            read.add(path)
+            try:
+                lines = path.read_text(encoding="utf-8").splitlines()
+            except (OSError, UnicodeDecodeError) as e:
+                errors.append(f"{folder / 'PROVENANCE.txt'}: cannot read: {getattr(e, 'strerror', None) or e}")
+                continue
+            for number, line in enumerate(lines, start=1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                parts = line.split()
+                when = None
+                if len(parts) == 2:
+                    try:
+                        when = datetime.fromisoformat(parts[1].replace("Z", "+00:00"))
+                    except ValueError:
+                        pass
+                if when is None or when.tzinfo is None:
+                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: expected 'HOST/FILE DATE-TIME' with a "
+                                  f"time zone, e.g. 'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
+                    continue
+                dates[(path.parent / parts[0]).resolve()] = when
+    return dates
+
+
+class _Rejected(ValueError):
+    pass
+
+
+def _no_constants(name: str):
+    raise _Rejected(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _Rejected(f"duplicate key {dup!r}")
+    return obj
+
+
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+
+
+def _read(path: Path, errors: list[str]) -> dict | None:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as e:
+        errors.append(f"{path}: cannot read: {e.strerror}")
+        return None
+    except UnicodeDecodeError as e:
+        errors.append(f"{path}: not UTF-8 text (byte {e.start})")
+        return None
+    try:
+        data = _DECODER.decode(text)
+    except _Rejected as e:
+        errors.append(f"{path}: {e}")
+        return None
+    except json.JSONDecodeError as e:
+        errors.append(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}")
+        return None
+    except RecursionError:
+        errors.append(f"{path}: JSON nested too deeply")
+        return None
+    if not isinstance(data, dict):
+        errors.append(f"{path}: expected an object of levels ({{\"level1\": {{…}}, …}}), not {_kind(data)}")
+        return None
+    ok = True
+    for level, entries in data.items():
+        if not LEVEL_PATTERN.match(level):
+            errors.append(f"{path}: {level!r}: expected level names like 'level1'")
+            ok = False
+        elif not isinstance(entries, dict):
+            errors.append(f"{path}: {level}: expected an object of problems, not {_kind(entries)}")
+            ok = False
+        else:
+            for entry, record in entries.items():
+                where = f"{path}: {level}/{entry}"
+                if not ENTRY_PATTERN.match(entry):
+                    errors.append(f"{where}: expected a problem file name like '1_Square_matrix_multiplication_.py'")
+                    ok = False
+                elif record is not None and not _check_record(record, where, errors):
+                    ok = False
+    return data if ok else None
+
+
+_NUMBER_KEYS = ("mean", "std", "min", "max")
+
+
+def _check_record(record, where: str, errors: list[str]) -> bool:
+    if not isinstance(record, dict):
+        errors.append(f"{where}: expected a timing object or null, not {_kind(record)}")
+        return False
+    ok = True
+    if "mean" not in record:
+        errors.append(f"{where}: has no 'mean'")
+        ok = False
+    for key in _NUMBER_KEYS:
+        value = record.get(key)
+        if key in record and (isinstance(value, bool) or not isinstance(value, (int, Decimal))):
+            errors.append(f"{where}: {key}: expected a number of milliseconds, not {_kind(value)}")
+            ok = False
+    trials = record.get("num_trials")
+    if "num_trials" in record and (isinstance(trials, bool) or not isinstance(trials, int)):
+        errors.append(f"{where}: num_trials: expected an integer, not {_kind(trials)}")
+        ok = False
+    for key in ("hardware", "device"):
+        if key in record and not isinstance(record[key], str):
+            errors.append(f"{where}: {key}: expected a string, not {_kind(record[key])}")
+            ok = False
+    return ok
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, (int, Decimal)) else type(value).__name__)
+
+
+# --- building -----------------------------------------------------------------------------------
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def digest(value) -> str:
+    """sha256: of canonical JSON: sorted keys, no spaces, UTF-8."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def implementation_label(suffix: str) -> str:
+    if suffix == "torch":
+        return "PyTorch eager"
+    if suffix.startswith("torch_compile_inductor_"):
+        return f"torch.compile (inductor, {suffix.removeprefix('torch_compile_inductor_')})"
+    if suffix.startswith("torch_compile_"):
+        return f"torch.compile ({suffix.removeprefix('torch_compile_')})"
+    return " ".join(suffix.replace("_", " ").split()) or suffix
+
+
+def problem_title(name: str) -> str:
+    return " ".join(name.replace("_", " ").split())
+
+
+def _safe_folder(host: str) -> str:
+    return host if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", host) and ".." not in host else slug(host)
+
+
+def _host_record(host_name: str) -> Host | None:
+    return HOSTS.get(host_name) or _HOSTS_CASEFOLD.get(host_name.casefold())
+
+
+def _environment(host_name: str, files: list[SourceFile], warnings: list[str]) -> dict:
+    strings = Counter(
+        record["hardware"]
+        for f in files if f.data
+        for entries in f.data.values()
+        for record in entries.values()
+        if isinstance(record, dict) and isinstance(record.get("hardware"), str)
+    )
+    host = _host_record(host_name)
+    if host is None:
+        product = strings.most_common(1)[0][0] if strings else host_name
+        lowered = product.lower()
+        vendor = "nvidia" if "nvidia" in lowered else "amd" if re.search(r"\bamd\b", lowered) else None
+        host = Host(host_name, vendor, product, None, None, None, "")
+        found = ", ".join(repr(s) for s in sorted(strings)) or "none"
+        warnings.append(f"host {host_name!r} is not in the importer's table of KernelBench hosts; its hardware is "
+                        f"taken from its rows' hardware strings ({found})")
+        title = f"KernelBench host · {host_name}"
+    else:
+        unexpected = sorted(s for s in strings if not re.search(host.expect, s))
+        if unexpected:
+            warnings.append(f"host {host_name!r}: rows name hardware {', '.join(map(repr, unexpected))}, "
+                            f"not the {host.product} the host table gives")
+        title = f"KernelBench host · {host.label}" + (f" ({host.provider})" if host.provider else "")
+    hardware = {"vendor": host.vendor, "product": host.product, "formFactor": host.form_factor,
+                "architecture": host.architecture}
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ExecutionEnvironment",
+        "metadata": {"name": f"kernelbench-{slug(host_name)}", "title": title},
+        "spec": {"hardware": {k: v for k, v in hardware.items() if v is not None}, "software": {}},
+    }
+
+
+def _where(host_name: str) -> str:
+    """The run title's last part: where it was timed (the provider, as in the seed)."""
+    host = _host_record(host_name)
+    if host is None:
+        return host_name
+    return host.provider or host.label
+
+
+@dataclass
+class _FileContext:
+    file: SourceFile
+    environment: dict
+    environment_digest: str
+    problems_dir: Path | None
+    missing_sources: Counter
+
+
+def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]:
+    f = ctx.file
+    if f.data is None:
+        return []
+    entries = []
+    for level, problems in f.data.items():
+        for entry, record in problems.items():
+            m = ENTRY_PATTERN.match(entry)
+            entries.append((int(LEVEL_PATTERN.match(level)[1]), int(m[1]), entry, level, record))
+    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    label = implementation_label(f.implementation)
+    observed = f.observed_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + \
+        f"{f.observed_at.microsecond // 1000:03d}Z"
+    implementation_digest = digest({"source": SOURCE, "implementation": f.implementation})
+    protocol_digest = digest(PROTOCOL)
+    bundles = []
+    odd: Counter = Counter()
+    for level_number, number, entry, level, record in entries:
+        name_part = ENTRY_PATTERN.match(entry)[2]
+        external = f"{f.host}/{f.implementation}/{level}/{entry}"
+        run_name = _run_name(f.host, f.implementation, level_number, number, name_part)
+        if not _NAME.match(run_name):
+            errors.append(f"{f.path}: {level}/{entry}: cannot make a run name from it ({run_name!r})")
+            continue
+        native: dict = {"source": SOURCE, "benchmark": f.benchmark, "externalId": external}
+        spec: dict = {"status": "failed"}
+        measurements: list[dict] = []
+        if record is not None:
+            status, timing, measurements, note = _timing(record)
+            spec = {"status": status}
+            if timing is not None:
+                spec["timing"] = timing
+            if note:
+                odd[note] += 1
+            if "hardware" in record:
+                native["hardware"] = record["hardware"]
+            native["metrics"] = {f"{k}_ms": _plain(record[k]) for k in _NUMBER_KEYS if k in record}
+            if timing is None and "num_trials" in record:
+                native["metrics"]["num_trials"] = record["num_trials"]
+            extra = {k: _plain_deep(v) for k, v in record.items()
+                     if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
+            if extra:
+                native["extra"] = extra
+        spec.update({
+            "observedAt": observed,
+            "measurements": measurements,
+            "sourceNative": native,
+            "protocolDigest": protocol_digest,
+            "workloadDigest": _workload_digest(ctx, level, entry),
+            "environmentDigest": ctx.environment_digest,
+            "implementationDigest": implementation_digest,
+        })
+        bundle = {
+            "run": {
+                "apiVersion": API_VERSION,
+                "kind": "BenchmarkRun",
+                "metadata": {"name": run_name,
+                             "title": f"{problem_title(name_part)} · {label} · {_where(f.host)}"},
+                "spec": spec,
+            },
+            "protocol": PROTOCOL,
+            "environment": ctx.environment,
+        }
+        try:
+            Bundle.model_validate(bundle)
+        except ValidationError as e:  # a bug in this importer, never the user's: refuse to write it
+            for err in e.errors(include_url=False):
+                loc = ".".join(str(p) for p in err["loc"])
+                errors.append(f"{f.path}: {level}/{entry}: made an invalid bundle: {loc}: {err['msg']}")
+            continue
+        result.runs += 1
+        result.statuses[spec["status"]] += 1
+        bundles.append(bundle)
+    for note, count in sorted(odd.items()):
+        result.warnings.append(f"{f.path}: {plural(count, 'entry')}: {note}")
+    return bundles
+
+
+def _run_name(host: str, implementation: str, level: int, number: int, name: str) -> str:
+    head = f"kernelbench-{slug(host)}-{slug(implementation)}-l{level}-{number}"
+    full = f"{head}-{slug(name)}".strip("-")
+    if len(full) <= MAX_NAME:
+        return full
+    tag = hashlib.sha256(full.encode()).hexdigest()[:8]
+    return f"{full[:MAX_NAME - 9].rstrip('-')}-{tag}"
+
+
+def _ns(ms) -> Decimal:
+    return Decimal(ms) * NS_PER_MS
+
+
+def _int_ns(value: Decimal) -> int:
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+def _number(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _plain(value):
+    """The source's number as JSON had it: Decimal('4.97') → 4.97, ints stay ints."""
+    return float(value) if isinstance(value, Decimal) else value
+
+
+def _plain_deep(value):
+    if isinstance(value, dict):
+        return {k: _plain_deep(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_deep(v) for v in value]
+    return _plain(value)
+
+
+_STATISTIC = {"mean": "mean", "min": "minimum", "max": "maximum", "std": "std"}
+
+
+def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
+    """(status, timing or None, measurements, why it is not a passed run with timing or None)."""
+    have = {k: _ns(record[k]) for k in _NUMBER_KEYS if k in record}
+    trials = record.get("num_trials")
+    std = have.get("std")
+
+    def each_statistic() -> list[dict]:
+        return [{"metric": "latency", "statistic": _STATISTIC[k], "unit": "ns", "value": _number(v)}
+                for k, v in have.items()]
+
+    if not all(k in have for k in ("mean", "min", "max")) or trials is None:
+        return ("incomplete-timing", None, each_statistic(),
+                "no min, max or num_trials; imported with status 'incomplete-timing' and no timing")
+    mean, minimum, maximum = (_int_ns(have[k]) for k in ("mean", "min", "max"))
+    problem = None
+    if not (0 < minimum <= mean <= maximum <= MAX_SAFE_INT) or trials < 1 or (std is not None and std < 0):
+        problem = ("impossible numbers (need 0 < min ≤ mean ≤ max, std ≥ 0, num_trials ≥ 1); imported with "
+                   "status 'invalid-timing', no timing, the source's values kept in sourceNative.metrics")
+        return "invalid-timing", None, each_statistic(), problem
+    latency: dict = {"mean": mean, "minimum": minimum, "maximum": maximum}
+    measurements = []
+    if std is not None:
+        half = Z95 * std / Decimal(trials).sqrt()
+        lo, hi = _int_ns(have["mean"] - half), _int_ns(have["mean"] + half)
+        if lo >= 1 and hi <= MAX_SAFE_INT:
+            latency["confidence95"] = [lo, hi]
+        else:
+            problem = "a 95% interval reaching below 1 ns; imported without confidence95"
+        measurements.append({"metric": "latency", "statistic": "std", "unit": "ns", "value": _number(std)})
+    timing = {"samples": trials, "latencyNs": latency, "primaryStatistic": "mean"}
+    return "passed", timing, measurements, problem
+
+
+def _workload_digest(ctx: _FileContext, level: str, entry: str) -> str:
+    problem = f"{level}/{entry}"
+    if ctx.problems_dir is not None:
+        try:
+            data = (ctx.problems_dir / level / entry).read_bytes()
+        except OSError:
+            ctx.missing_sources[problem] += 1
+        else:
+            return digest({"source": SOURCE, "problem": problem, "sourceSha256": hashlib.sha256(data).hexdigest()})
+    day = ctx.file.observed_at.astimezone(timezone.utc).date()
+    era = f"before-{SIZES_CHANGED.isoformat()}" if day < SIZES_CHANGED else f"since-{SIZES_CHANGED.isoformat()}"
+    return digest({"source": SOURCE, "problem": problem, "problemSizes": era})
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def _dump(value) -> bytes:
+    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _stale_files(out: Path, written: set[Path]) -> list[str]:
+    if not out.is_dir():
+        return []
+    stale = sorted(p for p in out.rglob("*.json") if p not in written and not p.name.startswith("."))
+    if not stale:
+        return []
+    return [f"{out}: {plural(len(stale), 'file')} this import did not write (e.g. {stale[0]}); "
+            "delete them if they are stale, or two runs of one name will clash"]
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write_all(files: dict[Path, bytes]) -> None:
+    """Write every file to a temporary name beside it, then rename them all into place.
+
+    A failure while writing the temporary files removes them and leaves every target as it was;
+    the renames that follow replace each file in one step, so no file is ever half-written.
+    Temporary names start with a dot, which the content loader skips; they are created like any
+    new file, so they get the user's umask.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+            with open(tmp, "xb") as handle:
+                staged.append((tmp, path))
+                handle.write(data)
+    except OSError as e:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise KindexError(f"{path}: cannot write: {e.strerror or e}") from None
+    except BaseException:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)

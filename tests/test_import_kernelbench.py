@@ -1,0 +1,384 @@
+"""`kindex-site import kernelbench`: KernelBench timing files → bundles, judged by what a user gets."""
+
+from __future__ import annotations
+
+import copy
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kindex_site.cli import main
+from kindex_site.models import NAME_PATTERN, Bundle
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = json.loads((REPO / "tests" / "fixtures" / "seed.json").read_text(encoding="utf-8"))
+SHARED = REPO.parent / "shared" / "data" / "kernelbench-timing"
+DIGESTS = ("protocolDigest", "workloadDigest", "environmentDigest", "implementationDigest")
+
+# The seed's own entry, written as KernelBench writes it (the JSON's text, not Python's floats).
+SEED_ROW = ('{"mean": 4.94, "std": 0.0456, "min": 4.78, "max": 4.97, "num_trials": 100, '
+            '"hardware": "NVIDIA H100 PCIe", "device": "cuda:0"}')
+
+
+def row(mean=1.5, std=0.01, lo=1.4, hi=1.6, trials=100, hardware="NVIDIA H100 PCIe") -> dict:
+    return {"mean": mean, "std": std, "min": lo, "max": hi, "num_trials": trials,
+            "hardware": hardware, "device": "cuda:0"}
+
+
+def write_timing(root: Path, host: str, implementation: str, levels: dict | str, date: str | None = None) -> Path:
+    """A KernelBench results/timing file under root/host/, dated in root/PROVENANCE.txt if date is given."""
+    path = root / host / f"baseline_time_{implementation}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(levels if isinstance(levels, str) else json.dumps(levels), encoding="utf-8")
+    if date:
+        with (root / "PROVENANCE.txt").open("a", encoding="utf-8") as f:
+            f.write(f"{host}/{path.name} {date}\n")
+    return path
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def imported(capsys, *argv) -> tuple[list[dict], str]:
+    """Run the import (must succeed) and return every bundle it wrote under --out, and stderr."""
+    code, out, err = run_cli(capsys, "import", "kernelbench", *argv)
+    assert code == 0, err
+    outdir = Path(argv[list(argv).index("--out") + 1])
+    bundles = []
+    for path in sorted(outdir.rglob("*.json")):
+        value = json.loads(path.read_text(encoding="utf-8"))
+        bundles.extend(value if isinstance(value, list) else [value])
+    return bundles, err
+
+
+def by_name(bundles: list[dict]) -> dict[str, dict]:
+    return {b["run"]["metadata"]["name"]: b for b in bundles}
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# --- the seed --------------------------------------------------------------------------------
+
+
+def test_seed_entry_reproduces_the_seed_bundle(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "H100_PCIe_LambdaLabs", "torch",
+                 '{"level2": {"84_Gemm_BatchNorm_Scaling_Softmax.py": %s}}' % SEED_ROW,
+                 date="2026-01-23T00:42:52+01:00")
+
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out")
+
+    assert err == ""
+    assert len(bundles) == 1
+    got, want = copy.deepcopy(bundles[0]), copy.deepcopy(SEED)
+    for d in DIGESTS:
+        assert got["run"]["spec"].pop(d).startswith("sha256:")
+        want["run"]["spec"].pop(d)
+    assert got["run"]["spec"].pop("observedAt") == "2026-01-22T23:42:52.000Z"  # PROVENANCE's date, in UTC
+    want["run"]["spec"].pop("observedAt")
+    # The one key the importer adds to the seed's set: the row's own hardware string.
+    assert got["run"]["spec"]["sourceNative"].pop("hardware") == "NVIDIA H100 PCIe"
+    assert got == want
+    # Spelled out, the numbers the issue pins:
+    latency = bundles[0]["run"]["spec"]["timing"]["latencyNs"]
+    assert latency == {"mean": 4940000, "minimum": 4780000, "maximum": 4970000, "confidence95": [4931062, 4948938]}
+
+
+def test_output_file_mirrors_the_source_file_and_is_a_valid_array(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "H100_PCIe_LambdaLabs", "torch",
+                 {"level1": {"1_Square_matrix_multiplication_.py": row(), "2_Other.py": None}}, date="2026-01-01T00:00:00Z")
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert "Imported 2 runs (1 failed, 1 passed) from 1 file" in out
+    written = tmp_path / "out" / "H100_PCIe_LambdaLabs" / "baseline_time_torch.json"
+    text = written.read_text(encoding="utf-8")
+    assert text.endswith("}\n]\n")
+    docs = json.loads(text)
+    assert [Bundle.model_validate(d).run.metadata.name for d in docs] == [
+        "kernelbench-h100-pcie-lambdalabs-torch-l1-1-square-matrix-multiplication",
+        "kernelbench-h100-pcie-lambdalabs-torch-l1-2-other",
+    ]
+
+
+# --- numbers ---------------------------------------------------------------------------------
+
+
+def test_milliseconds_become_exact_nanoseconds(tmp_path, capsys):
+    # 1.001 * 1e6 is 1000999.9999999999 in floating point; the importer reads the JSON's text.
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch",
+                 '{"level1": {"1_A.py": {"mean": 1.001, "std": 0.0, "min": 1.001, "max": 1.003, "num_trials": 7}}}',
+                 date="2026-01-01T00:00:00Z")
+    [b], _ = imported(capsys, src, "--out", tmp_path / "out")
+    timing = b["run"]["spec"]["timing"]
+    assert timing["samples"] == 7
+    assert timing["latencyNs"] == {"mean": 1001000, "minimum": 1001000, "maximum": 1003000,
+                                   "confidence95": [1001000, 1001000]}
+    assert b["run"]["spec"]["sourceNative"]["metrics"] == {"mean_ms": 1.001, "std_ms": 0.0, "min_ms": 1.001,
+                                                           "max_ms": 1.003}
+
+
+def test_null_entry_becomes_a_failed_run_without_timing(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch_compile_inductor_max-autotune",
+                 {"level3": {"9_ResNet18.py": None, "10_ResNet101.py": row(hardware="NVIDIA L4")}},
+                 date="2026-01-14T16:21:49-08:00")
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "out")
+
+    runs = by_name(bundles)
+    failed = runs["kernelbench-l4-gcp-torch-compile-inductor-max-autotune-l3-9-resnet18"]["run"]
+    assert failed["spec"]["status"] == "failed"
+    assert "timing" not in failed["spec"]
+    assert failed["spec"]["sourceNative"]["externalId"] == "L4_GCP/torch_compile_inductor_max-autotune/level3/9_ResNet18.py"
+    assert failed["metadata"]["title"] == "ResNet18 · torch.compile (inductor, max-autotune) · Google Cloud"
+    passed = runs["kernelbench-l4-gcp-torch-compile-inductor-max-autotune-l3-10-resnet101"]["run"]
+    assert passed["spec"]["status"] == "passed"
+
+
+def test_mean_only_record_imports_without_a_confidence_interval(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {
+        "1_MeanOnly.py": {"mean": 2.5, "hardware": "NVIDIA L4"},
+        "2_NoStd.py": {"mean": 2.5, "min": 2.0, "max": 3.0, "num_trials": 10, "hardware": "NVIDIA L4"},
+    }}, date="2026-01-01T00:00:00Z")
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out")
+    runs = by_name(bundles)
+
+    mean_only = runs["kernelbench-l4-gcp-torch-l1-1-meanonly"]["run"]["spec"]
+    assert mean_only["status"] == "incomplete-timing"  # a passed run needs min, max and samples
+    assert "timing" not in mean_only
+    assert mean_only["measurements"] == [{"metric": "latency", "statistic": "mean", "unit": "ns", "value": 2500000}]
+    assert mean_only["sourceNative"]["metrics"] == {"mean_ms": 2.5}
+    assert "1 entry: no min, max or num_trials" in err
+
+    no_std = runs["kernelbench-l4-gcp-torch-l1-2-nostd"]["run"]["spec"]
+    assert no_std["status"] == "passed"
+    assert no_std["timing"]["latencyNs"] == {"mean": 2500000, "minimum": 2000000, "maximum": 3000000}
+    assert no_std["measurements"] == []
+
+
+def test_impossible_numbers_are_kept_as_an_invalid_timing_run(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(mean=1.0, lo=1.2, hi=1.5)}},
+                 date="2026-01-01T00:00:00Z")
+    [b], err = imported(capsys, src, "--out", tmp_path / "out")
+    spec = b["run"]["spec"]
+    assert spec["status"] == "invalid-timing"
+    assert "timing" not in spec
+    # Numbers are not changed to fit: the source's values stay, in ms and (as measurements) in ns.
+    assert spec["sourceNative"]["metrics"] == {"mean_ms": 1.0, "std_ms": 0.01, "min_ms": 1.2, "max_ms": 1.5,
+                                               "num_trials": 100}
+    assert {m["statistic"]: m["value"] for m in spec["measurements"]} == {
+        "mean": 1000000, "std": 10000, "minimum": 1200000, "maximum": 1500000}
+    assert "warning: " in err and "invalid-timing" in err
+
+
+# --- workloads and dates -------------------------------------------------------------------
+
+
+def test_files_dated_either_side_of_2025_07_02_are_two_workloads(tmp_path, capsys):
+    src = tmp_path / "timing"
+    entry = {"level1": {"1_Square_matrix_multiplication_.py": row(hardware="NVIDIA L40S")}}
+    write_timing(src, "L40S_matx3", "torch", entry, date="2025-07-01T23:59:59+00:00")
+    write_timing(src, "L40S_matx3", "torch_compile_inductor_default", entry, date="2025-07-02T00:00:00+00:00")
+    write_timing(src, "L40S_matx3", "torch_compile_cudagraphs", entry, date="2026-01-01T00:00:00+00:00")
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "out")
+
+    workload = {b["run"]["spec"]["sourceNative"]["externalId"].split("/")[1]: b["run"]["spec"]["workloadDigest"]
+                for b in bundles}
+    assert workload["torch"] != workload["torch_compile_inductor_default"]
+    assert workload["torch_compile_inductor_default"] == workload["torch_compile_cudagraphs"]
+
+    # …and the site puts them on two boards of one problem.
+    code, _, err = run_cli(capsys, "build", "--content", tmp_path / "out", "--out", tmp_path / "site")
+    assert code == 0, err
+    api = json.loads((tmp_path / "site/api/v1/problems/level1-1-square-matrix-multiplication.json").read_text())
+    assert sorted(len(board["entries"]) for board in api["boards"]) == [1, 2]
+
+
+def test_observed_at_flag_dates_files_provenance_does_not(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "MI250", "torch", {"level1": {"1_A.py": row(hardware="AMD Instinct MI250X/MI250")}})
+    [b], err = imported(capsys, src, "--out", tmp_path / "a", "--observed-at", "2025-04-25T18:57:48-05:00")
+    assert b["run"]["spec"]["observedAt"] == "2025-04-25T23:57:48.000Z"
+    assert err == ""
+    [c], err = imported(capsys, src, "--out", tmp_path / "b", "--observed-at", "2025-08-01")
+    assert c["run"]["spec"]["observedAt"] == "2025-08-01T00:00:00.000Z"
+    assert b["run"]["spec"]["workloadDigest"] != c["run"]["spec"]["workloadDigest"]  # either side of 2025-07-02
+    # With neither, the file's modification time is used, and the user is told.
+    [d], err = imported(capsys, src, "--out", tmp_path / "c")
+    assert d["run"]["spec"]["observedAt"].endswith("Z")
+    assert "modification time" in err
+
+
+def test_problems_checkout_makes_the_workload_the_source_file(tmp_path, capsys):
+    src = tmp_path / "timing"
+    entry = {"level1": {"1_A.py": row(hardware="NVIDIA L40S"), "2_B.py": row(hardware="NVIDIA L40S")}}
+    write_timing(src, "L40S_matx3", "torch", entry, date="2025-01-01T00:00:00Z")
+    write_timing(src, "L40S_matx3", "torch_compile_inductor_default", entry, date="2026-01-01T00:00:00Z")
+    kb = tmp_path / "KernelBench" / "KernelBench" / "level1"
+    kb.mkdir(parents=True)
+    (kb / "1_A.py").write_text(textwrap.dedent("""\
+        import torch
+        class Model(torch.nn.Module):
+            pass
+    """))
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out", "--problems", kb.parent)
+    digest = {(b["run"]["spec"]["sourceNative"]["externalId"].split("/", 2)[1:][0],
+               b["run"]["spec"]["sourceNative"]["externalId"].rsplit("/", 1)[1]): b["run"]["spec"]["workloadDigest"]
+              for b in bundles}
+    # One source file: one workload, whatever the date…
+    assert digest[("torch", "1_A.py")] == digest[("torch_compile_inductor_default", "1_A.py")]
+    # …a problem missing from the checkout falls back to its name and date, with a warning.
+    assert digest[("torch", "2_B.py")] != digest[("torch_compile_inductor_default", "2_B.py")]
+    assert "1 problem file not found there (e.g. level1/2_B.py)" in err
+    assert "dated before 2025-07-02" in err
+
+
+def test_problems_must_be_a_kernelbench_folder(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
+    code, _, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--problems", tmp_path)
+    assert code == 1
+    assert "--problems" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+# --- hosts and implementations -----------------------------------------------------------------
+
+
+def test_unknown_host_is_built_from_its_hardware_strings_with_a_warning(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "H200_somewhere", "torch_compile_aot_eager", {"level1": {"1_A.py": row(hardware="NVIDIA H200")}},
+                 date="2026-01-01T00:00:00Z")
+    [b], err = imported(capsys, src, "--out", tmp_path / "out")
+    assert "warning: host 'H200_somewhere' is not in the importer's table" in err
+    assert "'NVIDIA H200'" in err
+    env = b["environment"]
+    assert env["metadata"]["name"] == "kernelbench-h200-somewhere"
+    assert env["spec"]["hardware"] == {"vendor": "nvidia", "product": "NVIDIA H200"}
+    assert b["run"]["metadata"]["title"] == "A · torch.compile (aot_eager) · H200_somewhere"
+
+
+@pytest.mark.parametrize("suffix, label", [
+    ("torch", "PyTorch eager"),
+    ("torch_compile_inductor_max-autotune-no-cudagraphs", "torch.compile (inductor, max-autotune-no-cudagraphs)"),
+    ("torch_compile_cudagraphs", "torch.compile (cudagraphs)"),
+    ("triton_handwritten", "triton handwritten"),
+])
+def test_implementation_label_comes_from_the_file_name(tmp_path, capsys, suffix, label):
+    src = tmp_path / "timing"
+    write_timing(src, "MI250", suffix, {"level1": {"1_A.py": row(hardware="AMD Instinct MI250X/MI250")}},
+                 date="2025-04-25T18:57:48-05:00")
+    [b], err = imported(capsys, src / "MI250", "--out", tmp_path / "out")  # a host folder works too
+    assert err == ""
+    assert b["run"]["metadata"]["title"] == f"A · {label} · MI250"
+    assert b["environment"]["spec"]["hardware"]["architecture"] == "gfx90a"
+
+
+def test_long_names_still_make_valid_unique_run_names(tmp_path, capsys):
+    import re
+
+    src = tmp_path / "timing"
+    long = "Conv" + "_Very_Long_Operator_Chain" * 10
+    write_timing(src, "L40S_matx3", "torch_compile_inductor_max-autotune-no-cudagraphs",
+                 {"level2": {f"1_{long}.py": row(hardware="NVIDIA L40S"), f"2_{long}.py": None}},
+                 date="2025-01-01T00:00:00Z")
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "out")
+    names = [b["run"]["metadata"]["name"] for b in bundles]
+    assert len(set(names)) == 2
+    assert all(re.match(NAME_PATTERN, n) and len(n) <= 200 for n in names)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def test_rerun_is_byte_identical_and_one_file_per_run_works(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(), "2_B.py": None}}, date="2026-01-01T00:00:00Z")
+    _, _ = imported(capsys, src, "--out", tmp_path / "out")
+    first = snapshot(tmp_path / "out")
+    code, out, _ = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out")
+    assert code == 0 and "(0 written, 1 unchanged)" in out
+    assert snapshot(tmp_path / "out") == first
+
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "per-run", "--one-file-per-run")
+    assert sorted(snapshot(tmp_path / "per-run")) == [
+        "L4_GCP/kernelbench-l4-gcp-torch-l1-1-a.json", "L4_GCP/kernelbench-l4-gcp-torch-l1-2-b.json"]
+    assert bundles == json.loads(first["L4_GCP/baseline_time_torch.json"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"level1": {"1_A.py": {"mean": 1.0,}}}', "invalid JSON at line 1"),
+    ('[1, 2]', "expected an object of levels"),
+    ('{"level1": {"1_A.py": {"std": 0.1}}}', "level1/1_A.py: has no 'mean'"),
+    ('{"level1": {"1_A.py": {"mean": "1.0"}}}', "level1/1_A.py: mean: expected a number of milliseconds, not a string"),
+    ('{"level1": {"1_A.py": {"mean": NaN}}}', "NaN is not a JSON number"),
+    ('{"level1": {"A.py": null}}', "expected a problem file name"),
+    ('{"levelone": {}}', "expected level names like 'level1'"),
+])
+def test_malformed_source_is_an_error_naming_it_and_nothing_is_written(tmp_path, capsys, text, message):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
+    bad = write_timing(src, "L4_GCP", "torch_compile_inductor_default", text, date="2026-01-01T00:00:00Z")
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out")
+    assert code == 1
+    assert str(bad) in err and message in err
+    assert "Traceback" not in err and "nothing was written" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_one_host_given_twice_is_one_error(tmp_path, capsys):
+    for root in ("a", "b"):
+        write_timing(tmp_path / root, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
+    code, _, err = run_cli(capsys, "import", "kernelbench", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
+    assert code == 1
+    assert "host 'L4_GCP' is also imported from" in err and "1 problem in 1 file" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_source_is_an_error(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "import", "kernelbench", tmp_path / "nope", "--out", tmp_path / "out")
+    assert code == 1 and "nope: not found" in err
+
+
+# --- importing then building ---------------------------------------------------------------
+
+
+def test_importing_then_building_loses_no_run(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "H100_PCIe_LambdaLabs", "torch",
+                 {"level1": {"1_A.py": row(), "2_B.py": None}, "level2": {"1_C.py": row(mean=3.0, lo=2.0, hi=4.0)}},
+                 date="2026-01-23T00:42:52+01:00")
+    write_timing(src, "MI250", "torch_compile_inductor_default",
+                 {"level1": {"1_A.py": row(hardware="AMD Instinct MI250X/MI250"), "2_B.py": {"mean": 9.0}}},
+                 date="2025-04-25T18:57:48-05:00")
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "content" / "kernelbench")
+    assert len(bundles) == 5
+
+    code, out, err = run_cli(capsys, "build", "--content", tmp_path / "content", "--out", tmp_path / "site")
+    assert code == 0, err
+    assert "from 5 runs" in out
+    index = json.loads((tmp_path / "site" / "api" / "v1" / "index.json").read_text())
+    assert index["runs"] == 5
+    for b in bundles:
+        assert (tmp_path / "site" / "runs" / b["run"]["metadata"]["name"] / "index.html").is_file()
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="shared KernelBench timing data not present")
+def test_shipped_content_is_a_fresh_import_of_the_shared_data(tmp_path, capsys):
+    code, out, err = run_cli(capsys, "import", "kernelbench", SHARED, "--out", tmp_path / "kernelbench")
+    assert code == 0, err
+    assert err == ""
+    assert "Imported 4250 runs (502 failed, 3748 passed) from 17 files on 4 hosts" in out
+    assert snapshot(tmp_path / "kernelbench") == snapshot(REPO / "content" / "kernelbench")
+    assert not (REPO / "content" / "seed.json").exists()
