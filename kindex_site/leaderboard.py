@@ -11,8 +11,14 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from .errors import KindexError
+from .hardware import same_gpu
 from .load import Content, Run
 from .models import NAME_PATTERN
+from .stats import Speedup, geometric_mean, rank_groups, speedup
+
+DEFAULT_REFERENCE = "PyTorch eager"
+HIGH_VARIANCE = 0.10  # std / mean above this is flagged
+OUTLIER_FACTOR = 2  # maximum above this many means is flagged
 
 _KERNELBENCH_PROBLEM = re.compile(r"^level(\d+)/(\d+)_(.+?)(?:\.py)?$")
 _NAME = re.compile(NAME_PATTERN)
@@ -35,7 +41,31 @@ class Entry:
     run: Run
     implementation: str  # label shown in the table
     implementation_slug: str
-    rank: int | None  # None: not ranked (not passed, or no timing)
+    rank: int | None = None  # None: not ranked (not passed, no timing, or another GPU)
+    tied: bool = False  # shares its rank with others whose intervals overlap
+    mixed_hardware: bool = False  # recorded a different GPU than its host's
+    is_reference: bool = False
+    speedup: Speedup | None = None  # reference mean / this mean, on this board only
+
+    @property
+    def timing(self):
+        return self.run.doc.spec.timing
+
+    @property
+    def ci95(self) -> tuple[int, int] | None:
+        t = self.timing
+        return t.latencyNs.confidence95 if t else None
+
+    @property
+    def no_ci(self) -> bool:
+        return self.rank is not None and self.ci95 is None
+
+
+@dataclass(frozen=True)
+class Warning:
+    code: str
+    message: str
+    runs: list[str]
 
 
 @dataclass
@@ -47,6 +77,29 @@ class Board:
     statistic: str  # which latencyNs field ranks the board
     entries: list[Entry] = field(default_factory=list)
     anchor: str = ""  # the board's id on its problem page; unique within that page
+    reference: Entry | None = None
+    warnings: list[Warning] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Workload:
+    digest: str
+    first_observed: str | None
+    last_observed: str | None
+    hosts: list[str]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One implementation against the reference on one host, over the boards where both passed."""
+
+    implementation: str
+    implementation_slug: str
+    host: str
+    problems: int
+    geomean_speedup: float | None
+    fast_1: float | None  # share whose speedup interval lies wholly above 1
+    faster_share: float | None  # share whose speedup is above 1
 
 
 @dataclass
@@ -64,6 +117,9 @@ class Leaderboard:
     implementations: list[Implementation]
     board_of_run: dict[str, Board]  # run name → its board
     entry_of_run: dict[str, Entry]
+    reference: str  # the reference implementation's label
+    workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
+    summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
 
 
 def slugify(text: str) -> str:
@@ -101,7 +157,7 @@ def implementation_label(run: Run) -> str:
     return "implementation " + run.doc.spec.implementationDigest.removeprefix("sha256:")[:12]
 
 
-def build_leaderboard(content: Content) -> Leaderboard:
+def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> Leaderboard:
     problems: dict[str, Problem] = {}
     problem_source: dict[str, str] = {}
     implementations: dict[str, Implementation] = {}
@@ -140,7 +196,7 @@ def build_leaderboard(content: Content) -> Leaderboard:
         if board is None:
             statistic = protocol.spec.measurement.primaryStatistic
             board = boards[key] = Board(problem, key[1], run.environment, run.protocol, statistic)
-        entry = Entry(run, label, impl_slug, rank=None)
+        entry = Entry(run, label, impl_slug, is_reference=(label == reference))
         board.entries.append(entry)
         impl.entries.append(entry)
 
@@ -149,13 +205,18 @@ def build_leaderboard(content: Content) -> Leaderboard:
 
     by_problem: dict[str, list[Board]] = {}
     for board in boards.values():
+        environment = content.environments[board.host]
+        _mark_mixed_hardware(board, environment)
         _rank(board)
+        _speedups(board, reference)
+        board.warnings = _warnings(board, environment)
         by_problem.setdefault(board.problem.slug, []).append(board)
+    workloads = {slug: _workloads(problem_boards) for slug, problem_boards in by_problem.items()}
     for slug, problem_boards in by_problem.items():
-        # Host title first: readers look for their GPU; workload and protocol break ties fully.
-        problem_boards.sort(
-            key=lambda b: (content.environments[b.host].metadata.title.casefold(), b.host, b.workload, b.protocol)
-        )
+        # Oldest workload first, then host title (readers look for their GPU); protocol breaks ties.
+        order = {w.digest: i for i, w in enumerate(workloads[slug])}
+        problem_boards.sort(key=lambda b: (
+            order[b.workload], content.environments[b.host].metadata.title.casefold(), b.host, b.protocol))
         _assign_anchors(problem_boards)
 
     for impl in implementations.values():
@@ -170,6 +231,9 @@ def build_leaderboard(content: Content) -> Leaderboard:
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
         board_of_run=board_of_run,
         entry_of_run=entry_of_run,
+        reference=reference,
+        workloads=workloads,
+        summaries=_summaries(list(boards.values()), content, implementations),
     )
 
 
@@ -179,21 +243,156 @@ def primary_value(entry: Entry, statistic: str) -> int | None:
 
 
 def _rank(board: Board) -> None:
-    """Fastest first by the protocol's primary statistic; equal values share a rank (1, 2, 2, 4).
+    """Fastest first by the protocol's primary statistic, in noise-aware groups (see stats.rank_groups).
 
-    Only passed runs with timing are ranked; the rest follow, unranked, by status then name.
+    Only passed runs with timing on the host's own GPU are ranked. The rest follow, unranked:
+    runs on another GPU by their value, then runs that did not pass by status and name.
     """
-    ranked = [e for e in board.entries if e.run.doc.spec.status == "passed" and e.run.doc.spec.timing]
-    others = [e for e in board.entries if e not in ranked]
-    ranked.sort(key=lambda e: (primary_value(e, board.statistic), e.implementation.casefold(), e.run.name))
-    previous = None
-    for position, entry in enumerate(ranked, start=1):
-        value = primary_value(entry, board.statistic)
-        entry.rank = previous.rank if previous and primary_value(previous, board.statistic) == value else position
-        previous = entry
-    others.sort(key=lambda e: (e.run.doc.spec.status, e.implementation.casefold(), e.run.name))
-    board.entries = ranked + others
+    rankable = [e for e in board.entries
+                if e.run.doc.spec.status == "passed" and e.timing and not e.mixed_hardware]
+    others = [e for e in board.entries if e not in rankable]
+
+    def order(e: Entry):
+        value = primary_value(e, board.statistic)
+        return (value is None, value or 0, e.implementation.casefold(), e.run.name)
+
+    rankable.sort(key=order)
+    # Intervals are of the mean; under another primary statistic only equal values tie.
+    use_ci = board.statistic == "mean"
+    groups = rank_groups([(primary_value(e, board.statistic), e.ci95 if use_ci else None) for e in rankable])
+    for entry, (rank, tied) in zip(rankable, groups):
+        entry.rank, entry.tied = rank, tied
+    others.sort(key=lambda e: (e.run.doc.spec.status != "passed", e.run.doc.spec.status, *order(e)))
+    board.entries = rankable + others
     _disambiguate_labels(board)
+
+
+def _mark_mixed_hardware(board: Board, environment) -> None:
+    hw = environment.spec.hardware
+    memory = (hw.model_extra or {}).get("memory")
+    for e in board.entries:
+        recorded = e.run.doc.spec.sourceNative.get("hardware")
+        if isinstance(recorded, str) and recorded.strip():
+            e.mixed_hardware = not same_gpu(recorded, hw.product, hw.formFactor, memory if isinstance(memory, str) else None)
+
+
+def _speedups(board: Board, reference: str) -> None:
+    """Each ranked entry against the board's one reference run: reference mean / its mean."""
+    candidates = [e for e in board.entries if e.is_reference and e.rank is not None]
+    if len(candidates) != 1:
+        return  # none, or several and no way to tell which one is *the* reference
+    ref = board.reference = candidates[0]
+    for e in board.entries:
+        if e.rank is None:
+            continue
+        if e is ref:
+            e.speedup = Speedup(1.0, (1.0, 1.0) if ref.ci95 else None)  # exactly 1, no noise against itself
+        else:
+            e.speedup = speedup(ref.timing.latencyNs.mean, ref.ci95, e.timing.latencyNs.mean, e.ci95)
+
+
+def std_ns(entry: Entry) -> int | float | None:
+    """The latency standard deviation the run reports in nanoseconds, if it does."""
+    for m in entry.run.doc.spec.measurements:
+        if m.metric == "latency" and m.statistic == "std" and m.unit == "ns":
+            return m.value
+    return None
+
+
+def _warnings(board: Board, environment) -> list[Warning]:
+    found: list[Warning] = []
+    entries = board.entries
+    hw = environment.spec.hardware
+    host_gpu = " ".join(filter(None, [hw.product, hw.formFactor]))
+
+    mixed = [e for e in entries if e.mixed_hardware]
+    if mixed:
+        recorded = sorted({str(e.run.doc.spec.sourceNative.get("hardware")) for e in mixed})
+        found.append(Warning("mixed-hardware",
+            f"{_runs(len(mixed))} recorded another GPU ({', '.join(recorded)}) than this host's {host_gpu}; "
+            "they are marked and left out of ranks and summaries.", [e.run.name for e in mixed]))
+
+    not_passed = [e for e in entries if e.run.doc.spec.status != "passed"]
+    if not_passed:
+        counts: dict[str, int] = {}
+        for e in not_passed:
+            counts[e.run.doc.spec.status] = counts.get(e.run.doc.spec.status, 0) + 1
+        detail = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        found.append(Warning("failed-runs", f"{_runs(len(not_passed))} did not pass ({detail}); they are listed unranked.",
+                             [e.run.name for e in not_passed]))
+
+    no_ci = [e for e in entries if e.no_ci]
+    if no_ci:
+        found.append(Warning("no-ci", f"{_runs(len(no_ci))} gave no confidence interval; ranked by the mean alone, "
+                             "a difference may be noise.", [e.run.name for e in no_ci]))
+
+    noisy = [e for e in entries if e.timing and (sd := std_ns(e)) is not None
+             and sd > HIGH_VARIANCE * e.timing.latencyNs.mean]
+    if noisy:
+        found.append(Warning("high-variance", f"{_runs(len(noisy))} had a standard deviation above "
+                             f"{HIGH_VARIANCE:.0%} of the mean; their timings are noisy.", [e.run.name for e in noisy]))
+
+    outliers = [e for e in entries if e.timing and e.timing.latencyNs.maximum > OUTLIER_FACTOR * e.timing.latencyNs.mean]
+    if outliers:
+        found.append(Warning("outliers", f"{_runs(len(outliers))} had a slowest sample above {OUTLIER_FACTOR}× "
+                             "the mean: some samples were disturbed.", [e.run.name for e in outliers]))
+
+    digests = {e.run.doc.spec.environmentDigest for e in entries}
+    if len(digests) > 1:
+        found.append(Warning("environment-changed", f"The runs on this host carry {len(digests)} different "
+                             "environment digests: its hardware or software changed between them.",
+                             [e.run.name for e in entries]))
+    return found
+
+
+def _runs(n: int) -> str:
+    return "1 run" if n == 1 else f"{n} runs"
+
+
+def _workloads(boards: list[Board]) -> list[Workload]:
+    observed: dict[str, list[str]] = {}
+    hosts: dict[str, set[str]] = {}
+    for b in boards:
+        hosts.setdefault(b.workload, set()).add(b.host)
+        times = observed.setdefault(b.workload, [])
+        times += [e.run.doc.spec.observedAt for e in b.entries if e.run.doc.spec.observedAt]
+    result = []
+    for digest in hosts:
+        times = sorted(observed[digest], key=_utc)
+        result.append(Workload(digest, times[0] if times else None, times[-1] if times else None, sorted(hosts[digest])))
+    # Oldest first; workloads never observed last; the digest breaks ties.
+    return sorted(result, key=lambda w: (w.first_observed is None, _utc(w.first_observed) if w.first_observed else "", w.digest))
+
+
+def _utc(timestamp: str) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
+
+
+def _summaries(boards: list[Board], content: Content, implementations: dict[str, Implementation]
+               ) -> dict[str, list[Summary]]:
+    """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards."""
+    speedups: dict[tuple[str, str], list[Speedup]] = {}
+    for b in boards:
+        if b.reference is None:
+            continue
+        best: dict[str, Entry] = {}
+        for e in b.entries:  # ranked entries come first, fastest first
+            if e.speedup is not None and not e.is_reference:
+                best.setdefault(e.implementation_slug, e)
+        for slug, e in best.items():
+            speedups.setdefault((b.host, slug), []).append(e.speedup)
+    result: dict[str, list[Summary]] = {name: [] for name in content.environments}
+    for (host, slug), values in sorted(speedups.items()):
+        n = len(values)
+        result[host].append(Summary(
+            implementation=implementations[slug].label, implementation_slug=slug, host=host, problems=n,
+            geomean_speedup=geometric_mean([s.value for s in values]),
+            fast_1=sum(1 for s in values if s.ci95 is not None and s.ci95[0] > 1) / n,
+            faster_share=sum(1 for s in values if s.value > 1) / n,
+        ))
+    return result
 
 
 def _disambiguate_labels(board: Board) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .leaderboard import Board, Entry, Leaderboard
+from .leaderboard import Board, Entry, Leaderboard, Summary, Warning, std_ns
+from .stats import Speedup
 
 API_VERSION = "kindex-site/v1"
 
@@ -53,13 +54,8 @@ class Urls:
     def api_problem(self, slug: str) -> str:
         return self(f"api/v1/problems/{slug}.json")
 
-
-def std_ns(entry: Entry) -> int | float | None:
-    """The latency standard deviation the run reports in nanoseconds, if it does."""
-    for m in entry.run.doc.spec.measurements:
-        if m.metric == "latency" and m.statistic == "std" and m.unit == "ns":
-            return m.value
-    return None
+    def api_host(self, name: str) -> str:
+        return self(f"api/v1/hosts/{name}.json")
 
 
 def entry_row(entry: Entry, urls: Urls) -> dict:
@@ -79,6 +75,37 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
         "samples": spec.timing.samples if spec.timing else None,
         "observed_at": spec.observedAt,
         "url": urls.run(entry.run.name),
+        "tied": entry.tied,
+        "mixed_hardware": entry.mixed_hardware,
+        "reference": entry.is_reference and entry.rank is not None,
+        "speedup": speedup_json(entry.speedup),
+    }
+
+
+def _sig(x: float) -> float:
+    """Six significant figures: derived ratios carry no more precision than that."""
+    return float(f"{x:.6g}")
+
+
+def speedup_json(s: Speedup | None) -> dict | None:
+    if s is None:
+        return None
+    return {"value": _sig(s.value), "ci95": [_sig(s.ci95[0]), _sig(s.ci95[1])] if s.ci95 else None}
+
+
+def warning_json(w: Warning) -> dict:
+    return {"code": w.code, "message": w.message, "runs": list(w.runs)}
+
+
+def summary_json(s: Summary, urls: Urls) -> dict:
+    return {
+        "implementation": s.implementation,
+        "url": urls.implementation(s.implementation_slug),
+        "host": s.host,
+        "problems": s.problems,
+        "geomean_speedup": _sig(s.geomean_speedup) if s.geomean_speedup is not None else None,
+        "fast_1": _sig(s.fast_1) if s.fast_1 is not None else None,
+        "faster_share": _sig(s.faster_share) if s.faster_share is not None else None,
     }
 
 
@@ -89,8 +116,30 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
         "environment": lb.content.environments[board.host],
         "protocol": protocol,
         "rows": [entry_row(e, urls) for e in board.entries],
-        "implementation_urls": {e.run.name: urls.implementation(e.implementation_slug) for e in board.entries},
+        "warnings": board.warnings,
+        "reference": board.reference,
     }
+
+
+def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
+    """A problem's boards grouped by workload, each group with its host × implementation speedups."""
+    groups = []
+    for workload in lb.workloads[slug]:
+        boards = [b for b in lb.boards[slug] if b.workload == workload.digest]
+        labels: dict[str, str] = {}
+        cells: dict[tuple[str, str], Entry] = {}
+        for b in boards:
+            for e in b.entries:
+                if e.speedup is not None:
+                    labels.setdefault(e.implementation_slug, e.implementation)
+                    cells.setdefault((b.anchor, e.implementation_slug), e)  # fastest first
+        columns = sorted(labels.items(), key=lambda kv: (kv[1].casefold(), kv[0]))
+        matrix = [{"board": b, "environment": lb.content.environments[b.host],
+                   "cells": [cells.get((b.anchor, slug_)) for slug_, _ in columns]}
+                  for b in boards if b.reference is not None]
+        groups.append({"workload": workload, "boards": [board_view(b, lb, urls) for b in boards],
+                       "columns": [label for _, label in columns], "matrix": matrix})
+    return groups
 
 
 def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> list[Page]:
@@ -117,9 +166,9 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
     }))
 
     for p in lb.problems:
-        boards = [board_view(b, lb, urls) for b in lb.boards[p.slug]]
         pages.append(Page(f"problems/{p.slug}/", "problem.html", p.title, {
-            "problem": p, "boards": boards, "api_url": urls.api_problem(p.slug),
+            "problem": p, "groups": workload_groups(lb, p.slug, urls), "api_url": urls.api_problem(p.slug),
+            "reference": lb.reference,
         }))
 
     boards_of_host: dict[str, list[Board]] = {}
@@ -135,7 +184,8 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
     for e in hosts:
         name = e.metadata.name
         pages.append(Page(f"hosts/{name}/", "host.html", e.metadata.title, {
-            "environment": e,
+            "environment": e, "summaries": lb.summaries[name], "reference": lb.reference,
+            "api_url": urls.api_host(name),
             "boards": [{"board": b, "best": _best(b), "runs": len(b.entries),
                         "implementations": len({x.implementation_slug for x in b.entries})}
                        for b in boards_of_host.get(name, [])],
@@ -152,9 +202,11 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
             board = lb.board_of_run[e.run.name]
             cells.setdefault(board.problem.slug, {}).setdefault(e.run.environment, []).append(entry_row(e, urls))
         problems = [p for p in lb.problems if p.slug in cells]
+        summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
         pages.append(Page(f"implementations/{impl.slug}/", "implementation.html", impl.label, {
             "implementation": impl, "hosts": [envs[n] for n in host_names],
-            "problems": problems, "cells": cells,
+            "problems": problems, "cells": cells, "summaries": summaries, "reference": lb.reference,
+            "environments": envs,
         }))
 
     protocols = sorted(content.protocols.values(), key=lambda d: (d.metadata.title.casefold(), d.metadata.name))
@@ -198,15 +250,36 @@ def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
             for p in lb.problems
         ],
         "hosts": [
-            {"name": name, "title": e.metadata.title, "url": urls.host(name)}
+            {"name": name, "title": e.metadata.title, "url": urls.host(name), "api": urls.api_host(name)}
             for name, e in sorted(lb.content.environments.items())
         ],
     }
+    for name, e in sorted(lb.content.environments.items()):
+        docs[f"api/v1/hosts/{name}.json"] = {
+            "apiVersion": API_VERSION,
+            "name": name,
+            "title": e.metadata.title,
+            "url": urls.host(name),
+            "hardware": e.spec.hardware.model_dump(mode="json", exclude_unset=True),
+            "software": e.spec.software,
+            "reference": lb.reference,
+            "implementations": [summary_json(s, urls) for s in lb.summaries[name]],
+            "boards": [
+                {"problem": b.problem.slug, "workload": b.workload, "protocol": b.protocol,
+                 "url": urls.board(b), "api": urls.api_problem(b.problem.slug), "runs": len(b.entries)}
+                for p in lb.problems for b in lb.boards[p.slug] if b.host == name
+            ],
+        }
     for p in lb.problems:
         docs[f"api/v1/problems/{p.slug}.json"] = {
             "apiVersion": API_VERSION,
             "slug": p.slug,
             "title": p.title,
+            "workloads": [
+                {"digest": w.digest, "first_observed": w.first_observed, "last_observed": w.last_observed,
+                 "hosts": w.hosts}
+                for w in lb.workloads[p.slug]
+            ],
             "boards": [
                 {
                     "host": b.host,
@@ -216,7 +289,9 @@ def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
                         "family": lb.content.protocols[b.protocol].spec.comparability.family,
                         "notes": lb.content.protocols[b.protocol].spec.comparability.notes,
                     },
+                    "reference": b.reference.run.name if b.reference else None,
                     "entries": [entry_row(e, urls) for e in b.entries],
+                    "warnings": [warning_json(w) for w in b.warnings],
                 }
                 for b in lb.boards[p.slug]
             ],

@@ -39,26 +39,50 @@ def format_ms(ns: int | float | None, significant: int = 3) -> str:
     """4940000 → '4.94'; 123456789 → '123'; 1234567890 → '1235'. Integer digits are never dropped."""
     if ns is None:
         return DASH
-    value = _to_ms(ns)
+    return _significant(_to_ms(ns), significant, MAX_DECIMALS if isinstance(ns, int) else 12)
+
+
+def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
     decimals = _decimals_for(value, significant)
     rounded = Decimal(_fixed(value, decimals))
     if rounded != 0 and rounded.adjusted() > value.adjusted():  # 0.999999 rounds up to 1.00, not 1.000
         decimals = _decimals_for(rounded, significant)
-    if isinstance(ns, int):
-        decimals = min(decimals, MAX_DECIMALS)
-    return _fixed(value, decimals)
+    return _fixed(value, min(decimals, max_decimals))
+
+
+def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int) -> str:
+    """Enough digits to show the width to two figures (and the center to three), rounded outwards."""
+    decimals = _decimals_for(hi - lo, 2)
+    if center is not None:
+        decimals = max(decimals, _decimals_for(center, 3))
+    decimals = min(decimals, max_decimals)
+    return f"{_fixed(lo, decimals, ROUND_FLOOR)}–{_fixed(hi, decimals, ROUND_CEILING)}"
 
 
 def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = None) -> str:
-    """[4931062, 4948938] → '4.931–4.949': enough digits to show the width to two figures."""
+    """[4931062, 4948938] → '4.931–4.949'."""
     if ci is None:
         return DASH
-    lo, hi = (_to_ms(v) for v in ci)
-    decimals = _decimals_for(hi - lo, 2)
-    if mean_ns is not None:
-        decimals = max(decimals, _decimals_for(_to_ms(mean_ns), 3))
-    decimals = min(decimals, MAX_DECIMALS)
-    return f"{_fixed(lo, decimals, ROUND_FLOOR)}–{_fixed(hi, decimals, ROUND_CEILING)}"
+    return _interval(_to_ms(ci[0]), _to_ms(ci[1]), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS)
+
+
+def format_ratio(value: float | None) -> str:
+    """A speedup to three significant figures: 1.2345 → '1.23', 12.345 → '12.3'."""
+    if value is None:
+        return DASH
+    return _significant(Decimal(repr(value)), 3, 6)
+
+
+def format_ratio_ci(ci: list[float] | tuple[float, float] | None, value: float | None = None) -> str:
+    if ci is None:
+        return DASH
+    center = Decimal(repr(value)) if value is not None else None
+    return _interval(Decimal(repr(ci[0])), Decimal(repr(ci[1])), center, 6)
+
+
+def format_share(share: float | None) -> str:
+    """0.4567 → '46%'."""
+    return DASH if share is None else f"{Decimal(repr(share * 100)).quantize(Decimal(1), ROUND_HALF_UP)}%"
 
 
 def format_date(timestamp: str | None) -> str:
@@ -152,6 +176,9 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     env.filters.update(
         ms=format_ms,
         ci_ms=format_ci_ms,
+        ratio=format_ratio,
+        ratio_ci=format_ratio_ci,
+        share=format_share,
         date=format_date,
         value=format_value,
         short_digest=short_digest,

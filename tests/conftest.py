@@ -127,7 +127,7 @@ class _Reader(HTMLParser):
         if tag in ("script", "style", "title"):
             self._skip += 1
         elif tag == "table":
-            self._stack.append({"caption": "", "rows": [], "id": dict(attrs).get("id")})
+            self._stack.append({"caption": "", "rows": [], "class": dict(attrs).get("class") or ""})
         elif tag == "caption":
             self._caption = []
         elif tag == "tr" and self._stack:
@@ -167,6 +167,10 @@ def visible_text(html: str) -> str:
     return " ".join("".join(read_html(html).text).split())
 
 
-def tables(html: str) -> list[dict]:
-    """Each table as {"caption", "rows"}; rows[0] is the header row."""
-    return read_html(html).tables
+def tables(html: str, css_class: str | None = None) -> list[dict]:
+    """Each table (of a class, if given) as {"caption", "rows"}; rows[0] is the header row."""
+    return [t for t in read_html(html).tables if css_class is None or css_class in t["class"].split()]
+
+
+def latency_tables(html: str) -> list[dict]:
+    return tables(html, "latency")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from conftest import DELETE, SEED, bundle, seed_problem_run, tables, visible_text
+from conftest import DELETE, SEED, bundle, latency_tables, seed_problem_run, tables, visible_text
 
 SEED_PAGE = "problems/level2-84-gemm-batchnorm-scaling-softmax"
 SEED_RUN = SEED["run"]["metadata"]["name"]
@@ -18,12 +18,13 @@ def test_seed_problem_page_shows_milliseconds_with_interval(project):
     assert re.fullmatch(r"Built \d+ pages from 1 run in \d+\.\d s → site/\n", out)
 
     html = project.page(SEED_PAGE)
-    [table] = tables(html)
+    [table] = latency_tables(html)
     header, row = table["rows"]
-    assert header == ["Rank", "Implementation", "Status", "Mean (ms)", "95% CI (ms)", "Min (ms)",
+    assert header == ["Rank", "Implementation", "Status", "Mean (ms)", "95% CI (ms)",
+                      "Speedup vs PyTorch eager (×)", "Speedup 95% CI (×)", "Min (ms)",
                       "Max (ms)", "Std (ms)", "Samples", "Observed"]
-    assert row == ["1", "PyTorch eager", "passed", "4.94", "4.931–4.949", "4.78", "4.97", "0.0456",
-                   "100", "2026-03-05"]
+    assert row == ["1", "PyTorch eager reference", "passed", "4.94", "4.931–4.949", "1.00", "1.00–1.00",
+                   "4.78", "4.97", "0.0456", "100", "2026-03-05"]
     assert "KernelBench host · H100 PCIe (Lambda Labs)" in table["caption"]
     text = visible_text(html)
     assert "Comparable only within one problem and one timing host." in text  # the protocol's notes
@@ -47,8 +48,10 @@ def test_seed_api_has_exact_nanoseconds(project):
         "run": SEED_RUN, "implementation": "PyTorch eager", "status": "passed", "rank": 1,
         "mean_ns": 4940000, "ci95_ns": [4931062, 4948938], "min_ns": 4780000, "max_ns": 4970000,
         "std_ns": 45600, "samples": 100, "observed_at": "2026-03-05T08:38:15.000Z",
-        "url": f"/runs/{SEED_RUN}/",
+        "url": f"/runs/{SEED_RUN}/", "tied": False, "mixed_hardware": False, "reference": True,
+        "speedup": {"value": 1.0, "ci95": [1.0, 1.0]},
     }]
+    assert board["reference"] == SEED_RUN and board["warnings"] == []
     index = project.api("index.json")
     assert index == {
         "apiVersion": "kindex-site/v1", "runs": 1,
@@ -56,7 +59,8 @@ def test_seed_api_has_exact_nanoseconds(project):
                       "url": f"/{SEED_PAGE}/", "api": "/api/v1/problems/level2-84-gemm-batchnorm-scaling-softmax.json",
                       "runs": 1}],
         "hosts": [{"name": "kernelbench-h100-pcie-lambdalabs", "title": "KernelBench host · H100 PCIe (Lambda Labs)",
-                   "url": "/hosts/kernelbench-h100-pcie-lambdalabs/"}],
+                   "url": "/hosts/kernelbench-h100-pcie-lambdalabs/",
+                   "api": "/api/v1/hosts/kernelbench-h100-pcie-lambdalabs.json"}],
     }
 
 
@@ -68,13 +72,13 @@ def test_two_hosts_never_share_a_table(project):
     ])
     project.built()
     html = project.page(SEED_PAGE)
-    found = tables(html)
+    found = latency_tables(html)
     assert len(found) == 2
     by_caption = {("gpu-a" if "Host gpu-a" in t["caption"] else "gpu-b"): t["rows"][1:] for t in found}
     assert [(r[0], r[1], r[3]) for r in by_caption["gpu-a"]] == [("1", "Triton kernel", "1.00"),
-                                                                  ("2", "PyTorch eager", "2.00")]
+                                                                  ("2", "PyTorch eager reference", "2.00")]
     # gpu-b's eager run is faster than everything on gpu-a, yet it ranks only in its own table.
-    assert [(r[0], r[1], r[3]) for r in by_caption["gpu-b"]] == [("1", "PyTorch eager", "0.500")]
+    assert [(r[0], r[1], r[3]) for r in by_caption["gpu-b"]] == [("1", "PyTorch eager reference", "0.500")]
     boards = project.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")["boards"]
     assert [(b["host"], [e["rank"] for e in b["entries"]]) for b in boards] == [("gpu-a", [1, 2]), ("gpu-b", [1])]
 
@@ -97,9 +101,9 @@ def test_failed_run_listed_after_ranked_runs_and_unranked(project):
     failed["run"]["spec"]["measurements"] = []
     project.write("content/a.json", [seed_problem_run("gpu-a", "PyTorch eager", 3_000_000), failed])
     project.built()
-    [table] = tables(project.page(SEED_PAGE))
-    assert table["rows"][1][:4] == ["1", "PyTorch eager", "passed", "3.00"]
-    assert table["rows"][2] == ["—", "CUDA kernel", "failed", "—", "—", "—", "—", "—", "—", "2026-03-05"]
+    [table] = latency_tables(project.page(SEED_PAGE))
+    assert table["rows"][1][:4] == ["1", "PyTorch eager reference", "passed", "3.00"]
+    assert table["rows"][2] == ["—", "CUDA kernel", "failed"] + ["—"] * 8 + ["2026-03-05"]
     entries = project.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")["boards"][0]["entries"]
     assert entries[1]["status"] == "failed" and entries[1]["rank"] is None and entries[1]["mean_ns"] is None
 
@@ -110,8 +114,8 @@ def test_equal_means_share_a_rank_and_ties_break_stably(project):
         seed_problem_run("h", "C impl", 1_000_000),
     ])
     project.built()
-    rows = tables(project.page(SEED_PAGE))[0]["rows"][1:]
-    assert [(r[0], r[1]) for r in rows] == [("1", "C impl"), ("2", "A impl"), ("2", "B impl")]
+    rows = latency_tables(project.page(SEED_PAGE))[0]["rows"][1:]
+    assert [(r[0], r[1]) for r in rows] == [("1", "C impl"), ("=2", "A impl"), ("=2", "B impl")]
 
 
 def test_script_in_titles_is_shown_as_text(project):
@@ -271,5 +275,6 @@ def test_missing_optional_fields_render(project):
                   "run.spec.measurements": []})
     project.write("content/a.json", doc)
     project.built()
-    row = tables(project.page(SEED_PAGE))[0]["rows"][1]
-    assert row == ["1", "PyTorch eager", "passed", "4.94", "—", "4.78", "4.97", "—", "100", "—"]
+    row = latency_tables(project.page(SEED_PAGE))[0]["rows"][1]
+    assert row == ["1 no CI", "PyTorch eager reference", "passed", "4.94", "—", "1.00", "—",
+                   "4.78", "4.97", "—", "100", "—"]
