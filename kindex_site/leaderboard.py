@@ -332,7 +332,8 @@ def _warnings(board: Board, environment) -> list[Warning]:
         found.append(Warning("high-variance", f"{_runs(len(noisy))} had a standard deviation above "
                              f"{HIGH_VARIANCE:.0%} of the mean; their timings are noisy.", [e.run.name for e in noisy]))
 
-    outliers = [e for e in entries if e.timing and e.timing.latencyNs.maximum > OUTLIER_FACTOR * e.timing.latencyNs.mean]
+    outliers = [e for e in entries if e.timing and e.timing.latencyNs.maximum is not None
+                and e.timing.latencyNs.maximum > OUTLIER_FACTOR * e.timing.latencyNs.mean]
     if outliers:
         found.append(Warning("outliers", f"{_runs(len(outliers))} had a slowest sample above {OUTLIER_FACTOR}× "
                              "the mean: some samples were disturbed.", [e.run.name for e in outliers]))

@@ -75,14 +75,18 @@ PrimaryStatistic = Literal["mean", "minimum", "maximum"]
 
 
 class LatencyNs(Open):
+    """The mean is required; a source that did not record the extremes or an interval leaves them out."""
+
     mean: Nanoseconds
-    minimum: Nanoseconds
-    maximum: Nanoseconds
+    minimum: Nanoseconds | None = None
+    maximum: Nanoseconds | None = None
     confidence95: tuple[Nanoseconds, Nanoseconds] | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> LatencyNs:
-        if not self.minimum <= self.mean <= self.maximum:
+        lo = self.minimum if self.minimum is not None else self.mean
+        hi = self.maximum if self.maximum is not None else self.mean
+        if not lo <= self.mean <= hi:
             raise ValueError(
                 f"must satisfy minimum ≤ mean ≤ maximum (got {self.minimum}, {self.mean}, {self.maximum})"
             )
@@ -94,7 +98,7 @@ class LatencyNs(Open):
 
 
 class Timing(Open):
-    samples: Annotated[StrictInt, Field(ge=1, le=MAX_SAFE_INT)]
+    samples: Annotated[StrictInt, Field(ge=1, le=MAX_SAFE_INT)] | None = None
     latencyNs: LatencyNs
     primaryStatistic: PrimaryStatistic = "mean"
 

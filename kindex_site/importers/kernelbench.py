@@ -665,26 +665,35 @@ def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
         return [{"metric": "latency", "statistic": _STATISTIC[k], "unit": "ns", "value": _number(v)}
                 for k, v in have.items()]
 
-    if not all(k in have for k in ("mean", "min", "max")) or trials is None:
+    if "mean" not in have:
         return ("incomplete-timing", None, each_statistic(),
-                "no min, max or num_trials; imported with status 'incomplete-timing' and no timing")
-    mean, minimum, maximum = (_int_ns(have[k]) for k in ("mean", "min", "max"))
-    problem = None
-    if not (0 < minimum <= mean <= maximum <= MAX_SAFE_INT) or trials < 1 or (std is not None and std < 0):
+                "no mean; imported with status 'incomplete-timing' and no timing")
+    mean = _int_ns(have["mean"])
+    minimum, maximum = (_int_ns(have[k]) if k in have else None for k in ("min", "max"))
+    if not (0 < (minimum or mean) <= mean <= (maximum or mean) <= MAX_SAFE_INT) \
+            or (trials is not None and trials < 1) or (std is not None and std < 0):
         problem = ("impossible numbers (need 0 < min ≤ mean ≤ max, std ≥ 0, num_trials ≥ 1); imported with "
                    "status 'invalid-timing', no timing, the source's values kept in sourceNative.metrics")
         return "invalid-timing", None, each_statistic(), problem
-    latency: dict = {"mean": mean, "minimum": minimum, "maximum": maximum}
+    # Keep what the record has: a mean without extremes or trials is still a timing, just without an interval.
+    latency: dict = {"mean": mean}
+    latency.update({k: v for k, v in (("minimum", minimum), ("maximum", maximum)) if v is not None})
     measurements = []
-    if std is not None:
+    problem = None
+    if std is not None and trials is not None:
         half = Z95 * std / Decimal(trials).sqrt()
         lo, hi = _int_ns(have["mean"] - half), _int_ns(have["mean"] + half)
         if lo >= 1 and hi <= MAX_SAFE_INT:
             latency["confidence95"] = [lo, hi]
         else:
             problem = "a 95% interval reaching below 1 ns; imported without confidence95"
+    elif std is not None:
+        problem = "a std without num_trials; imported without confidence95"
+    if std is not None:
         measurements.append({"metric": "latency", "statistic": "std", "unit": "ns", "value": _number(std)})
-    timing = {"samples": trials, "latencyNs": latency, "primaryStatistic": "mean"}
+    timing = {"latencyNs": latency, "primaryStatistic": "mean"}
+    if trials is not None:
+        timing = {"samples": trials, **timing}
     return "passed", timing, measurements, problem
 
 
