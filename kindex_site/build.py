@@ -2,27 +2,36 @@
 
 `build()` reads top to bottom: load and check everything, render every output in memory,
 refuse two outputs claiming one path, then write a fresh folder beside the output and swap it in.
-A failure at any point before the swap leaves the previous site exactly as it was.
+An error or Ctrl-C at any point leaves the previous site exactly as it was and no temporary folder
+behind: Ctrl-C during the swap is held until the swap is done, then the swap is undone.
+
+Output is deterministic: the same content gives byte-identical files whatever PYTHONHASHSEED,
+file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EPOCH aside).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
+import signal
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
 
-from .config import Config
+from . import publish
+from .config import Config, bundled
 from .errors import KindexError
 from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, display, load_content
-from .pages import Urls, api_documents, site_pages
-from .render import make_environment, markdown_renderer
+from .pages import Page, Urls, api_documents, entry_row, site_pages
+from .render import format_ms, make_environment, markdown_renderer
 
 
 @dataclass
@@ -33,6 +42,7 @@ class BuildResult:
     seconds: float
     output: Path
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def check(config: Config) -> tuple[Content, Leaderboard]:
@@ -45,17 +55,28 @@ def build(config: Config) -> BuildResult:
     started = time.perf_counter()
     out = config.folder("output_dir")
     _refuse_unsafe_output(out, config)
+    try:
+        updated = publish.source_date(os.environ)
+    except ValueError as e:
+        raise KindexError(str(e)) from None
 
     content, lb = check(config)
+    warnings = list(content.warnings)
+    notes: list[str] = []
     urls = Urls(config.base_path)
+    absolute = config.base_url if publish.is_absolute(config.base_url) else None
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
 
     env = make_environment(config.folder("templates_dir"), {
-        "site": {"title": config.title, "description": config.description},
+        "site": {"title": config.title, "description": config.description, "absolute_url": absolute,
+                 "schema_url": urls(publish.SCHEMA_PATH)},
         "urls": urls,
         "nav_pages": [(p.slug, p.title) for p in content.pages],
     })
+    # A project's own templates folder need not hold every template: missing ones (say a 404.html
+    # added after the project was set up) come from the bundled defaults.
+    env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
     outputs: dict[str, bytes] = {}
     claimed_by: dict[str, str] = {}
 
@@ -69,25 +90,83 @@ def build(config: Config) -> BuildResult:
 
     pages = site_pages(lb, urls, markdown_html)
     templates: dict[str, jinja2.Template] = {}
-    for page in pages:
+
+    def render(page: Page) -> bytes:
         try:
             template = templates.get(page.template) or templates.setdefault(page.template, env.get_template(page.template))
-            html = template.render(page=page, **page.context)
+            return template.render(page=page, **page.context).encode("utf-8")
         except jinja2.TemplateError as e:
             raise KindexError(_template_problem(e, page.template)) from None
-        claim(page.output_path, html.encode("utf-8"), f"page /{page.url}")
+
+    for page in pages:
+        claim(page.output_path, render(page), f"page /{page.url}")
+    # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
+    claim("404.html", render(Page("404.html", "404.html", "Page not found", {})), "the 404 page")
     for path, doc in api_documents(lb, urls).items():
         claim(path, _json_bytes(doc), f"API document /{path}")
+    for problem in lb.problems:
+        for board in lb.boards[problem.slug]:
+            claim(f"problems/{problem.slug}/{board.anchor}.csv",
+                  publish.board_csv([entry_row(e, urls) for e in board.entries]),
+                  f"CSV of the {board.host} table of {problem.slug}")
+    claim(publish.SCHEMA_PATH, publish.json_schema_bytes(), "the content format's JSON Schema")
+    if absolute:
+        claim("sitemap.xml", publish.sitemap_xml(absolute, [p.url for p in pages]), "the sitemap")
+        claim("feed.xml", publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
+                                            items=_feed_items(lb), updated=updated), "the Atom feed")
+    else:
+        notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
+                     "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
+    claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
     static = config.folder("static_dir")
     if static.is_dir():
         for file in sorted(p for p in static.rglob("*") if p.is_file() and not p.is_symlink()):
-            claim("static/" + file.relative_to(static).as_posix(), file.read_bytes(), f"static file {display(file)}")
+            rel = file.relative_to(static).as_posix()
+            if any(part.startswith(".") for part in rel.split("/")):
+                continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
+            claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
 
+    _refuse_file_folder_clashes(outputs, claimed_by)
+    warnings += publish.size_warnings(outputs, display(out))
     _write_atomically(out, outputs)
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
-        seconds=time.perf_counter() - started, output=out, warnings=content.warnings,
+        seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
     )
+
+
+def _feed_items(lb: Leaderboard) -> list[dict]:
+    items = []
+    for run in lb.content.runs:
+        entry = lb.entry_of_run[run.name]
+        board = lb.board_of_run[run.name]
+        timing = run.doc.spec.timing
+        host = lb.content.environments[run.environment].metadata.title
+        result = (f"rank {entry.rank} of {sum(e.rank is not None for e in board.entries)} ranked, "
+                  if entry.rank is not None else "not ranked, ")
+        result += f"mean {format_ms(timing.latencyNs.mean)} ms" if timing else "no timing"
+        items.append({
+            "url": f"runs/{run.name}/",
+            "title": run.doc.metadata.title,
+            "summary": f"{board.problem.title}: {entry.implementation} on {host}, "
+                       f"{run.doc.spec.status}, {result} (within its own table only).",
+            "observed_at": run.doc.spec.observedAt,
+        })
+    return items
+
+
+def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str, str]) -> None:
+    """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html)."""
+    folders: dict[str, str] = {}
+    for path in outputs:
+        parts = path.casefold().split("/")
+        for i in range(1, len(parts)):
+            folders.setdefault("/".join(parts[:i]), path)
+    clashes = [f"{path}: claimed as a file by {claimed_by[path.casefold()]} and as a folder by "
+               f"{claimed_by[folders[path.casefold()].casefold()]}"
+               for path in sorted(outputs) if path.casefold() in folders]
+    if clashes:
+        raise KindexError(clashes)
 
 
 def _json_bytes(doc: dict) -> bytes:
@@ -100,60 +179,129 @@ def _template_problem(e: jinja2.TemplateError, template: str) -> str:
     return f"templates/{template}: {type(e).__name__}: {e}"
 
 
-MARKER = ".kindex-site"  # written into output folders this tool made, so it never wipes anything else
+# Written into every output folder this tool makes, so that it never wipes anything else. A dotfile
+# the site does not need: GitHub's upload-pages-artifact (v4 on) leaves dotfiles out of what it publishes.
+MARKER = ".kindex-site"
+MARKER_TEXT = "This folder is written by kindex-site build; it is replaced on each build.\n"
 
 
 def _refuse_unsafe_output(out: Path, config: Config) -> None:
     resolved = out.resolve()
     content = config.folder("content_dir").resolve()
     root = config.root.resolve()
+    try:
+        home = Path.home().resolve()
+    except (RuntimeError, KeyError):  # no home folder known
+        home = None
     reason = None
     if resolved == Path(resolved.anchor):
         reason = "is the file system root"
-    elif resolved == Path.home().resolve():
+    elif resolved == home:
         reason = "is your home folder"
     elif resolved == root:
         reason = "is the project folder"
-    elif resolved == content or resolved.is_relative_to(content):
+    elif resolved.is_relative_to(content):  # the content folder itself too
         reason = "is inside the content folder"
     elif content.is_relative_to(resolved):
         reason = "contains the content folder"
+    elif root.is_relative_to(resolved):
+        reason = "contains the project folder"
     elif (resolved / ".git").exists():
         reason = "holds a .git folder"
     elif resolved.exists() and not resolved.is_dir():
         reason = "is a file"
-    elif resolved.is_dir() and any(resolved.iterdir()) and not (resolved / MARKER).exists():
+    elif resolved.is_dir() and any(resolved.iterdir()) and not (resolved / MARKER).is_file():
         reason = "is a non-empty folder kindex-site did not create"
     if reason:
         raise KindexError(f"{display(out)}: refusing to write the site there: it {reason}")
 
 
+def _write_file(path: Path, data: bytes) -> None:
+    path.write_bytes(data)
+
+
 def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
-    """Write everything into a fresh sibling folder, then swap it in with two renames."""
-    out = out.absolute()
+    """Write everything into a fresh sibling folder, then swap it in with two renames.
+
+    A symlinked output folder is written where it points. Leftovers of builds that were killed
+    outright (SIGKILL, power loss) are recognised by name and marker and removed first.
+    """
+    out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
-    old = None
+    _sweep_leftovers(out)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
+    old: Path | None = None
     try:
+        _write_file(staging / MARKER, MARKER_TEXT.encode())  # first: a leftover is recognisably ours
         made: set[Path] = {staging}
         for rel, data in sorted(outputs.items()):
             target = staging / rel
             if target.parent not in made:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 made.add(target.parent)
-            target.write_bytes(data)
-        (staging / MARKER).write_text("This folder is written by kindex-site build; it is replaced on each build.\n")
+            _write_file(target, data)
         os.chmod(staging, 0o755)
-        if out.exists():
-            old = out.with_name(f".{out.name}.old-{os.getpid()}")
-            os.replace(out, old)
-        os.replace(staging, out)
+        with _sigint_held() as interrupted:
+            if out.exists():
+                old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+                os.replace(out, old)
+            os.replace(staging, out)
+            if interrupted():  # Ctrl-C during the swap: put the previous site back, then stop
+                os.replace(out, staging)
+                if old is not None:
+                    os.replace(old, out)
+                    old = None
+                raise KeyboardInterrupt
+            if old is not None:
+                # The new site is in place; a Ctrl-C from here on is too late to undo it and is ignored.
+                shutil.rmtree(old, ignore_errors=True)
+                old = None
     except BaseException:
-        if old is not None and not out.exists():
-            os.replace(old, out)
-            old = None
-        shutil.rmtree(staging, ignore_errors=True)
+        with _sigint_held():
+            if old is not None and not out.exists():
+                os.replace(old, out)
+            shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+@contextmanager
+def _sigint_held():
+    """Hold Ctrl-C while the body runs (main thread only); the body may ask whether one came."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield lambda: bool(received)
     finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def _sweep_leftovers(out: Path) -> None:
+    """Remove .<name>.new-<pid>-… and .<name>.old-<pid>-… folders of builds no longer running."""
+    for prefix in (f".{out.name}.new-", f".{out.name}.old-"):
+        for path in out.parent.iterdir():
+            if not path.name.startswith(prefix) or path.is_symlink() or not (path / MARKER).is_file():
+                continue
+            pid = path.name[len(prefix):].split("-", 1)[0]
+            if not _process_alive(pid):
+                shutil.rmtree(path, ignore_errors=True)
+
+
+def _process_alive(pid_text: str) -> bool:
+    try:
+        pid = int(pid_text)
+    except ValueError:
+        return False
+    if pid == os.getpid():
+        return False  # an earlier build of this process; builds in one process do not overlap
+    if os.name == "nt":
+        return True  # os.kill would terminate it there; leave the folder alone
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

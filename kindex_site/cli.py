@@ -71,6 +71,8 @@ def _print_warnings(warnings: list[str]) -> None:
 def _build(args: argparse.Namespace) -> int:
     result = build(_config(args))
     _print_warnings(result.warnings)
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
     print(f"Built {plural(result.pages, 'page')} from {plural(result.runs, 'run')} "
           f"in {result.seconds:.1f} s → {display(result.output)}/")
     return 0

@@ -1,0 +1,279 @@
+"""Files a published site needs beside its pages: per-board CSV, JSON Schema, sitemap, robots.txt,
+Atom feed, and the size checks for GitHub Pages. Pure functions returning bytes; `build.py` writes them.
+
+XML is made with ElementTree, so it is well-formed whatever the content's titles hold (characters
+XML 1.0 cannot carry at all, such as U+0001, become U+FFFD). Nothing here reads the clock: the
+feed's `updated` is SOURCE_DATE_EPOCH when set, else the newest `observedAt` it lists.
+
+`python -m kindex_site.publish` prints the content format's JSON Schema (the committed
+schema/kernelindex.dev-v1alpha1.json is exactly that output).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from pydantic.json_schema import models_json_schema
+
+from .models import API_VERSION, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
+
+SCHEMA_PATH = "schema/kernelindex.dev-v1alpha1.json"
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+ATOM_NS = "http://www.w3.org/2005/Atom"
+FEED_ENTRIES = 50
+
+# GitHub Pages: a published site may be at most 1 GB; git warns on files over 50 MB (and refuses 100 MB).
+SITE_LIMIT_BYTES = 1_000_000_000
+FILE_LIMIT_BYTES = 50_000_000
+NEAR = 0.8  # warn from this fraction of a limit on
+
+
+def is_absolute(base_url: str) -> bool:
+    parts = urlsplit(base_url)
+    return bool(parts.scheme and parts.netloc)
+
+
+# --- CSV ------------------------------------------------------------------------------------
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def board_csv(rows: list[dict]) -> bytes:
+    """A board's rows (API entries) as CSV: one column per scalar, nested values flattened.
+
+    `ci95_ns: [lo, hi]` → `ci95_lo_ns, ci95_hi_ns`; `speedup: {value, ci95: [lo, hi]}` →
+    `speedup, speedup_ci95_lo, speedup_ci95_hi`. A key that is null in one row and filled in
+    another gets the filled row's columns. Keys added to the API entry later flow through.
+    """
+    shape: dict = {}
+    for row in rows:
+        shape = _merge(shape, _shape(row))
+    columns: list[str] = []
+    _columns("", shape, columns)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)
+    for row in rows:
+        cells: list = []
+        _cells(row, "", shape, cells)
+        writer.writerow([_csv_cell(c) for c in cells])
+    return out.getvalue().encode("utf-8")
+
+
+# A shape is None (only nulls seen), "scalar", "pair" (a two-item list of scalars), "json"
+# (any other list), or a dict of key → shape.
+def _shape(value):
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if len(value) == 2 and not any(isinstance(v, (dict, list, tuple)) for v in value):
+            return "pair"
+        return "json"
+    return "scalar"
+
+
+def _merge(a, b):
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if isinstance(a, dict) and isinstance(b, dict):
+        merged = dict(a)
+        for k, v in b.items():
+            merged[k] = _merge(merged.get(k), v)
+        return merged
+    return "json"  # one key, two shapes: keep it whole as JSON text
+
+
+def _name(prefix: str, key: str) -> str:
+    if not prefix:
+        return key
+    return prefix if key == "value" else f"{prefix}_{key}"
+
+
+def _columns(prefix: str, shape, out: list[str]) -> None:
+    if isinstance(shape, dict):
+        for key, sub in shape.items():
+            _columns(_name(prefix, key), sub, out)
+    elif shape == "pair":
+        stem, unit = (prefix[:-3], "_ns") if prefix.endswith("_ns") else (prefix, "")
+        out += [f"{stem}_lo{unit}", f"{stem}_hi{unit}"]
+    else:
+        out.append(prefix)
+
+
+def _cells(value, prefix: str, shape, out: list) -> None:
+    if isinstance(shape, dict):
+        for key, sub in shape.items():
+            _cells(value.get(key) if isinstance(value, dict) else None, _name(prefix, key), sub, out)
+    elif shape == "pair":
+        out += list(value) if isinstance(value, (list, tuple)) else [None, None]
+    elif shape == "json" and value is not None and not isinstance(value, str):
+        out.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    else:
+        out.append(value)
+
+
+def _csv_cell(value) -> str:
+    """Numbers as JSON spells them; text that a spreadsheet would run as a formula gets a leading '."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+# --- JSON Schema ----------------------------------------------------------------------------
+
+
+def json_schema() -> dict:
+    """The content format: a .json file holds a bundle or an array of bundles."""
+    _, defs = models_json_schema(
+        [(m, "validation") for m in (Bundle, BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment)],
+        ref_template="#/$defs/{model}",
+    )
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"{API_VERSION} content file",
+        "description": (
+            "A kindex-site content file: one bundle {run, protocol, environment} or an array of them "
+            "(a .jsonl file holds one bundle per line). Generated from kindex_site.models; the build "
+            "checks more than this schema can say (unique names, identical copies, matching statistics)."
+        ),
+        "anyOf": [
+            {"$ref": "#/$defs/Bundle"},
+            {"type": "array", "items": {"$ref": "#/$defs/Bundle"}},
+        ],
+        "$defs": defs["$defs"],
+    }
+
+
+def json_schema_bytes() -> bytes:
+    return (json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+# --- XML: sitemap and feed ------------------------------------------------------------------
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """Text XML 1.0 can hold: characters it forbids outright become U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _xml_bytes(root: ET.Element) -> bytes:
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    el = ET.SubElement(parent, tag, {k: xml_text(v) for k, v in attrs.items()})
+    if text is not None:
+        el.text = xml_text(text)
+    return el
+
+
+def sitemap_xml(base_url: str, page_urls: list[str]) -> bytes:
+    """Every HTML page's absolute URL, in URL order."""
+    root = ET.Element("urlset", xmlns=SITEMAP_NS)
+    for url in sorted(set(page_urls)):
+        _sub(_sub(root, "url"), "loc", base_url + url)
+    return _xml_bytes(root)
+
+
+def robots_txt(base_url: str, sitemap: bool) -> bytes:
+    lines = ["User-agent: *", "Allow: /"]
+    if sitemap:
+        lines.append(f"Sitemap: {base_url}sitemap.xml")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def utc_instant(timestamp: str) -> datetime:
+    return datetime.fromisoformat(timestamp).astimezone(timezone.utc)
+
+
+def rfc3339(moment: datetime) -> str:
+    moment = moment.astimezone(timezone.utc)
+    fraction = f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+
+
+def source_date(environ: dict) -> datetime | None:
+    """SOURCE_DATE_EPOCH (reproducible-builds.org) as a UTC time, if set and valid."""
+    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None
+    try:
+        return datetime.fromtimestamp(int(value), timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise ValueError(f"SOURCE_DATE_EPOCH={value!r} is not a whole number of seconds") from None
+
+
+def atom_feed(*, base_url: str, title: str, description: str, items: list[dict],
+              updated: datetime | None) -> bytes:
+    """An Atom feed of the newest items.
+
+    Each item: {"url" (relative to the site root), "title", "summary", "observed_at"}. Items
+    without observed_at are left out; the newest FEED_ENTRIES are kept, newest first, ties by URL.
+    """
+    dated = sorted(
+        ((utc_instant(i["observed_at"]), i) for i in items if i.get("observed_at")),
+        key=lambda pair: (-pair[0].timestamp(), pair[1]["url"]),
+    )[:FEED_ENTRIES]
+    if updated is None:
+        updated = dated[0][0] if dated else datetime.fromtimestamp(0, timezone.utc)
+    feed = ET.Element("feed", xmlns=ATOM_NS)
+    _sub(feed, "id", base_url + "feed.xml")
+    _sub(feed, "title", f"{title}: newest runs")
+    _sub(feed, "subtitle", description)
+    _sub(feed, "updated", rfc3339(updated))
+    _sub(feed, "link", rel="self", type="application/atom+xml", href=base_url + "feed.xml")
+    _sub(feed, "link", rel="alternate", type="text/html", href=base_url)
+    _sub(_sub(feed, "author"), "name", title)
+    _sub(feed, "generator", "kindex-site")
+    for moment, item in dated:
+        entry = _sub(feed, "entry")
+        _sub(entry, "id", base_url + item["url"])
+        _sub(entry, "title", item["title"])
+        _sub(entry, "updated", rfc3339(moment))
+        _sub(entry, "link", rel="alternate", type="text/html", href=base_url + item["url"])
+        _sub(entry, "summary", item["summary"])
+    return _xml_bytes(feed)
+
+
+# --- Size -----------------------------------------------------------------------------------
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_000_000:,.1f} MB"
+
+
+def size_warnings(outputs: dict[str, bytes], shown_out: str) -> list[str]:
+    """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB."""
+    warnings = []
+    for path, data in sorted(outputs.items()):
+        if len(data) >= NEAR * FILE_LIMIT_BYTES:
+            warnings.append(f"{shown_out}/{path} is {_mb(len(data))}, near the {_mb(FILE_LIMIT_BYTES)} "
+                            "GitHub warns about for one file (it refuses 100 MB)")
+    total = sum(len(d) for d in outputs.values())
+    if total >= NEAR * SITE_LIMIT_BYTES:
+        warnings.append(f"{shown_out}/ holds {_mb(total)}, near GitHub Pages' {_mb(SITE_LIMIT_BYTES)} "
+                        "limit for a published site")
+    return warnings
+
+
+if __name__ == "__main__":
+    sys.stdout.buffer.write(json_schema_bytes())
