@@ -1,0 +1,232 @@
+"""Speedups with intervals, ranks that respect noise, and comparability warnings — as readers get them."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import DELETE, bundle, latency_tables, seed_problem_run, tables, visible_text
+from kindex_site.hardware import same_gpu
+
+PROBLEM = "problems/level2-84-gemm-batchnorm-scaling-softmax"
+API = "problems/level2-84-gemm-batchnorm-scaling-softmax.json"
+
+
+def timed(host: str, implementation: str, mean: int, ci: tuple[int, int] | None, **changes) -> dict:
+    doc = seed_problem_run(host, implementation, mean)
+    latency = doc["run"]["spec"]["timing"]["latencyNs"]
+    latency.update(minimum=mean, maximum=mean)
+    if ci is None:
+        del latency["confidence95"]
+    else:
+        latency["confidence95"] = list(ci)
+    doc["run"]["spec"]["measurements"] = []
+    for path, value in changes.items():
+        node = doc["run"]["spec"]
+        *parents, last = path.split(".")
+        for key in parents:
+            node = node[key]
+        if value is DELETE:
+            del node[last]
+        else:
+            node[last] = value
+    return doc
+
+
+def entries(project) -> dict[str, dict]:
+    [board] = project.api(API)["boards"]
+    return {e["implementation"]: e for e in board["entries"]}
+
+
+def test_speedup_and_its_interval_by_the_delta_method(project):
+    # Reference 2 ms ± 40 µs (se = 40000/1.96 ns), candidate 1 ms ± 9.8 µs (se = 5000 ns):
+    # ratio 2; sd of ln ratio = sqrt((20408.16/2e6)² + (5000/1e6)²) = 0.011363; 2·exp(±1.96·0.011363).
+    project.write("content/a.json", [
+        timed("h", "PyTorch eager", 2_000_000, (1_960_000, 2_040_000)),
+        timed("h", "Triton kernel", 1_000_000, (990_200, 1_009_800)),
+        timed("h", "No CI kernel", 4_000_000, None),
+    ])
+    project.built()
+    got = entries(project)
+    assert got["Triton kernel"]["speedup"]["value"] == 2.0
+    assert got["Triton kernel"]["speedup"]["ci95"] == pytest.approx([1.95595, 2.04504], rel=1e-5)
+    assert got["PyTorch eager"]["speedup"] == {"value": 1.0, "ci95": [1.0, 1.0]}
+    assert got["No CI kernel"]["speedup"] == {"value": 0.5, "ci95": None}
+    rows = {r[1]: r for r in latency_tables(project.page(PROBLEM))[0]["rows"][1:]}
+    assert rows["Triton kernel"][5:7] == ["2.00", "1.955–2.046"]  # rounded outwards
+    assert rows["No CI kernel"][5:7] == ["0.500", "—"]
+
+
+def test_no_reference_on_the_board_means_no_speedup(project):
+    project.write("content/a.json", [timed("h", "Triton kernel", 1_000_000, (990_000, 1_010_000))])
+    project.built()
+    assert entries(project)["Triton kernel"]["speedup"] is None
+    assert latency_tables(project.page(PROBLEM))[0]["rows"][1][5:7] == ["—", "—"]
+
+
+def test_overlapping_intervals_tie_and_the_next_group_ranks_after_them(project):
+    project.write("content/a.json", [
+        timed("h", "A kernel", 1_000_000, (980_000, 1_020_000)),
+        timed("h", "B kernel", 1_010_000, (990_000, 1_030_000)),   # overlaps A: tied
+        timed("h", "C kernel", 1_100_000, (1_080_000, 1_120_000)),  # clear of A: new group, rank 3
+    ])
+    project.built()
+    got = entries(project)
+    assert [(got[k]["rank"], got[k]["tied"]) for k in ("A kernel", "B kernel", "C kernel")] == \
+        [(1, True), (1, True), (3, False)]
+    rows = latency_tables(project.page(PROBLEM))[0]["rows"][1:]
+    assert [(r[0], r[1]) for r in rows] == [("=1", "A kernel"), ("=1", "B kernel"), ("3", "C kernel")]
+
+
+def test_group_membership_is_judged_against_the_groups_first_entry(project):
+    # B overlaps A, C overlaps B but not A: C starts a new group.
+    project.write("content/a.json", [
+        timed("h", "A kernel", 1_000_000, (990_000, 1_010_000)),
+        timed("h", "B kernel", 1_015_000, (1_005_000, 1_025_000)),
+        timed("h", "C kernel", 1_030_000, (1_020_000, 1_040_000)),
+    ])
+    project.built()
+    got = entries(project)
+    assert [got[k]["rank"] for k in ("A kernel", "B kernel", "C kernel")] == [1, 1, 3]
+
+
+def test_entry_without_interval_ranks_by_mean_and_is_flagged(project):
+    project.write("content/a.json", [
+        timed("h", "A kernel", 1_000_000, None), timed("h", "B kernel", 2_000_000, (1_900_000, 2_100_000))])
+    project.built()
+    rows = latency_tables(project.page(PROBLEM))[0]["rows"][1:]
+    assert rows[0][0] == "1 no CI" and rows[1][0] == "2"
+    [board] = project.api(API)["boards"]
+    assert [w["code"] for w in board["warnings"]] == ["no-ci"]
+    assert board["warnings"][0]["runs"] == ["run-h-a-kernel"]
+
+
+def codes(project) -> list[str]:
+    [board] = project.api(API)["boards"]
+    return [w["code"] for w in board["warnings"]]
+
+
+def clean_board() -> list[dict]:
+    return [timed("h", "PyTorch eager", 2_000_000, (1_990_000, 2_010_000), **{"sourceNative.hardware": "NVIDIA H100 PCIe"}),
+            timed("h", "Triton kernel", 1_000_000, (990_000, 1_010_000))]
+
+
+def test_clean_board_has_no_warnings(project):
+    project.write("content/a.json", clean_board())
+    project.built()
+    assert codes(project) == []
+    assert "Comparability warnings" not in visible_text(project.page(PROBLEM))
+
+
+@pytest.mark.parametrize("code, run", [
+    ("mixed-hardware", timed("h", "Other GPU kernel", 900_000, (890_000, 910_000), **{"sourceNative.hardware": "NVIDIA H200"})),
+    ("failed-runs", timed("h", "Broken kernel", 900_000, None, status="failed", timing=DELETE)),
+    ("no-ci", timed("h", "Quiet kernel", 900_000, None)),
+    ("high-variance", timed("h", "Noisy kernel", 900_000, (800_000, 1_000_000),
+                            measurements=[{"metric": "latency", "statistic": "std", "unit": "ns", "value": 100_000}])),
+    ("outliers", timed("h", "Spiky kernel", 900_000, (890_000, 910_000), **{"timing.latencyNs.maximum": 1_900_000})),
+    ("environment-changed", timed("h", "Moved kernel", 900_000, (890_000, 910_000),
+                                  environmentDigest="sha256:" + "e" * 64)),
+])
+def test_each_warning_is_raised_by_a_minimal_case(project, code, run):
+    project.write("content/a.json", clean_board() + [run])
+    project.built()
+    [board] = project.api(API)["boards"]
+    assert [w["code"] for w in board["warnings"]] == [code]
+    warning = board["warnings"][0]
+    expected_runs = [e["run"] for e in board["entries"]] if code == "environment-changed" else [run["run"]["metadata"]["name"]]
+    assert sorted(warning["runs"]) == sorted(expected_runs)
+    assert warning["message"] in visible_text(project.page(PROBLEM))
+
+
+def test_run_on_another_gpu_is_marked_unranked_and_left_out_of_summaries(project):
+    other = timed("h", "Triton kernel", 500_000, (490_000, 510_000), **{"sourceNative.hardware": "NVIDIA H200"})
+    other["run"]["metadata"]["name"] = "run-on-h200"
+    project.write("content/a.json", clean_board() + [other])
+    project.built()
+    [board] = project.api(API)["boards"]
+    mixed = next(e for e in board["entries"] if e["run"] == "run-on-h200")
+    assert mixed["rank"] is None and mixed["mixed_hardware"] is True and mixed["speedup"] is None
+    assert [e["rank"] for e in board["entries"]] == [1, 2, None]
+    rows = latency_tables(project.page(PROBLEM))[0]["rows"]
+    assert rows[3][:2] == ["—", "Triton kernel other GPU"]
+    host = project.api("hosts/h.json")
+    [summary] = host["implementations"]
+    assert summary["implementation"] == "Triton kernel" and summary["problems"] == 1
+    assert summary["geomean_speedup"] == 2.0  # from the H100 run alone, not the H200 one
+
+
+@pytest.mark.parametrize("recorded, product, form_factor, same", [
+    ("NVIDIA H100 PCIe", "NVIDIA H100", "PCIe", True),
+    ("NVIDIA H200", "NVIDIA H100", "PCIe", False),
+    ("NVIDIA A10", "NVIDIA A10G", None, False),
+    ("NVIDIA A10G", "NVIDIA A10G", None, True),
+    ("NVIDIA A100-SXM4-80GB", "NVIDIA A100 40GB", "SXM", False),
+    ("NVIDIA A100-SXM4-40GB", "NVIDIA A100 40GB", "SXM", True),
+    ("NVIDIA H100 SXM5", "NVIDIA H100", "PCIe", False),
+    ("AMD Instinct MI250X/MI250", "AMD Instinct MI250", None, True),
+    ("NVIDIA L4", "NVIDIA L40S", None, False),
+    ("NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 3090 Ti", None, False),
+])
+def test_mixed_hardware_rules(recorded, product, form_factor, same):
+    assert same_gpu(recorded, product, form_factor) is same
+
+
+def test_host_summary_geomean_fast1_and_share(project):
+    def problem(n: int, impl: str, mean: int, ci) -> dict:
+        doc = timed("h", impl, mean, ci)
+        doc["run"]["metadata"]["name"] = f"p{n}-{impl.split()[0].lower()}"
+        doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level1/{n}_Problem_{n}.py"
+        return doc
+
+    project.write("content/a.json", [
+        problem(1, "PyTorch eager", 2_000_000, (1_990_000, 2_010_000)),
+        problem(1, "Triton kernel", 1_000_000, (990_000, 1_010_000)),   # 2× and clearly faster
+        problem(2, "PyTorch eager", 1_000_000, (990_000, 1_010_000)),
+        problem(2, "Triton kernel", 2_000_000, (1_990_000, 2_010_000)),  # 0.5×
+        problem(3, "PyTorch eager", 1_000_000, (900_000, 1_100_000)),
+        problem(3, "Triton kernel", 990_000, (890_000, 1_090_000)),      # 1.01×, inside the noise
+    ])
+    project.built()
+    [summary] = project.api("hosts/h.json")["implementations"]
+    assert summary["problems"] == 3
+    assert summary["geomean_speedup"] == pytest.approx((2 * 0.5 * (1_000_000 / 990_000)) ** (1 / 3), rel=1e-5)
+    assert summary["fast_1"] == pytest.approx(1 / 3, rel=1e-5)
+    assert summary["faster_share"] == pytest.approx(2 / 3, rel=1e-5)
+    host_page = tables(project.page("hosts/h"))
+    row = next(t for t in host_page if "Speedups on" in t["caption"])["rows"][1]
+    assert row == ["Triton kernel", "3", "1.00", "33%", "67%"]
+    impl_page = tables(project.page("implementations/triton-kernel"))
+    assert next(t for t in impl_page if "within each host" in t["caption"])["rows"][1] == \
+        ["Host h", "3", "1.00", "33%", "67%"]
+
+
+def test_problem_page_speedup_matrix_is_within_host(project):
+    project.write("content/a.json", [
+        timed("a", "PyTorch eager", 2_000_000, (1_990_000, 2_010_000)), timed("a", "Triton kernel", 1_000_000, (990_000, 1_010_000)),
+        timed("b", "PyTorch eager", 3_000_000, (2_990_000, 3_010_000)), timed("b", "Triton kernel", 1_000_000, (990_000, 1_010_000)),
+    ])
+    project.built()
+    [matrix] = tables(project.page(PROBLEM), "matrix")
+    assert "within-host ratio" in matrix["caption"]
+    assert matrix["rows"] == [["Timing host", "PyTorch eager", "Triton kernel"],
+                              ["Host a", "1.00", "2.00"], ["Host b", "1.00", "3.00"]]
+
+
+def test_two_workloads_are_separate_groups_with_dates(project):
+    old = timed("a", "PyTorch eager", 2_000_000, (1_990_000, 2_010_000), observedAt="2025-01-19T00:00:00Z",
+                workloadDigest="sha256:" + "1" * 64)
+    new = timed("b", "PyTorch eager", 1_000_000, (990_000, 1_010_000), observedAt="2026-01-14T00:00:00Z",
+                workloadDigest="sha256:" + "2" * 64)
+    project.write("content/a.json", [new, old])
+    project.built()
+    doc = project.api(API)
+    assert doc["workloads"] == [
+        {"digest": "sha256:" + "1" * 64, "first_observed": "2025-01-19T00:00:00Z",
+         "last_observed": "2025-01-19T00:00:00Z", "hosts": ["a"]},
+        {"digest": "sha256:" + "2" * 64, "first_observed": "2026-01-14T00:00:00Z",
+         "last_observed": "2026-01-14T00:00:00Z", "hosts": ["b"]},
+    ]
+    text = visible_text(project.page(PROBLEM))
+    assert "This problem was timed at 2 different workloads" in text
+    assert "Workload 1 of 2: 111111111111 Observed 2025-01-19; not comparable with the other workload." in text
+    assert "Workload 2 of 2: 222222222222 Observed 2026-01-14" in text
