@@ -230,3 +230,4 @@ def test_two_workloads_are_separate_groups_with_dates(project):
     assert "This problem was timed at 2 different workloads" in text
     assert "Workload 1 of 2: 111111111111 Observed 2025-01-19; not comparable with the other workload." in text
     assert "Workload 2 of 2: 222222222222 Observed 2026-01-14" in text
+    assert "Host a (workload 1)" in text and "Host b (workload 2)" in text  # the jump links
