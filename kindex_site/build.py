@@ -64,7 +64,7 @@ def build(config: Config) -> BuildResult:
     warnings = list(content.warnings)
     notes: list[str] = []
     urls = Urls(config.base_path)
-    absolute = config.base_url if publish.is_absolute(config.base_url) else None
+    absolute = config.absolute_url
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
 
@@ -229,10 +229,14 @@ def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     _sweep_leftovers(out)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
-    old: Path | None = None
+    with _sigint_held() as interrupted_early:  # the folder and its marker come into being together
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
+        (staging / MARKER).write_bytes(MARKER_TEXT.encode())  # so that a leftover is recognisably ours
+    old: Path | None = None  # where the previous site waits while the new one is swapped in
+    swapped = False
     try:
-        _write_file(staging / MARKER, MARKER_TEXT.encode())  # first: a leftover is recognisably ours
+        if interrupted_early():
+            raise KeyboardInterrupt
         made: set[Path] = {staging}
         for rel, data in sorted(outputs.items()):
             target = staging / rel
@@ -243,24 +247,26 @@ def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
         os.chmod(staging, 0o755)
         with _sigint_held() as interrupted:
             if out.exists():
-                old = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
-                os.replace(out, old)
+                aside = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
+                os.replace(out, aside)
+                old = aside
             os.replace(staging, out)
-            if interrupted():  # Ctrl-C during the swap: put the previous site back, then stop
-                os.replace(out, staging)
-                if old is not None:
-                    os.replace(old, out)
-                    old = None
-                raise KeyboardInterrupt
-            if old is not None:
-                # The new site is in place; a Ctrl-C from here on is too late to undo it and is ignored.
-                shutil.rmtree(old, ignore_errors=True)
-                old = None
+            swapped = True
+            if interrupted():
+                raise KeyboardInterrupt  # Ctrl-C came during the swap: undone below
+            # The new site is in place: from here on nothing is undone (a Ctrl-C is ignored).
+            swapped, previous, old = False, old, None
+            if previous is not None:
+                shutil.rmtree(previous, ignore_errors=True)
     except BaseException:
         with _sigint_held():
-            if old is not None and not out.exists():
-                os.replace(old, out)
-            shutil.rmtree(staging, ignore_errors=True)
+            try:
+                if swapped:
+                    os.replace(out, staging)
+                if old is not None:
+                    os.replace(old, out)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
         raise
 
 

@@ -35,11 +35,18 @@ class Config(BaseModel):
         parts = urlsplit(value)
         if parts.scheme not in ("", "http", "https") or (parts.scheme and not parts.netloc):
             raise ValueError("must be an http(s) URL such as https://example.org/kindex/ or a path such as /")
+        if parts.scheme and not parts.path:  # https://example.org (as actions/configure-pages gives a root site)
+            value, parts = value + "/", urlsplit(value + "/")
         if not parts.path.startswith("/"):
             raise ValueError("its path must start with '/'")
         if parts.query or parts.fragment:
             raise ValueError("must not have a query or fragment")
         return value if value.endswith("/") else value + "/"
+
+    @property
+    def absolute_url(self) -> str | None:
+        """base_url when it names a host (https://…/), else None: sitemaps, feeds and canonical links need one."""
+        return self.base_url if urlsplit(self.base_url).netloc else None
 
     @property
     def base_path(self) -> str:

@@ -18,7 +18,6 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
-from urllib.parse import urlsplit
 
 from pydantic.json_schema import models_json_schema
 
@@ -33,11 +32,6 @@ FEED_ENTRIES = 50
 SITE_LIMIT_BYTES = 1_000_000_000
 FILE_LIMIT_BYTES = 50_000_000
 NEAR = 0.8  # warn from this fraction of a limit on
-
-
-def is_absolute(base_url: str) -> bool:
-    parts = urlsplit(base_url)
-    return bool(parts.scheme and parts.netloc)
 
 
 # --- CSV ------------------------------------------------------------------------------------
@@ -257,20 +251,25 @@ def atom_feed(*, base_url: str, title: str, description: str, items: list[dict],
 # --- Size -----------------------------------------------------------------------------------
 
 
-def _mb(n: int) -> str:
-    return f"{n / 1_000_000:,.1f} MB"
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            value = n / scale
+            return f"{value:.1f} {unit}" if value < 10 and value != int(value) else f"{value:.0f} {unit}"
+    return f"{n} bytes"
 
 
-def size_warnings(outputs: dict[str, bytes], shown_out: str) -> list[str]:
-    """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB."""
-    warnings = []
-    for path, data in sorted(outputs.items()):
-        if len(data) >= NEAR * FILE_LIMIT_BYTES:
-            warnings.append(f"{shown_out}/{path} is {_mb(len(data))}, near the {_mb(FILE_LIMIT_BYTES)} "
-                            "GitHub warns about for one file (it refuses 100 MB)")
+def size_warnings(outputs: dict[str, bytes], shown_out: str, most: int = 10) -> list[str]:
+    """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB (the biggest `most` files)."""
+    big = sorted(((len(d), p) for p, d in outputs.items() if len(d) >= NEAR * FILE_LIMIT_BYTES),
+                 key=lambda sp: (-sp[0], sp[1]))
+    warnings = [f"{shown_out}/{path} is {_size(size)}, near the {_size(FILE_LIMIT_BYTES)} GitHub warns about "
+                "for one file (it refuses 100 MB)" for size, path in big[:most]]
+    if len(big) > most:
+        warnings.append(f"… and {len(big) - most} more files near {_size(FILE_LIMIT_BYTES)}")
     total = sum(len(d) for d in outputs.values())
     if total >= NEAR * SITE_LIMIT_BYTES:
-        warnings.append(f"{shown_out}/ holds {_mb(total)}, near GitHub Pages' {_mb(SITE_LIMIT_BYTES)} "
+        warnings.append(f"{shown_out}/ holds {_size(total)}, near GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
                         "limit for a published site")
     return warnings
 
