@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     except KindexError as e:
         for line in e.problems:
             print(line, file=sys.stderr)
-        print(f"error: {summarize(e.problems)}; nothing was written", file=sys.stderr)
+        print(f"error: {summarize(e)}; nothing was written", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; nothing was written", file=sys.stderr)

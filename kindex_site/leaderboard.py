@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .errors import KindexError
 from .hardware import same_gpu
 from .load import Content, Run
-from .models import NAME_PATTERN
+from .models import NAME_PATTERN, is_windows_device
 from .stats import Speedup, geometric_mean, rank_groups, speedup
 
 DEFAULT_REFERENCE = "PyTorch eager"
@@ -147,6 +147,8 @@ def problem_of(run: Run) -> Problem | str:
     slug = slugify(title)
     if not slug:
         return f"run.metadata.title: the problem part {title!r} has no letters or digits to name a page by"
+    if is_windows_device(slug):
+        return f"run.metadata.title: problem {title!r} would be the folder {slug!r}, a reserved device name on Windows"
     return Problem(slug, title)
 
 
@@ -181,6 +183,10 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> L
 
         label = implementation_label(run)
         impl_slug = slugify(label) or "implementation"
+        if is_windows_device(impl_slug):
+            errors.append(f"{run.source}: run.metadata.title: implementation {label!r} would be the folder "
+                          f"{impl_slug!r}, a reserved device name on Windows")
+            continue
         impl = implementations.setdefault(impl_slug, Implementation(impl_slug, label))
         if impl.label != label:
             errors.append(

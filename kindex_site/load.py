@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from .errors import KindexError, plural
-from .models import NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
+from .models import NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
 @dataclass(frozen=True)
 class Source:
@@ -76,6 +76,7 @@ def load_content(content_dir: Path) -> Content:
     content = Content()
     problems: list[str] = []
     first_seen: dict[tuple[str, str], tuple[object, Source]] = {}  # (kind, name) → (model, source)
+    notes = 0  # "stopped reading" lines: said, but not problems themselves
 
     for path in _content_files(content_dir, content.warnings):
         rel = path.relative_to(content_dir).as_posix()
@@ -89,13 +90,21 @@ def load_content(content_dir: Path) -> Content:
             content.warnings.append(f"{shown}: ignored (only *.json, *.jsonl and pages/*.md are read)")
             continue
         content.files += 1
-        for source, raw in _documents(path, shown, problems):
-            bundle = _validate(raw, source, problems)
+        file_problems: list[str] = []
+        documents = _documents(path, shown, file_problems)
+        for source, raw in documents:
+            bundle = None if raw is _INVALID else _validate(raw, source, file_problems)
             if bundle is not None:
-                _add(bundle, source, content, first_seen, problems)
+                _add(bundle, source, content, first_seen, file_problems)
+            if len(file_problems) >= MAX_PROBLEMS_PER_FILE:
+                documents.close()  # bounded time and output on a file that is broken throughout
+                file_problems.append(f"{shown}: stopped reading after {len(file_problems)} problems in this file")
+                notes += 1
+                break
+        problems += file_problems
 
     if problems:
-        raise KindexError(problems)
+        raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
 
@@ -133,36 +142,30 @@ def _content_files(root: Path, warnings: list[str]) -> list[Path]:
     return sorted(found, key=lambda p: p.as_posix())
 
 
+MAX_JSON_BYTES = 64 * 2**20  # one .json file is parsed whole; larger corpora belong in .jsonl
+MAX_LINE_BYTES = 2**20  # one bundle is a few KB; a longer .jsonl line is not a bundle
+MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a million lines
+
+
 def _documents(path: Path, shown: str, problems: list[str]):
-    """Yield (Source, parsed JSON value) for each bundle in a file; parse errors go to problems."""
+    """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems."""
     try:
+        if path.suffix == ".jsonl":
+            with path.open("rb") as f:
+                yield from _jsonl_documents(f, shown, problems)
+            return
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            problems.append(f"{shown}: {size / 2**20:.0f} MiB is more than a .json file may hold "
+                            f"({MAX_JSON_BYTES // 2**20} MiB); write large corpora as .jsonl, one bundle per line")
+            return
         data = path.read_bytes()
     except OSError as e:
         problems.append(f"{shown}: cannot read: {e.strerror}")
         return
-    if data.startswith(b"\xef\xbb\xbf"):
-        problems.append(f"{shown}: starts with a byte-order mark; save it as UTF-8 without BOM")
+    text = _decode(data, shown, problems, check_bom=True)
+    if text is None:
         return
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        problems.append(f"{shown}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})")
-        return
-
-    if path.suffix == ".jsonl":
-        blank = True
-        for number, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            blank = False
-            source = Source(shown, line=number)
-            value = _parse(line, source, problems)
-            if value is not _INVALID:
-                yield source, value
-        if blank:
-            problems.append(f"{shown}: file is empty")
-        return
-
     if not text.strip():
         problems.append(f"{shown}: file is empty")
         return
@@ -174,6 +177,42 @@ def _documents(path: Path, shown: str, problems: list[str]):
             yield Source(shown, index=index), item
     else:
         yield Source(shown), value
+
+
+def _jsonl_documents(f, shown: str, problems: list[str]):
+    blank = True
+    number = 0
+    while True:
+        raw = f.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            break
+        number += 1
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            problems.append(f"{shown}:{number}: line longer than {MAX_LINE_BYTES // 2**10} KiB; not a bundle")
+            while raw and not raw.endswith(b"\n"):  # skip the rest of the line without holding it
+                raw = f.readline(MAX_LINE_BYTES + 1)
+            blank = False
+            continue
+        source = Source(shown, line=number)
+        line = _decode(raw, str(source), problems, check_bom=number == 1)
+        if line is not None and not line.strip():
+            continue
+        blank = False
+        # Failures are yielded too (as _INVALID), so the caller can stop a file that fails throughout.
+        yield source, _INVALID if line is None else _parse(line, source, problems)
+    if blank:
+        problems.append(f"{shown}: file is empty")
+
+
+def _decode(data: bytes, where: str, problems: list[str], check_bom: bool) -> str | None:
+    if check_bom and data.startswith(b"\xef\xbb\xbf"):
+        problems.append(f"{where}: starts with a byte-order mark; save it as UTF-8 without BOM")
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        problems.append(f"{where}: not UTF-8 (byte {e.start}: {data[e.start:e.start + 1]!r})")
+        return None
 
 
 class _JSONRejected(ValueError):
@@ -294,6 +333,9 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
     if not _PAGE_SLUG.match(slug) or ".." in slug:
         problems.append(f"{shown}: page name must be lowercase letters, digits, '.', '-' or '_'")
         return None
+    if is_windows_device(slug):
+        problems.append(f"{shown}: page name {slug!r} is a reserved device name on Windows")
+        return None
     if slug in RESERVED_PAGE_SLUGS:
         problems.append(f"{shown}: page name {slug!r} is reserved for the site's own /{slug}/ section")
         return None
@@ -310,6 +352,6 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
     return MarkdownPage(slug=slug, title=title, markdown=text, source=shown)
 
 
-def summarize(problems: list[str]) -> str:
-    files = {p.split(":", 1)[0].split("[", 1)[0] for p in problems}
-    return f"{plural(len(problems), 'problem')} in {plural(len(files), 'file')}"
+def summarize(error: KindexError) -> str:
+    files = {p.split(":", 1)[0].split("[", 1)[0] for p in error.problems}
+    return f"{plural(error.count, 'problem')} in {plural(len(files), 'file')}"

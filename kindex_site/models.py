@@ -26,10 +26,15 @@ NAME_PATTERN = r"^[a-z0-9](?:[a-z0-9._-]{0,198}[a-z0-9])?$"
 _WINDOWS_DEVICES = {"con", "prn", "aux", "nul"} | {f"{d}{i}" for d in ("com", "lpt") for i in range(10)}
 
 
+def is_windows_device(name: str) -> bool:
+    """CON, NUL, COM1 … cannot be file or folder names on Windows, with any extension."""
+    return name.split(".")[0].lower() in _WINDOWS_DEVICES
+
+
 def _check_name(name: str) -> str:
     if ".." in name:
         raise ValueError("must not contain '..'")
-    if name.split(".")[0] in _WINDOWS_DEVICES:
+    if is_windows_device(name):
         raise ValueError(f"{name!r} is a reserved device name on Windows")
     return name
 
