@@ -206,6 +206,8 @@ def _refuse_unsafe_output(out: Path, config: Config) -> None:
         reason = "contains the content folder"
     elif root.is_relative_to(resolved):
         reason = "contains the project folder"
+    elif resolved.is_relative_to(config.folder("static_dir").resolve()):
+        reason = "is inside the static folder"  # each build would copy the last one into itself
     elif (resolved / ".git").exists():
         reason = "holds a .git folder"
     elif resolved.exists() and not resolved.is_dir():

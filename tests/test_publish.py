@@ -417,6 +417,7 @@ def test_every_unsafe_output_folder_is_refused(project, monkeypatch):
     (project.root / "repo/.git").mkdir(parents=True)
     project.write("afile", "x")
     project.write("mine/notes.txt", "precious")
+    project.write("static/style.css", "body{}")
     cases = [
         (["--out", "content"], "is inside the content folder"),
         (["--out", "content/sub"], "is inside the content folder"),
@@ -427,6 +428,7 @@ def test_every_unsafe_output_folder_is_refused(project, monkeypatch):
         (["--out", "repo"], "holds a .git folder"),
         (["--out", "afile"], "is a file"),
         (["--out", "mine"], "is a non-empty folder kindex-site did not create"),
+        (["--out", "static/site"], "is inside the static folder"),
     ]
     for argv, reason in cases:
         before = {p: p.stat().st_mtime_ns for p in project.root.rglob("*")}
