@@ -230,7 +230,10 @@ def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
     """
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    _sweep_leftovers(out)
+    with _sigint_held() as interrupted_sweep:  # a half-swept leftover might lose its marker
+        _sweep_leftovers(out)
+    if interrupted_sweep():
+        raise KeyboardInterrupt
     with _sigint_held() as interrupted_early:  # the folder and its marker come into being together
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
         (staging / MARKER).write_bytes(MARKER_TEXT.encode())  # so that a leftover is recognisably ours
