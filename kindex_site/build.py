@@ -48,7 +48,7 @@ class BuildResult:
 def check(config: Config) -> tuple[Content, Leaderboard]:
     """Read and check phases: everything a build needs, or KindexError with every problem."""
     content = load_content(config.folder("content_dir"))
-    return content, build_leaderboard(content)
+    return content, build_leaderboard(content, reference=config.reference)
 
 
 def build(config: Config) -> BuildResult:

@@ -15,7 +15,8 @@ from .load import display, summarize
 EXAMPLES = {
     "build": "example:\n  kindex-site build                      # content/ → site/, settings from ./kindex.toml\n"
              "  kindex-site build --content data --out public --base-url https://me.github.io/board/",
-    "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem",
+    "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem\n"
+             "  kindex-site check --strict             # warnings count as problems too",
 }
 
 
@@ -47,6 +48,8 @@ def make_parser() -> argparse.ArgumentParser:
                             formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Validate every document under the content folder; write nothing.")
     _add_site_options(p)
+    p.add_argument("--strict", action="store_true",
+                   help="treat warnings (ignored files, symlinks not followed) as errors, for a content repository's CI")
     p.set_defaults(run=_check)
 
     from .importers import add_import_parser
@@ -80,6 +83,8 @@ def _build(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     content, lb = check(_config(args))
+    if args.strict and content.warnings:
+        raise KindexError(content.warnings)
     _print_warnings(content.warnings)
     print(f"OK: {plural(len(content.runs), 'run')} on {plural(len(lb.problems), 'problem')} "
           f"from {plural(content.files, 'file')}, no problems found")

@@ -27,6 +27,7 @@ class Config(BaseModel):
     output_dir: str = "site"
     templates_dir: str = "templates"
     static_dir: str = "static"
+    reference: str = Field("PyTorch eager", min_length=1, max_length=200)  # speedups are against this label
     root: Path = Field(default=Path("."), exclude=True)  # where relative folders start
 
     @field_validator("base_url")

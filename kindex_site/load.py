@@ -66,7 +66,8 @@ class Content:
 
 
 # Section names the site uses itself; a Markdown page may not take one.
-RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search"}
+RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search",
+                       "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
 def load_content(content_dir: Path) -> Content:

@@ -156,7 +156,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
              "hosts": len({b.host for b in lb.boards[p.slug]})}
         )
     pages.append(Page("", "home.html", "Home", {
-        "levels": levels,
+        "levels": levels, "api_url": urls("api/v1/index.json"),
         "counts": {
             "problems": len(lb.problems),
             "hosts": len(envs),
@@ -227,6 +227,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
             "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
             "environment": envs[r.environment], "protocol": content.protocols[r.protocol],
             "document": r.doc.model_dump(mode="json", exclude_unset=True),
+            "table_api_url": urls.api_problem(board.problem.slug),
         }))
 
     for md in content.pages:

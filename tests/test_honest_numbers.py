@@ -231,3 +231,13 @@ def test_two_workloads_are_separate_groups_with_dates(project):
     assert "Workload 1 of 2: 111111111111 Observed 2025-01-19; not comparable with the other workload." in text
     assert "Workload 2 of 2: 222222222222 Observed 2026-01-14" in text
     assert "Host a (workload 1)" in text and "Host b (workload 2)" in text  # the jump links
+
+
+def test_reference_implementation_is_configurable(project):
+    project.write("content/a.json", [timed("h", "PyTorch eager", 2_000_000, (1_990_000, 2_010_000)),
+                                     timed("h", "Triton kernel", 1_000_000, (990_000, 1_010_000))])
+    project.write("kindex.toml", 'reference = "Triton kernel"\n')
+    project.built()
+    got = entries(project)
+    assert got["PyTorch eager"]["speedup"]["value"] == 0.5 and got["Triton kernel"]["reference"] is True
+    assert "Speedup vs Triton kernel (×)" in latency_tables(project.page(PROBLEM))[0]["rows"][0]

@@ -187,3 +187,14 @@ def test_zero_latency_is_rejected(project):
     project.write("content/bad.json", bundle({"run.spec.timing.latencyNs.minimum": 0}))
     code, _, err = project.build()
     assert code == 1 and "run.spec.timing.latencyNs.minimum: Input should be greater than 0" in err
+
+
+def test_check_strict_treats_warnings_as_errors(project):
+    project.write("content/seed.json", SEED)
+    project.write("content/notes.txt", "stray")
+    code, _, err = project.run("check")
+    assert code == 0 and "warning: content/notes.txt: ignored" in err
+    code, _, err = project.run("check", "--strict")
+    assert code == 1
+    assert "content/notes.txt: ignored (only *.json, *.jsonl and pages/*.md are read)" in err.splitlines()
+    assert err.splitlines()[-1].startswith("error: 1 problem")

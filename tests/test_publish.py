@@ -500,7 +500,7 @@ def test_a_page_may_not_take_a_published_files_name(project):
     project.write("content/pages/robots.txt.md", "# Robots\n")
     code, _, err = project.build()
     assert code == 1
-    assert "robots.txt: claimed as a file by robots.txt and as a folder by page /robots.txt/" in err
+    assert "content/pages/robots.txt.md: page name 'robots.txt' is reserved for the site's own /robots.txt/ section" in err
     assert not (project.root / "site").exists()
 
 
