@@ -12,14 +12,18 @@ file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EP
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import secrets
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,10 +81,13 @@ def build(config: Config) -> BuildResult:
     # A project's own templates folder need not hold every template: missing ones (say a 404.html
     # added after the project was set up) come from the bundled defaults.
     env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
-    outputs: dict[str, bytes] = {}
+    # Everything the site will hold, as path → bytes, a Page to render, or a dict to write as JSON.
+    # Nothing is rendered yet: claims are checked first, then files are made and written one by one
+    # (in worker processes for big sites), so memory does not grow with the site.
+    outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
     claimed_by: dict[str, str] = {}
 
-    def claim(path: str, data: bytes, what: str) -> None:
+    def claim(path: str, data: bytes | Page | dict | Callable[[], bytes], what: str) -> None:
         # Pelican's rule: two outputs may never claim one path (case-insensitively, for macOS/Windows disks).
         key = path.casefold()
         if key in claimed_by:
@@ -89,25 +96,16 @@ def build(config: Config) -> BuildResult:
         outputs[path] = data
 
     pages = site_pages(lb, urls, markdown_html)
-    templates: dict[str, jinja2.Template] = {}
-
-    def render(page: Page) -> bytes:
-        try:
-            template = templates.get(page.template) or templates.setdefault(page.template, env.get_template(page.template))
-            return template.render(page=page, **page.context).encode("utf-8")
-        except jinja2.TemplateError as e:
-            raise KindexError(_template_problem(e, page.template)) from None
-
     for page in pages:
-        claim(page.output_path, render(page), f"page /{page.url}")
+        claim(page.output_path, page, f"page /{page.url}")
     # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
-    claim("404.html", render(Page("404.html", "404.html", "Page not found", {})), "the 404 page")
+    claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
     for path, doc in api_documents(lb, urls).items():
-        claim(path, _json_bytes(doc), f"API document /{path}")
+        claim(path, doc, f"API document /{path}")
     for problem in lb.problems:
         for board in lb.boards[problem.slug]:
             claim(f"problems/{problem.slug}/{board.anchor}.csv",
-                  publish.board_csv([entry_row(e, urls) for e in board.entries]),
+                  partial(_board_csv, board, urls),
                   f"CSV of the {board.host} table of {problem.slug}")
     claim(publish.SCHEMA_PATH, publish.json_schema_bytes(), "the content format's JSON Schema")
     if absolute:
@@ -127,8 +125,9 @@ def build(config: Config) -> BuildResult:
             claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
 
     _refuse_file_folder_clashes(outputs, claimed_by)
-    warnings += publish.size_warnings(outputs, display(out))
-    _write_atomically(out, outputs)
+    renderer = _Renderer(env)
+    sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
+    warnings += publish.size_warnings(sizes, display(out))
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
@@ -169,8 +168,129 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
         raise KindexError(clashes)
 
 
+def _board_csv(board, urls: Urls) -> bytes:
+    return publish.board_csv([entry_row(e, urls) for e in board.entries])
+
+
 def _json_bytes(doc: dict) -> bytes:
-    return (json.dumps(doc, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+    # Compact: the C encoder only runs without indent, and API readers parse rather than read it.
+    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+class _Renderer:
+    """Turns an output's producer into bytes; templates are compiled once per process."""
+
+    def __init__(self, env: jinja2.Environment):
+        self.env = env
+        self.templates: dict[str, jinja2.Template] = {}
+
+    def __call__(self, item: bytes | Page | dict | Callable[[], bytes]) -> bytes:
+        if isinstance(item, bytes):
+            return item
+        if callable(item):
+            return item()
+        if isinstance(item, dict):
+            return _json_bytes(item)
+        try:
+            template = self.templates.get(item.template)
+            if template is None:
+                template = self.templates[item.template] = self.env.get_template(item.template)
+            return template.render(page=item, **item.context).encode("utf-8")
+        except jinja2.TemplateError as e:
+            raise KindexError(_template_problem(e, item.template)) from None
+
+
+PARALLEL_MIN_OUTPUTS = 400  # below this, starting worker processes costs more than it saves
+CHUNK = 256  # outputs per task handed to a worker
+
+
+def _workers() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+def _write_outputs(staging: Path, outputs: dict, render: _Renderer) -> dict[str, int]:
+    """Make and write every output into staging; return each file's size.
+
+    Big sites are written by forked worker processes (they inherit the planned outputs, so nothing
+    is pickled but chunk numbers and sizes); each file's bytes are the same whoever writes it.
+    """
+    paths = sorted(outputs)
+    for folder in sorted({p.rpartition("/")[0] for p in paths if "/" in p}):
+        (staging / folder).mkdir(parents=True, exist_ok=True)
+    chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
+    progress = _Progress(len(paths))
+    workers = _workers()
+    if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        sizes: dict[str, int] = {}
+        for chunk in chunks:
+            sizes.update(_write_chunk_in(staging, outputs, render, chunk))
+            progress.advance(len(chunk))
+        progress.done()
+        return sizes
+    global _FORKED_JOB
+    _FORKED_JOB = (staging, outputs, render, chunks)
+    sizes = {}
+    try:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_ignores_sigint) as pool:
+            for result in pool.imap_unordered(_write_chunk_forked, range(len(chunks))):
+                if isinstance(result, KindexError):
+                    raise result
+                sizes.update(result)
+                progress.advance(len(result))
+    finally:
+        _FORKED_JOB = None
+        progress.done()
+    return sizes
+
+
+_FORKED_JOB: tuple | None = None  # what forked workers inherit: (staging, outputs, renderer, chunks)
+
+
+def _worker_ignores_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
+
+
+def _write_chunk_forked(index: int) -> dict[str, int] | KindexError:
+    staging, outputs, render, chunks = _FORKED_JOB
+    try:
+        return _write_chunk_in(staging, outputs, render, chunks[index])
+    except KindexError as e:
+        return e
+
+
+def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> dict[str, int]:
+    sizes = {}
+    for path in paths:
+        data = render(outputs[path])
+        _write_file(staging / path, data)
+        sizes[path] = len(data)
+    return sizes
+
+
+class _Progress:
+    """A one-line progress count on a terminal, for builds long enough to wonder about; else silent."""
+
+    def __init__(self, total: int):
+        self.total, self.done_count = total, 0
+        self.started = time.perf_counter()
+        self.shown = False
+        self.enabled = sys.stderr.isatty() and total > 0
+
+    def advance(self, n: int) -> None:
+        self.done_count += n
+        if self.enabled and time.perf_counter() - self.started > 1.0:
+            self.shown = True
+            sys.stderr.write(f"\rwriting {self.done_count}/{self.total} files")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def _template_problem(e: jinja2.TemplateError, template: str) -> str:
@@ -222,7 +342,7 @@ def _write_file(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
+def _write_atomically(out: Path, write: Callable[[Path], dict[str, int]]) -> dict[str, int]:
     """Write everything into a fresh sibling folder, then swap it in with two renames.
 
     A symlinked output folder is written where it points. Leftovers of builds that were killed
@@ -242,13 +362,7 @@ def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
     try:
         if interrupted_early():
             raise KeyboardInterrupt
-        made: set[Path] = {staging}
-        for rel, data in sorted(outputs.items()):
-            target = staging / rel
-            if target.parent not in made:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                made.add(target.parent)
-            _write_file(target, data)
+        sizes = write(staging)
         os.chmod(staging, 0o755)
         with _sigint_held() as interrupted:
             if out.exists():
@@ -263,6 +377,7 @@ def _write_atomically(out: Path, outputs: dict[str, bytes]) -> None:
             swapped, previous, old = False, old, None
             if previous is not None:
                 shutil.rmtree(previous, ignore_errors=True)
+        return sizes
     except BaseException:
         with _sigint_held():
             try:

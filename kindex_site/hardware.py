@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _BRANDS = {"nvidia", "amd", "intel", "geforce", "tesla", "instinct", "radeon", "quadro", "gpu", "graphics", "card"}
 _FORM_FACTORS = {"pcie": "pcie", "sxm": "sxm", "sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm",
@@ -56,6 +57,7 @@ def parse_gpu(name: str, form_factor: str | None = None, memory: str | None = No
     return Gpu(models, memory_gb, found_form)
 
 
+@lru_cache(maxsize=4096)  # a corpus names few distinct GPUs, each on thousands of runs
 def same_gpu(run_hardware: str, host_product: str, host_form_factor: str | None = None,
              host_memory: str | None = None) -> bool:
     run = parse_gpu(run_hardware)

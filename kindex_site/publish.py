@@ -259,15 +259,15 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def size_warnings(outputs: dict[str, bytes], shown_out: str, most: int = 10) -> list[str]:
+def size_warnings(sizes: dict[str, int], shown_out: str, most: int = 10) -> list[str]:
     """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB (the biggest `most` files)."""
-    big = sorted(((len(d), p) for p, d in outputs.items() if len(d) >= NEAR * FILE_LIMIT_BYTES),
+    big = sorted(((size, p) for p, size in sizes.items() if size >= NEAR * FILE_LIMIT_BYTES),
                  key=lambda sp: (-sp[0], sp[1]))
     warnings = [f"{shown_out}/{path} is {_size(size)}, near the {_size(FILE_LIMIT_BYTES)} GitHub warns about "
                 "for one file (it refuses 100 MB)" for size, path in big[:most]]
     if len(big) > most:
         warnings.append(f"… and {len(big) - most} more files near {_size(FILE_LIMIT_BYTES)}")
-    total = sum(len(d) for d in outputs.values())
+    total = sum(sizes.values())
     if total >= NEAR * SITE_LIMIT_BYTES:
         warnings.append(f"{shown_out}/ holds {_size(total)}, near GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
                         "limit for a published site")

@@ -8,6 +8,7 @@ confidence intervals are rounded outwards so the shown interval always contains 
 from __future__ import annotations
 
 import json
+from html import escape as html_escape
 from datetime import datetime, timezone
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -106,32 +107,33 @@ def document_html(value) -> Markup:
     macro call per value costs more than the rest of the page.
     """
     parts: list[str] = []
+    append = parts.append
 
     def walk(v) -> None:
-        if isinstance(v, dict):
+        if type(v) is str:
+            append(html_escape(v))
+        elif isinstance(v, dict):
             if not v:
-                parts.append("<code>{}</code>")
+                append("<code>{}</code>")
                 return
-            parts.append('<dl class="doc">')
+            append('<dl class="doc">')
             for key, item in v.items():
-                parts.append(f"<dt>{escape(key)}</dt><dd>")
+                append(f"<dt>{html_escape(key)}</dt><dd>")
                 walk(item)
-                parts.append("</dd>")
-            parts.append("</dl>")
+                append("</dd>")
+            append("</dl>")
         elif isinstance(v, list):
             if not v:
-                parts.append("<code>[]</code>")
+                append("<code>[]</code>")
                 return
-            parts.append('<ol class="doc" start="0">')
+            append('<ol class="doc" start="0">')
             for item in v:
-                parts.append("<li>")
+                append("<li>")
                 walk(item)
-                parts.append("</li>")
-            parts.append("</ol>")
-        elif isinstance(v, str):
-            parts.append(str(escape(v)))
+                append("</li>")
+            append("</ol>")
         else:
-            parts.append(f"<code>{escape(format_value(v))}</code>")
+            append(f"<code>{html_escape(format_value(v))}</code>")
 
     walk(value)
     return Markup("".join(parts))

@@ -278,3 +278,17 @@ def test_missing_optional_fields_render(project):
     row = latency_tables(project.page(SEED_PAGE))[0]["rows"][1]
     assert row == ["1 no CI", "PyTorch eager reference", "passed", "4.94", "—", "1.00", "—",
                    "4.78", "4.97", "—", "100", "—"]
+
+
+def test_parallel_writers_give_the_same_site_as_one(project, monkeypatch):
+    from kindex_site import build as build_module
+
+    project.write("content/a.json", [seed_problem_run(f"h{i % 4}", f"Impl {i}", 1000 + i) for i in range(40)])
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 10**9)
+    project.built()
+    serial = project.snapshot()
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(build_module, "CHUNK", 7)
+    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    project.built()
+    assert project.snapshot() == serial

@@ -615,7 +615,7 @@ def test_leftovers_of_a_killed_build_are_swept(project):
     project.write(f".site.new-{dead}-nomarker/x", "not ours")  # no marker: left alone
     project.write(f".site.new-{os.getppid()}-xyz/.kindex-site", "marker")  # a live process's: left alone
     project.built()
-    assert _leftovers(project) == [f".site.new-{dead}-nomarker", f".site.new-{os.getppid()}-xyz"]
+    assert _leftovers(project) == sorted([f".site.new-{dead}-nomarker", f".site.new-{os.getppid()}-xyz"])
 
 
 # --- the GitHub workflow ----------------------------------------------------------------------
