@@ -29,13 +29,14 @@ from pathlib import Path
 
 import jinja2
 
-from . import publish
+from . import cache, publish
 from .config import Config, bundled
-from .errors import KindexError
+from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
-from .load import Content, display, load_content
+from .load import Content, load_content
 from .pages import Page, Urls, api_documents, entry_row, site_pages
 from .render import format_ms, make_environment, markdown_renderer
+from .search import index_output as search_index_output
 
 
 @dataclass
@@ -47,11 +48,12 @@ class BuildResult:
     output: Path
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    changed: int = 0  # files written or removed
 
 
-def check(config: Config) -> tuple[Content, Leaderboard]:
+def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Content, Leaderboard]:
     """Read and check phases: everything a build needs, or KindexError with every problem."""
-    content = load_content(config.folder("content_dir"))
+    content = load_content(config.folder("content_dir"), trusted)
     return content, build_leaderboard(content, reference=config.reference)
 
 
@@ -64,7 +66,11 @@ def build(config: Config) -> BuildResult:
     except ValueError as e:
         raise KindexError(str(e)) from None
 
-    content, lb = check(config)
+    templates_dir, static = config.folder("templates_dir"), config.folder("static_dir")
+    settings = cache.settings_key(config, [templates_dir, bundled("templates")], static, os.environ)
+    previous = cache.read_manifest(out)
+    inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
+    content, lb = check(config, frozenset(previous.trusted) if previous else frozenset())
     warnings = list(content.warnings)
     notes: list[str] = []
     urls = Urls(config.base_path)
@@ -72,7 +78,7 @@ def build(config: Config) -> BuildResult:
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
 
-    env = make_environment(config.folder("templates_dir"), {
+    env = make_environment(templates_dir, {
         "site": {"title": config.title, "description": config.description, "absolute_url": absolute,
                  "schema_url": urls(publish.SCHEMA_PATH)},
         "urls": urls,
@@ -108,6 +114,7 @@ def build(config: Config) -> BuildResult:
                   partial(_board_csv, board, urls),
                   f"CSV of the {board.host} table of {problem.slug}")
     claim(publish.SCHEMA_PATH, publish.json_schema_bytes(), "the content format's JSON Schema")
+    claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
         claim("sitemap.xml", publish.sitemap_xml(absolute, [p.url for p in pages]), "the sitemap")
         claim("feed.xml", publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
@@ -116,7 +123,6 @@ def build(config: Config) -> BuildResult:
         notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
                      "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
     claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
-    static = config.folder("static_dir")
     if static.is_dir():
         for file in sorted(p for p in static.rglob("*") if p.is_file() and not p.is_symlink()):
             rel = file.relative_to(static).as_posix()
@@ -126,11 +132,32 @@ def build(config: Config) -> BuildResult:
 
     _refuse_file_folder_clashes(outputs, claimed_by)
     renderer = _Renderer(env)
-    sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
+
+    # Each output's key covers what it shows; outputs whose key the last build wrote are unchanged.
+    keys = cache.OutputKeys(lb, settings, {p.slug: p.markdown for p in content.pages})
+    output_keys = {path: keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
+                   for path, item in outputs.items()}
+    changed = stale = None
+    if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
+        changed = [p for p in sorted(outputs) if previous.outputs.get(p, [None])[0] != output_keys[p]]
+        stale = [p for p in sorted(previous.outputs) if p not in outputs]
+    if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
+        written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer)
+        sizes = {p: previous.outputs[p][1] for p in outputs if p not in written} | written
+    else:
+        cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
+        sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
+        changed = sorted(outputs)
     warnings += publish.size_warnings(sizes, display(out))
+    summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
+    cache.write_manifest(out, cache.Manifest(
+        settings=settings, inputs=inputs, outputs={p: [output_keys[p], sizes[p]] for p in sorted(outputs)},
+        trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
+        summary=summary, warnings=warnings, notes=notes))
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
+        changed=len(changed) + (len(stale) if stale else 0),
     )
 
 
@@ -198,6 +225,48 @@ class _Renderer:
             return template.render(page=item, **item.context).encode("utf-8")
         except jinja2.TemplateError as e:
             raise KindexError(_template_problem(e, item.template)) from None
+
+
+# Beyond this share of outputs changed, a whole new folder swapped in is as quick and simpler.
+INCREMENTAL_MAX_SHARE = 0.3
+
+
+def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Renderer") -> dict[str, int]:
+    """Make the changed outputs beside the site, then move them in and delete stale ones.
+
+    Everything that can fail (rendering, a full disk) happens before the site is touched. The
+    moves are renames within one file system, done with Ctrl-C held, and the manifest says
+    "applying" meanwhile: a build killed outright during them is followed by a full build.
+    """
+    out = out.resolve()
+    with _sigint_held() as interrupted_sweep:
+        _sweep_leftovers(out)
+    if interrupted_sweep():
+        raise KeyboardInterrupt
+    with _sigint_held() as interrupted_early:  # the folder and its marker come into being together
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
+        (staging / MARKER).write_bytes(MARKER_TEXT.encode())
+    try:
+        if interrupted_early():
+            raise KeyboardInterrupt
+        sizes = _write_outputs(staging, changed, render)
+        with _sigint_held():
+            manifest = cache.read_manifest(out)
+            if manifest is not None:
+                manifest.state = "applying"
+                cache.write_manifest(out, manifest)
+            for path in sorted(changed):
+                (out / path).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(staging / path, out / path)
+            for path in stale:
+                (out / path).unlink(missing_ok=True)
+                folder = (out / path).parent
+                while folder != out and not any(folder.iterdir()):
+                    folder.rmdir()
+                    folder = folder.parent
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return sizes
 
 
 PARALLEL_MIN_OUTPUTS = 400  # below this, starting worker processes costs more than it saves

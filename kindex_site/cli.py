@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from . import __version__
-from .build import build, check
 from .config import load_config
-from .errors import KindexError, plural
-from .load import display, summarize
+from .errors import KindexError, display, plural, summarize
+
+# build (jinja2, the models, the renderers) is imported only when there is work to do: a no-op
+# build answers from the cache manifest with the standard library and the settings alone.
 
 EXAMPLES = {
     "build": "example:\n  kindex-site build                      # content/ → site/, settings from ./kindex.toml\n"
@@ -42,6 +44,8 @@ def make_parser() -> argparse.ArgumentParser:
     _add_site_options(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default: output_dir in kindex.toml, else site/)")
     p.add_argument("--base-url", metavar="URL", help="URL the site is served from, e.g. https://owner.github.io/repo/")
+    p.add_argument("--clean", action="store_true",
+                   help="ignore what the last build left in .kindex-cache/ and make every file anew")
     p.set_defaults(run=_build)
 
     p = commands.add_parser("check", help="validate content/ without writing anything", epilog=EXAMPLES["check"],
@@ -72,16 +76,38 @@ def _print_warnings(warnings: list[str]) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    result = build(_config(args))
+    config = _config(args)
+    if args.clean:
+        from .cache import forget
+
+        forget(config.folder("output_dir"))
+    else:
+        from .cache import up_to_date
+
+        manifest = up_to_date(config, os.environ)
+        if manifest is not None:
+            _print_warnings(manifest.warnings)
+            for note in manifest.notes:
+                print(f"note: {note}", file=sys.stderr)
+            pages, runs = manifest.summary["pages"], manifest.summary["runs"]
+            print(f"Up to date: {plural(pages, 'page')} from {plural(runs, 'run')}, no input changed "
+                  f"→ {display(config.folder('output_dir'))}/")
+            return 0
+    from .build import build
+
+    result = build(config)
     _print_warnings(result.warnings)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    changed = "" if result.changed == result.files else f", {plural(result.changed, 'file')} changed"
     print(f"Built {plural(result.pages, 'page')} from {plural(result.runs, 'run')} "
-          f"in {result.seconds:.1f} s → {display(result.output)}/")
+          f"in {result.seconds:.1f} s{changed} → {display(result.output)}/")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
+    from .build import check
+
     content, lb = check(_config(args))
     if args.strict and content.warnings:
         raise KindexError(content.warnings)

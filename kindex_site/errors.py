@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class KindexError(Exception):
     """One or more problems with the user's input, each a line `where: what`."""
@@ -14,3 +16,17 @@ class KindexError(Exception):
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def display(path: Path) -> str:
+    """The path as the user would type it: relative to the working folder where possible."""
+    try:
+        return path.absolute().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def summarize(error: KindexError) -> str:
+    """`3 problems in 2 files`: the last line of a failed command."""
+    files = {p.split(":", 1)[0].split("[", 1)[0] for p in error.problems}
+    return f"{plural(error.count, 'problem')} in {plural(len(files), 'file')}"

@@ -7,6 +7,7 @@ A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bund
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .errors import KindexError, plural
+from .errors import KindexError, display
 from .models import NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class Source:
     file: str
     index: int | None = None
     line: int | None = None
+    # Hash of the bytes this document came from (its .jsonl line, or its whole .json file): what
+    # incremental builds compare to tell whether anything shown from it can have changed.
+    digest: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         if self.line is not None:
@@ -46,6 +50,11 @@ class Run:
     def name(self) -> str:
         return self.doc.metadata.name
 
+    @property
+    def key(self) -> str:
+        """Changes whenever this run's document, or where it is said to come from, changes."""
+        return f"{self.source}|{self.source.digest}"
+
 
 @dataclass(frozen=True)
 class MarkdownPage:
@@ -63,6 +72,7 @@ class Content:
     pages: list[MarkdownPage] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     files: int = 0
+    digests: dict[str, str] = field(default_factory=dict)  # shown path → sha256 of the file's bytes
 
 
 # Section names the site uses itself; a Markdown page may not take one.
@@ -70,8 +80,13 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
                        "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
-def load_content(content_dir: Path) -> Content:
-    """Read and validate everything under content_dir; raise KindexError listing every problem."""
+def load_content(content_dir: Path, trusted: frozenset[str] = frozenset()) -> Content:
+    """Read and validate everything under content_dir; raise KindexError listing every problem.
+
+    `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
+    JSON is parsed by the C parser alone (the duplicate-key check needs a slower Python hook);
+    their documents are validated as always.
+    """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
     content = Content()
@@ -92,7 +107,7 @@ def load_content(content_dir: Path) -> Content:
             continue
         content.files += 1
         file_problems: list[str] = []
-        documents = _documents(path, shown, file_problems)
+        documents = _documents(path, shown, file_problems, content.digests, trusted)
         for source, raw in documents:
             bundle = None if raw is _INVALID else _validate(raw, source, file_problems)
             if bundle is not None:
@@ -108,14 +123,6 @@ def load_content(content_dir: Path) -> Content:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
-
-
-def display(path: Path) -> str:
-    """The path as the user would type it: relative to the working folder where possible."""
-    try:
-        return path.absolute().relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _content_files(root: Path, warnings: list[str]) -> list[Path]:
@@ -148,12 +155,14 @@ MAX_LINE_BYTES = 2**20  # one bundle is a few KB; a longer .jsonl line is not a 
 MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a million lines
 
 
-def _documents(path: Path, shown: str, problems: list[str]):
+def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str]):
     """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems."""
     try:
         if path.suffix == ".jsonl":
             with path.open("rb") as f:
-                yield from _jsonl_documents(f, shown, problems)
+                digest = hashlib.sha256()
+                yield from _jsonl_documents(f, shown, problems, digest)
+                digests[shown] = digest.hexdigest()
             return
         size = path.stat().st_size
         if size > MAX_JSON_BYTES:
@@ -164,37 +173,43 @@ def _documents(path: Path, shown: str, problems: list[str]):
     except OSError as e:
         problems.append(f"{shown}: cannot read: {e.strerror}")
         return
+    file_digest = digests[shown] = hashlib.sha256(data).hexdigest()
     text = _decode(data, shown, problems, check_bom=True)
     if text is None:
         return
     if not text.strip():
         problems.append(f"{shown}: file is empty")
         return
-    value = _parse(text, Source(shown), problems)
+    if file_digest in trusted:
+        value = json.loads(text)
+    else:
+        value = _parse(text, Source(shown), problems)
     if value is _INVALID:
         return
     if isinstance(value, list):
         for index, item in enumerate(value):
-            yield Source(shown, index=index), item
+            yield Source(shown, index=index, digest=file_digest), item
     else:
-        yield Source(shown), value
+        yield Source(shown, digest=file_digest), value
 
 
-def _jsonl_documents(f, shown: str, problems: list[str]):
+def _jsonl_documents(f, shown: str, problems: list[str], file_digest):
     blank = True
     number = 0
     while True:
         raw = f.readline(MAX_LINE_BYTES + 1)
         if not raw:
             break
+        file_digest.update(raw)
         number += 1
         if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
             problems.append(f"{shown}:{number}: line longer than {MAX_LINE_BYTES // 2**10} KiB; not a bundle")
             while raw and not raw.endswith(b"\n"):  # skip the rest of the line without holding it
                 raw = f.readline(MAX_LINE_BYTES + 1)
+                file_digest.update(raw)
             blank = False
             continue
-        source = Source(shown, line=number)
+        source = Source(shown, line=number, digest=hashlib.sha1(raw).hexdigest())
         line = _decode(raw, str(source), problems, check_bom=number == 1)
         if line is not None and not line.strip():
             continue
@@ -352,7 +367,3 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
             break
     return MarkdownPage(slug=slug, title=title, markdown=text, source=shown)
 
-
-def summarize(error: KindexError) -> str:
-    files = {p.split(":", 1)[0].split("[", 1)[0] for p in error.problems}
-    return f"{plural(error.count, 'problem')} in {plural(len(files), 'file')}"

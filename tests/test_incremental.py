@@ -1,0 +1,158 @@
+"""Rebuilds that do only what changed must give exactly the site a clean build gives."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from conftest import SEED, bundle, seed_problem_run
+
+
+def snapshot(folder) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def corpus(project) -> None:
+    runs = [seed_problem_run(f"h{i % 3}", f"Impl {i % 4}", 1_000_000 + 7919 * i) for i in range(12)]
+    for i, doc in enumerate(runs):  # four problems, so a change to one leaves others alone
+        doc["run"]["metadata"]["name"] = f"run-{i}"
+        doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level1/{i % 4 + 1}_Problem_{i % 4 + 1}.py"
+    project.write("content/a.json", runs[:8])
+    project.write("content/b.jsonl", "".join(json.dumps(d) + "\n" for d in runs[8:]))
+    failed = bundle(name="failed-one", title="Other problem · Impl 0 · x", status="failed",
+                    changes={"run.spec.sourceNative": {"source": "elsewhere"}})
+    del failed["run"]["spec"]["timing"]
+    project.write("content/c.json", failed)
+    project.write("content/pages/about.md", "# About\n\nHow to read it.\n")
+
+
+def rebuild_matches_clean(project) -> str:
+    code, out, err = project.build()
+    assert code == 0, err
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    assert snapshot(project.root / "site") == snapshot(project.root / "clean")
+    return out
+
+
+def edit_json(project, rel, change) -> None:
+    path = project.root / rel
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=1))
+
+
+CHANGES = {
+    "a-mean-reorders-a-board": lambda p: edit_json(
+        p, "content/a.json", lambda d: d[0]["run"]["spec"]["timing"]["latencyNs"].update(
+            mean=900_000, minimum=900_000, maximum=900_000, confidence95=[900_000, 900_000])),
+    "a-jsonl-line": lambda p: (p.root / "content/b.jsonl").write_text(
+        (p.root / "content/b.jsonl").read_text().replace('"status": "passed"', '"status": "timeout"', 1)
+        .replace('"timing": {', '"timingWas": {', 1)),
+    "a-file-deleted": lambda p: (p.root / "content/c.json").unlink(),
+    "a-run-renamed": lambda p: edit_json(p, "content/a.json", lambda d: d[1]["run"]["metadata"].update(name="renamed")),
+    "a-new-host": lambda p: p.write("content/d.json", seed_problem_run("h9", "Impl 1", 5_000_000)),
+    "protocol-notes-everywhere": lambda p: [edit_json(p, f, lambda d: [
+        b["protocol"]["spec"]["comparability"].update(notes="New notes.") for b in (d if isinstance(d, list) else [d])])
+        for f in ("content/a.json", "content/c.json")] and (p.root / "content/b.jsonl").write_text(
+        (p.root / "content/b.jsonl").read_text().replace(SEED["protocol"]["spec"]["comparability"]["notes"], "New notes.")),
+    "a-markdown-title": lambda p: p.write("content/pages/about.md", "# About us\n\nNew words.\n"),
+    "the-site-title": lambda p: p.write("kindex.toml", 'title = "Another title"\n'),
+    "a-template": lambda p: _override_template(p),
+    "a-file-moved": lambda p: os.replace(p.root / "content/c.json", p.root / "content/sub-c.json"),
+}
+
+
+def _override_template(project) -> None:
+    from kindex_site.config import bundled
+
+    for src in bundled("templates").iterdir():
+        text = src.read_text()
+        if src.name == "base.html":
+            text = text.replace("<body>", "<body class=\"custom\">")
+        project.write(f"templates/{src.name}", text)
+
+
+@pytest.fixture
+def always_incremental(monkeypatch):
+    """However much changed, take the incremental path (normally a big change swaps a new folder in)."""
+    from kindex_site import build as build_module
+
+    monkeypatch.setattr(build_module, "INCREMENTAL_MAX_SHARE", 1.0)
+
+
+@pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
+def test_rebuild_after_a_change_equals_a_clean_build(project, change, always_incremental):
+    corpus(project)
+    project.built()
+    change(project)
+    rebuild_matches_clean(project)
+
+
+def test_one_run_changed_rewrites_only_what_shows_it(project, always_incremental):
+    corpus(project)
+    project.built()
+    total = len(snapshot(project.root / "site"))
+    CHANGES["a-jsonl-line"](project)
+    out = rebuild_matches_clean(project)
+    changed = int(out.split(", ")[1].split(" ")[0])
+    assert 0 < changed < total / 2, out  # a tiny corpus: most pages show that problem or host
+
+
+def test_no_op_rebuild_touches_nothing(project):
+    corpus(project)
+    project.built()
+    before = {p: p.stat().st_mtime_ns for p in (project.root / "site").rglob("*")}
+    code, out, _ = project.build()
+    assert code == 0 and out.startswith("Up to date: ") and "from 13 runs, no input changed → site/" in out
+    assert {p: p.stat().st_mtime_ns for p in (project.root / "site").rglob("*")} == before
+
+
+def test_deleted_site_is_rebuilt_in_full(project):
+    corpus(project)
+    project.built()
+    expected = snapshot(project.root / "site")
+    import shutil
+
+    shutil.rmtree(project.root / "site")
+    code, out, _ = project.build()
+    assert code == 0 and out.startswith("Built ")
+    assert snapshot(project.root / "site") == expected
+
+
+def test_bad_content_after_a_good_build_leaves_site_and_cache(project):
+    corpus(project)
+    project.built()
+    before = snapshot(project.root / "site")
+    project.write("content/bad.json", bundle({"run.spec.timing.samples": 0}, name="bad-run"))
+    code, _, err = project.build()
+    assert code == 1 and "content/bad.json: run.spec.timing.samples" in err
+    assert snapshot(project.root / "site") == before
+    (project.root / "content/bad.json").unlink()
+    CHANGES["a-mean-reorders-a-board"](project)
+    rebuild_matches_clean(project)
+
+
+def test_interrupted_incremental_build_leaves_the_previous_site(project, monkeypatch, always_incremental):
+    from kindex_site import build as build_module
+
+    corpus(project)
+    project.built()
+    before = snapshot(project.root / "site")
+    CHANGES["a-mean-reorders-a-board"](project)
+    calls = []
+
+    def interrupted(path, data):
+        calls.append(path)
+        raise KeyboardInterrupt
+
+    write_file = build_module._write_file
+    monkeypatch.setattr(build_module, "_write_file", interrupted)
+    code, _, err = project.build()
+    assert code == 130 and calls
+    assert snapshot(project.root / "site") == before
+    assert not [p for p in project.root.iterdir() if p.name.startswith(".site.")]
+    monkeypatch.setattr(build_module, "_write_file", write_file)
+    rebuild_matches_clean(project)
