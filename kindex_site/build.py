@@ -49,6 +49,7 @@ class BuildResult:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     changed: int = 0  # files written or removed
+    timings: dict[str, float] = field(default_factory=dict)  # phase → seconds, for --timings
 
 
 def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Content, Leaderboard]:
@@ -59,6 +60,8 @@ def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Conten
 
 def build(config: Config) -> BuildResult:
     started = time.perf_counter()
+    timings: dict[str, float] = {}
+    lap = _Lap(timings)
     out = config.folder("output_dir")
     _refuse_unsafe_output(out, config)
     try:
@@ -70,7 +73,11 @@ def build(config: Config) -> BuildResult:
     settings = cache.settings_key(config, [templates_dir, bundled("templates")], static, os.environ)
     previous = cache.read_manifest(out)
     inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
-    content, lb = check(config, frozenset(previous.trusted) if previous else frozenset())
+    lap("start")
+    content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset())
+    lap("read and validate content")
+    lb = build_leaderboard(content, reference=config.reference)
+    lap("group and rank")
     warnings = list(content.warnings)
     notes: list[str] = []
     urls = Urls(config.base_path)
@@ -134,6 +141,7 @@ def build(config: Config) -> BuildResult:
     renderer = _Renderer(env)
 
     # Each output's key covers what it shows; outputs whose key the last build wrote are unchanged.
+    lap("plan pages and files")
     keys = cache.OutputKeys(lb, settings, {p.slug: p.markdown for p in content.pages})
     output_keys = {path: keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
                    for path, item in outputs.items()}
@@ -141,6 +149,7 @@ def build(config: Config) -> BuildResult:
     if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
         changed = [p for p in sorted(outputs) if previous.outputs.get(p, [None])[0] != output_keys[p]]
         stale = [p for p in sorted(previous.outputs) if p not in outputs]
+    lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
         written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer)
         sizes = {p: previous.outputs[p][1] for p in outputs if p not in written} | written
@@ -148,6 +157,7 @@ def build(config: Config) -> BuildResult:
         cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
         sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
         changed = sorted(outputs)
+    lap("render and write")
     warnings += publish.size_warnings(sizes, display(out))
     summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
     cache.write_manifest(out, cache.Manifest(
@@ -157,7 +167,7 @@ def build(config: Config) -> BuildResult:
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
-        changed=len(changed) + (len(stale) if stale else 0),
+        changed=len(changed) + (len(stale) if stale else 0), timings=lap.done("save the manifest"),
     )
 
 
@@ -338,6 +348,22 @@ def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list
         _write_file(staging / path, data)
         sizes[path] = len(data)
     return sizes
+
+
+class _Lap:
+    """Seconds spent in each phase of a build, for `kindex-site build --timings`."""
+
+    def __init__(self, timings: dict[str, float]):
+        self.timings, self.last = timings, time.perf_counter()
+
+    def __call__(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.timings[phase] = self.timings.get(phase, 0.0) + now - self.last
+        self.last = now
+
+    def done(self, phase: str) -> dict[str, float]:
+        self(phase)
+        return self.timings
 
 
 class _Progress:

@@ -44,6 +44,7 @@ def make_parser() -> argparse.ArgumentParser:
     _add_site_options(p)
     p.add_argument("--out", metavar="DIR", help="output folder (default: output_dir in kindex.toml, else site/)")
     p.add_argument("--base-url", metavar="URL", help="URL the site is served from, e.g. https://owner.github.io/repo/")
+    p.add_argument("--timings", action="store_true", help="print how long each phase of the build took")
     p.add_argument("--clean", action="store_true",
                    help="ignore what the last build left in .kindex-cache/ and make every file anew")
     p.set_defaults(run=_build)
@@ -99,6 +100,9 @@ def _build(args: argparse.Namespace) -> int:
     _print_warnings(result.warnings)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    if args.timings:
+        for phase, seconds in result.timings.items():
+            print(f"{seconds:8.3f} s  {phase}", file=sys.stderr)
     changed = "" if result.changed == result.files else f", {plural(result.changed, 'file')} changed"
     print(f"Built {plural(result.pages, 'page')} from {plural(result.runs, 'run')} "
           f"in {result.seconds:.1f} s{changed} → {display(result.output)}/")

@@ -46,6 +46,7 @@ class Entry:
     mixed_hardware: bool = False  # recorded a different GPU than its host's
     is_reference: bool = False
     speedup: Speedup | None = None  # reference mean / this mean, on this board only
+    row_cache: tuple | None = field(default=None, repr=False, compare=False)  # pages.entry_row's
 
     @property
     def timing(self):
