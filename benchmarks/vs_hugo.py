@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""kindex-site against Hugo on the same corpus, as ratios measured side by side.
+
+For each corpus: lay it out as a Hugo project (../shared/bench/hugo_peer.py), then for several
+rounds, alternating, time `hugo` (a full build into an empty folder), `kindex-site build --clean`
+(full), `kindex-site build` with nothing changed (no-op) and with one run changed (one file).
+Prints medians, the ratios kindex/Hugo-full and peak RSS. Absolute times drift on shared
+machines; ratios measured in one run are what to compare.
+
+usage: python benchmarks/vs_hugo.py [--rounds 3] [--sizes bundled 10000 100000]
+needs: hugo on PATH (Debian: apt-get install hugo), /usr/bin/time, and kindex-site installed
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PEER = ROOT.parent / "shared" / "bench" / "hugo_peer.py"
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS (KiB) and stdout of one command; fails loudly."""
+    started = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], cwd=cwd, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}")
+    rss = int(proc.stderr.strip().splitlines()[-1])
+    return seconds, rss, proc.stdout
+
+
+def touch_one_run(content: Path, flip: bool) -> None:
+    """Change one run's observedAt in the first content file: one run updated, as a user would."""
+    path = sorted(content.rglob("*.json"))[0]
+    data = json.loads(path.read_text())
+    bundles = data if isinstance(data, list) else [data]
+    bundles[0]["run"]["spec"]["observedAt"] = "2026-02-0%dT00:00:00Z" % (2 if flip else 3)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def corpus(size: str, work: Path) -> Path:
+    project = work / f"corpus-{size}"
+    if size == "bundled":
+        shutil.copytree(ROOT / "content", project / "content")
+    else:
+        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), size, "--out",
+                        str(project / "content")], check=True)
+    return project
+
+
+def bench(size: str, rounds: int, work: Path) -> dict:
+    project = corpus(size, work)
+    hugo_dir = project / "hugo"
+    subprocess.run([sys.executable, str(PEER), str(project / "content"), str(hugo_dir)], check=True,
+                   stdout=subprocess.DEVNULL)
+    kindex = [shutil.which("kindex-site") or "kindex-site"]
+    results: dict[str, list] = {"hugo": [], "full": [], "noop": [], "one": []}
+    rss: dict[str, int] = {}
+    pages = ""
+    for r in range(rounds):
+        shutil.rmtree(project / "hugo-out", ignore_errors=True)
+        seconds, peak, _ = timed(["hugo", "--quiet", "-s", str(hugo_dir), "-d", str(project / "hugo-out")], project)
+        results["hugo"].append(seconds)
+        rss["hugo"] = max(rss.get("hugo", 0), peak)
+        for name, args in (("full", ["--clean"]), ("noop", []), ("one", [])):
+            if name == "one":
+                touch_one_run(project / "content", flip=r % 2 == 0)
+            seconds, peak, out = timed([*kindex, "build", *args], project)
+            results[name].append(seconds)
+            rss[name] = max(rss.get(name, 0), peak)
+            if name == "full":
+                pages = re.search(r"Built (\d+) pages from (\d+) runs", out).group(0)
+    med = {k: statistics.median(v) for k, v in results.items()}
+    return {"size": size, "what": pages, "median": med, "rss": rss}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--sizes", nargs="+", default=["bundled", "10000", "100000"])
+    args = parser.parse_args()
+    if not shutil.which("hugo"):
+        sys.exit("hugo not found: apt-get install hugo")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            rows.append(bench(size, args.rounds, Path(tmp)))
+            print(f"done: {size}", file=sys.stderr)
+    hugo_version = subprocess.run(["hugo", "version"], capture_output=True, text=True).stdout.split()[1]
+    print(f"{date.today()} · {platform.machine()} · {platform.python_implementation()} {platform.python_version()} "
+          f"· Hugo {hugo_version} · median of {args.rounds} rounds")
+    print()
+    print("| corpus | built | Hugo full | kindex full (ratio) | no-op (÷ Hugo full) | one run changed (÷ Hugo full) "
+          "| peak RSS Hugo / kindex full |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        m, rss = row["median"], row["rss"]
+        print(f"| {row['size']} | {row['what']} | {m['hugo']:.2f} s | {m['full']:.2f} s ({m['full'] / m['hugo']:.2f}) "
+              f"| {m['noop']:.2f} s ({m['noop'] / m['hugo']:.3f}) | {m['one']:.2f} s ({m['one'] / m['hugo']:.3f}) "
+              f"| {rss['hugo'] // 1024} / {rss['full'] // 1024} MiB |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
