@@ -36,7 +36,7 @@ class Problem:
         return (self.level is None, self.level or 0, self.number or 0, self.title.casefold(), self.slug)
 
 
-@dataclass
+@dataclass(eq=False)  # identity: entries are compared by being the same entry, never field by field
 class Entry:
     run: Run
     implementation: str  # label shown in the table
@@ -128,23 +128,43 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:120].strip("-")
 
 
-def problem_of(run: Run) -> Problem | str:
-    """The problem a run times, or a message saying why it cannot be told."""
+def problem_of(run: Run, known: dict | None = None) -> Problem | str:
+    """The problem a run times, or a message saying why it cannot be told.
+
+    `known` remembers problems by the text they were told from: a corpus has thousands of runs
+    of each problem, and the same text always gives the same answer.
+    """
     native = run.doc.spec.sourceNative
     if native.get("source") == "kernelbench":
         external = native.get("externalId")
         if not isinstance(external, str):
             return "run.spec.sourceNative.externalId: a kernelbench run needs its externalId (…/levelN/M_Name.py)"
-        m = _KERNELBENCH_PROBLEM.match("/".join(external.split("/")[-2:]))
-        if not m:
-            return (
-                f"run.spec.sourceNative.externalId: {external!r} does not end in levelN/M_Name.py "
-                "as KernelBench ids do"
-            )
-        level, number, name = int(m[1]), int(m[2]), m[3]
-        title = " ".join(name.replace("_", " ").split())
-        return Problem(f"level{level}-{number}-{slugify(title)}".strip("-"), title, level, number)
-    title = run.doc.metadata.title.split(" · ")[0].strip()
+        key = "/".join(external.split("/")[-2:])
+        make = _kernelbench_problem
+    else:
+        key = run.doc.metadata.title.split(" · ")[0].strip()
+        make = _titled_problem
+    problem = known.get((make, key)) if known is not None else None
+    if problem is None:
+        problem = make(key)
+        if isinstance(problem, str):
+            return problem.format(external=external) if make is _kernelbench_problem else problem
+        if known is not None:
+            known[make, key] = problem
+    return problem
+
+
+def _kernelbench_problem(tail: str) -> Problem | str:
+    m = _KERNELBENCH_PROBLEM.match(tail)
+    if not m:
+        return ("run.spec.sourceNative.externalId: {external!r} does not end in levelN/M_Name.py "
+                "as KernelBench ids do")
+    level, number, name = int(m[1]), int(m[2]), m[3]
+    title = " ".join(name.replace("_", " ").split())
+    return Problem(f"level{level}-{number}-{slugify(title)}".strip("-"), title, level, number)
+
+
+def _titled_problem(title: str) -> Problem | str:
     slug = slugify(title)
     if not slug:
         return f"run.metadata.title: the problem part {title!r} has no letters or digits to name a page by"
@@ -162,14 +182,16 @@ def implementation_label(run: Run) -> str:
 
 def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> Leaderboard:
     problems: dict[str, Problem] = {}
-    problem_source: dict[str, str] = {}
+    problem_source: dict[str, object] = {}  # a Source, made a string only for a message
     implementations: dict[str, Implementation] = {}
-    implementation_source: dict[str, str] = {}
+    implementation_source: dict[str, object] = {}
     boards: dict[tuple, Board] = {}
     errors: list[str] = []
 
+    known_problems: dict = {}
+    label_slugs: dict[str, str] = {}
     for run in content.runs:
-        problem = problem_of(run)
+        problem = problem_of(run, known_problems)
         if isinstance(problem, str):
             errors.append(f"{run.source}: {problem}")
             continue
@@ -180,10 +202,12 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> L
                 f"with {known.title!r} from {problem_source[problem.slug]}"
             )
             continue
-        problem_source.setdefault(problem.slug, str(run.source))
+        problem_source.setdefault(problem.slug, run.source)
 
         label = implementation_label(run)
-        impl_slug = slugify(label) or "implementation"
+        impl_slug = label_slugs.get(label)
+        if impl_slug is None:
+            impl_slug = label_slugs[label] = slugify(label) or "implementation"
         if is_windows_device(impl_slug):
             errors.append(f"{run.source}: run.metadata.title: implementation {label!r} would be the folder "
                           f"{impl_slug!r}, a reserved device name on Windows")
@@ -195,7 +219,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> L
                 f"/implementations/{impl_slug}/ with {impl.label!r} from {implementation_source[impl_slug]}"
             )
             continue
-        implementation_source.setdefault(impl_slug, str(run.source))
+        implementation_source.setdefault(impl_slug, run.source)
 
         protocol = content.protocols[run.protocol]
         key = (problem.slug, run.doc.spec.workloadDigest, run.environment, run.protocol)
@@ -257,7 +281,8 @@ def _rank(board: Board) -> None:
     """
     rankable = [e for e in board.entries
                 if e.run.doc.spec.status == "passed" and e.timing and not e.mixed_hardware]
-    others = [e for e in board.entries if e not in rankable]
+    chosen = set(map(id, rankable))
+    others = [e for e in board.entries if id(e) not in chosen]
 
     def order(e: Entry):
         value = primary_value(e, board.statistic)
