@@ -58,7 +58,8 @@ def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Conten
     return content, build_leaderboard(content, reference=config.reference)
 
 
-def build(config: Config) -> BuildResult:
+def build(config: Config, memo: dict | None = None) -> BuildResult:
+    """Build the site; `memo` lets a long-running caller (serve) skip re-reading unchanged files."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
@@ -74,7 +75,8 @@ def build(config: Config) -> BuildResult:
     previous = cache.read_manifest(out)
     inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
     lap("start")
-    content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset())
+    content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset(),
+                           memo)
     lap("read and validate content")
     lb = build_leaderboard(content, reference=config.reference)
     lap("group and rank")

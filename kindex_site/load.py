@@ -80,12 +80,16 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
                        "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
-def load_content(content_dir: Path, trusted: frozenset[str] = frozenset()) -> Content:
+def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
     JSON is parsed by the C parser alone (the duplicate-key check needs a slower Python hook);
     their documents are validated as always.
+
+    `memo` (kept by a long-running caller such as `serve`) remembers each file's validated
+    documents by its size and modification time: an unchanged file is not read again. The checks
+    across files (duplicate names, differing definitions) always run on everything.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -106,23 +110,49 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset()) -> Co
             content.warnings.append(f"{shown}: ignored (only *.json, *.jsonl and pages/*.md are read)")
             continue
         content.files += 1
-        file_problems: list[str] = []
-        documents = _documents(path, shown, file_problems, content.digests, trusted)
-        for source, raw in documents:
-            bundle = None if raw is _INVALID else _validate(raw, source, file_problems)
-            if bundle is not None:
-                _add(bundle, source, content, first_seen, file_problems)
-            if len(file_problems) >= MAX_PROBLEMS_PER_FILE:
-                documents.close()  # bounded time and output on a file that is broken throughout
-                file_problems.append(f"{shown}: stopped reading after {len(file_problems)} problems in this file")
-                notes += 1
-                break
+        stat = _stat_key(path)
+        remembered = memo.get(shown) if memo is not None else None
+        if remembered is not None and remembered[0] == stat:
+            _, content.digests[shown], validated = remembered
+            file_problems: list[str] = []
+        else:
+            validated, file_problems, stopped = _read_file(path, shown, content.digests, trusted)
+            notes += stopped
+            if memo is not None and not file_problems and stat is not None:
+                memo[shown] = (stat, content.digests.get(shown), validated)
+        for source, bundle in validated:
+            _add(bundle, source, content, first_seen, file_problems)
         problems += file_problems
 
     if problems:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
+
+
+def _stat_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str]):
+    """A file's validated bundles with their sources, its problems (parse and validation), and
+    whether reading stopped early (then the last line says so, and is not itself a problem)."""
+    validated: list[tuple[Source, Bundle]] = []
+    problems: list[str] = []
+    documents = _documents(path, shown, problems, digests, trusted)
+    for source, raw in documents:
+        bundle = None if raw is _INVALID else _validate(raw, source, problems)
+        if bundle is not None:
+            validated.append((source, bundle))
+        if len(problems) >= MAX_PROBLEMS_PER_FILE:
+            documents.close()  # bounded time and output on a file that is broken throughout
+            problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
+            return validated, problems, True
+    return validated, problems, False
 
 
 def _content_files(root: Path, warnings: list[str]) -> list[Path]:

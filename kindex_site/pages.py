@@ -148,15 +148,18 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
     pages: list[Page] = []
     runs_of_problem = {slug: sum(len(b.entries) for b in boards) for slug, boards in lb.boards.items()}
 
+    overview_hosts, overview_rows = home_overview(lb, urls)
     levels: dict[str, list] = {}
     for p in lb.problems:
         heading = f"Level {p.level}" if p.level is not None else "Other problems"
         levels.setdefault(heading, []).append(
             {"problem": p, "runs": runs_of_problem[p.slug],
-             "hosts": len({b.host for b in lb.boards[p.slug]})}
+             "hosts": len({b.host for b in lb.boards[p.slug]}), "cells": overview_rows[p.slug]}
         )
     pages.append(Page("", "home.html", "Home", {
-        "levels": levels, "api_url": urls("api/v1/index.json"),
+        "levels": levels, "api_url": urls("api/v1/index.json"), "reference": lb.reference,
+        "overview_hosts": overview_hosts, "bands": SPEEDUP_BANDS,
+        "several_workloads": any(c and c["workloads"] > 1 for cells in overview_rows.values() for c in cells),
         "counts": {
             "problems": len(lb.problems),
             "hosts": len(envs),
@@ -164,6 +167,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
             "runs": len(content.runs),
         },
     }))
+    pages.append(search_page(lb, urls))
 
     for p in lb.problems:
         pages.append(Page(f"problems/{p.slug}/", "problem.html", p.title, {
@@ -298,3 +302,61 @@ def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
             ],
         }
     return docs
+
+
+# --- The home page's problems × hosts overview, and the search page ---------------------------
+
+# Colour bands of the overview, by the best implementation's speedup (each cell also shows the number).
+SPEEDUP_BANDS = [  # (class, lowest speedup, what it means)
+    ("b0", 0.0, "under 1.05×: nothing beats the reference by more than 5%"),
+    ("b1", 1.05, "1.05× to 1.5×"),
+    ("b2", 1.5, "1.5× to 2×"),
+    ("b3", 2.0, "2× to 4×"),
+    ("b4", 4.0, "4× or more"),
+]
+
+
+def speedup_band(value: float | None) -> str:
+    if value is None:
+        return ""
+    return [cls for cls, low, _ in SPEEDUP_BANDS if value >= low][-1]
+
+
+def home_overview(lb: Leaderboard, urls: Urls) -> tuple[list, dict[str, list[dict | None]]]:
+    """The hosts (columns) and, per problem slug, one cell per host: its best run vs the reference.
+
+    A problem timed at several workloads on one host shows its newest workload's board (the cell says
+    how many workloads there are). Within that workload, a host timed under several protocols shows the
+    first board in page order.
+    """
+    envs = lb.content.environments
+    hosts = sorted(envs.values(), key=lambda e: (e.metadata.title.casefold(), e.metadata.name))
+    rows: dict[str, list[dict | None]] = {}
+    for p in lb.problems:
+        order = {w.digest: i for i, w in enumerate(lb.workloads[p.slug])}
+        chosen: dict[str, Board] = {}
+        workloads: dict[str, set[str]] = {}
+        for b in lb.boards[p.slug]:  # oldest workload first: a newer one replaces an older one
+            workloads.setdefault(b.host, set()).add(b.workload)
+            held = chosen.get(b.host)
+            if held is None or order[b.workload] > order[held.workload]:
+                chosen[b.host] = b
+        cells: list[dict | None] = []
+        for e in hosts:
+            b = chosen.get(e.metadata.name)
+            if b is None:
+                cells.append(None)
+                continue
+            best = _best(b)
+            value = _sig(best.speedup.value) if best is not None and best.speedup is not None else None
+            cells.append({"url": urls.board(b), "best": best.implementation if best else None,
+                          "tied": bool(best and best.tied), "speedup": value, "band": speedup_band(value),
+                          "workloads": len(workloads[e.metadata.name])})
+        rows[p.slug] = cells
+    return hosts, rows
+
+
+def search_page(lb: Leaderboard, urls: Urls) -> Page:
+    from .search import page_context
+
+    return Page("search/", "search.html", "Search", page_context(lb, urls))

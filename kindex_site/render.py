@@ -17,6 +17,8 @@ import jinja2
 from markupsafe import Markup, escape
 from markdown_it import MarkdownIt
 
+from . import charts
+
 NS_PER_MS = Decimal(1_000_000)
 MAX_DECIMALS = 6  # one nanosecond in milliseconds
 DASH = "—"
@@ -186,6 +188,9 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         short_digest=short_digest,
         document=document_html,
         safe_link=safe_link,
+        board_chart=charts.board_chart,
+        host_speedup_chart=charts.host_speedup_chart,
+        implementation_speedup_chart=charts.implementation_speedup_chart,
     )
     env.globals.update(globals_)
     return env

@@ -461,7 +461,8 @@ def test_output_holds_no_symlinks_and_needs_no_dotfiles(project):
     project.write("static/.DS_Store", "junk")
     project.write("static/.well-known/x", "junk")
     project.write("static/style.css", "body{}")
-    project.write("static/kindex.js", "")  # the bundled templates load it (a site's own static/ needs one)
+    for name in ("kindex.js", "favicon.svg"):  # the bundled templates link them (a site's own static/ needs them)
+        project.write(f"static/{name}", "")
     os.symlink(project.root / "static/style.css", project.root / "static/linked.css")
     project.built("--base-url", "https://example.org/kindex/")
     site = project.root / "site"

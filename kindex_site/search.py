@@ -1,0 +1,52 @@
+"""The site's search: a static JSON index built with the site, and what the no-JavaScript page lists.
+
+The nav's search box (static/kindex.js) loads `search/index.json` on first use and matches names
+in the browser. Without JavaScript the box submits to `/search/`, a page listing every problem,
+timing host and implementation, so the reader can use the browser's find-in-page.
+"""
+
+from __future__ import annotations
+
+import json
+
+INDEX_PATH = "search/index.json"
+KINDS = ("problem", "host", "implementation")
+
+
+def entries(lb, urls) -> list[dict]:
+    """Every problem, host and implementation: {kind, title, url, detail}, in page order."""
+    envs = lb.content.environments
+    found: list[dict] = []
+    for p in lb.problems:
+        detail = f"Level {p.level} · #{p.number}" if p.level is not None else "Problem"
+        found.append({"kind": "problem", "title": p.title, "url": urls.problem(p.slug), "detail": detail})
+    for name, e in sorted(envs.items(), key=lambda kv: (kv[1].metadata.title.casefold(), kv[0])):
+        hw = e.spec.hardware
+        detail = " ".join(filter(None, [hw.product, hw.formFactor])) or name
+        found.append({"kind": "host", "title": e.metadata.title, "url": urls.host(name), "detail": detail})
+    for impl in lb.implementations:
+        found.append({"kind": "implementation", "title": impl.label, "url": urls.implementation(impl.slug),
+                      "detail": f"{len(impl.entries)} runs"})
+    return found
+
+
+def index_bytes(lb, urls) -> bytes:
+    """The JSON index: {"version": 1, "kinds": [...], "items": [[title, kind index, url, detail], …]}.
+
+    Arrays rather than objects keep it small (a 250-problem site's index is about 30 KB).
+    """
+    items = [[e["title"], KINDS.index(e["kind"]), e["url"], e["detail"]] for e in entries(lb, urls)]
+    doc = {"version": 1, "kinds": list(KINDS), "items": items}
+    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def index_output(lb, urls) -> tuple[str, bytes, str]:
+    """(path, bytes, what) for build.py's claim()."""
+    return INDEX_PATH, index_bytes(lb, urls), "the search index"
+
+
+def page_context(lb, urls) -> dict:
+    """What /search/ lists: each kind's entries."""
+    found = entries(lb, urls)
+    return {"groups": [(kind, [e for e in found if e["kind"] == kind]) for kind in KINDS],
+            "index_url": urls(INDEX_PATH)}

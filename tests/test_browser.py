@@ -1,0 +1,283 @@
+"""The site as a person gets it: Playwright driving Debian's Chromium against a built site served over HTTP.
+
+The representative site (tests/test_frontend.py) is built under a sub-path and served by the standard
+library's http.server on a free loopback port, so every link, the script and the search index are
+fetched as a reader's browser fetches them. Screenshots (desktop 1280 px and phone 360 px) go to
+test-artifacts/screenshots/.
+
+Needs the `playwright` package (a test extra) and /usr/bin/chromium (Debian's `chromium`). Without
+them these tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`, which installs
+both), where they fail instead. Playwright never downloads a browser here: it drives the system one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from kindex_site.cli import main
+from test_frontend import representative_content
+
+ROOT = Path(__file__).parent.parent
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = Path(os.environ.get("KINDEX_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync", "--disable-quic"]
+REQUIRED = os.environ.get("KINDEX_REQUIRE_BROWSER") == "1"
+PAGES = {"home": "", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/", "host": "hosts/gpu-a/",
+         "about": "about/"}
+SERIOUS = ("serious", "critical")
+
+
+def unavailable(reason: str):
+    if REQUIRED:
+        pytest.fail(f"{reason}; KINDEX_REQUIRE_BROWSER=1 makes this a failure (`bash scripts/test` installs it)")
+    pytest.skip(f"{reason} (`bash scripts/test` installs it; or apt-get install chromium)")
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Base URL of the representative site, built for and served under /kindex/ on a free loopback port."""
+    root = tmp_path_factory.mktemp("served")
+    for rel, data in representative_content().items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "public")))
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/kindex/"
+    cwd = os.getcwd()
+    os.chdir(root)  # no kindex.toml there: the defaults
+    try:
+        assert main(["build", "--out", "public/kindex", "--base-url", base]) == 0
+    finally:
+        os.chdir(cwd)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield base
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed (pip install -e '.[test]')")
+    if not CHROMIUM.is_file():
+        unavailable(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Visit:
+    """A browser tab that records what a reader would notice going wrong: console errors, failed requests."""
+
+    def __init__(self, browser, width: int = 1280, height: int = 900, **options):
+        self.context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"))
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+
+    def goto(self, url: str):
+        self.page.goto(url, wait_until="load")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser):
+    opened: list[Visit] = []
+
+    def open_(**options) -> Visit:
+        v = Visit(browser, **options)
+        opened.append(v)
+        return v
+
+    yield open_
+    problems = [p for v in opened for p in v.problems]
+    for v in opened:
+        v.close()
+    assert not problems, problems
+
+
+OVERFLOW = """() => {
+  const vw = document.documentElement.clientWidth, bad = [];
+  const scrolls = el => { for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX; if (o === 'auto' || o === 'scroll' || o === 'hidden') return true; }
+    return false; };
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if ((r.width || r.height) && r.right > vw + 0.5 && !scrolls(el))
+      bad.push(el.tagName.toLowerCase() + (el.className && el.className.baseVal === undefined ? '.' + el.className : '')
+               + ' ' + (el.textContent || '').trim().slice(0, 40) + ' → ' + Math.round(r.right));
+  }
+  return {width: document.documentElement.scrollWidth, viewport: vw, bad: bad.slice(0, 10)};
+}"""
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_pages_load_cleanly_fit_a_phone_and_are_photographed(visit, site, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width, height, label in [(1280, 900, "desktop"), (360, 740, "phone")]:
+        v = visit(width=width, height=height)
+        page = v.goto(site + PAGES[name])
+        assert page.title().endswith("Kernel Index")
+        assert page.locator("main h1").count() == 1
+        fit = page.evaluate(OVERFLOW)
+        assert fit["width"] <= fit["viewport"] and not fit["bad"], fit
+        page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"), full_page=True)
+
+
+def _column(page, table, index: int) -> list[str]:
+    return page.evaluate(
+        "([t, i]) => Array.from(t.tBodies[0].rows).map(r => r.cells[i].getAttribute('data-sort-value')"
+        " ?? r.cells[i].textContent.trim())", [table.element_handle(), index])
+
+
+def test_sorting_reorders_rows_by_value_and_sets_aria_sort(visit, site):
+    page = visit().goto(site)
+    table = page.locator("table.overview").nth(0)  # Level 1
+    header = table.locator("thead th", has_text="Host gpu-b")
+    index = header.evaluate("th => th.cellIndex")
+    before = _column(page, table, index)
+    header.locator("button").click()
+    assert header.get_attribute("aria-sort") == "ascending"
+    values = [float(v) for v in _column(page, table, index)]
+    assert values == sorted(values) and sorted(values) == sorted(float(v) for v in before)
+    header.locator("button").press("Enter")
+    assert header.get_attribute("aria-sort") == "descending"
+    assert [float(v) for v in _column(page, table, index)] == sorted(values, reverse=True)
+    # One sorted column at a time; text columns sort as text.
+    problem = table.locator("thead th", has_text="Problem")
+    problem.locator("button").focus()
+    page.keyboard.press("Space")
+    assert problem.get_attribute("aria-sort") == "ascending" and header.get_attribute("aria-sort") is None
+    names = [n.lower() for n in _column(page, table, 1)]
+    assert names == sorted(names)
+    # On a problem page, the latency table sorts by the raw mean, not by its rounded text.
+    page = visit().goto(site + PAGES["problem"])
+    latency = page.locator("table.latency").nth(0)
+    mean = latency.locator("thead th", has_text="Mean (ms)")
+    mean.locator("button").click()
+    mean.locator("button").click()
+    assert mean.get_attribute("aria-sort") == "descending"
+    raw = [v for v in _column(page, latency, 3)]
+    assert raw[-1] == "—"  # the failed run has no mean: last either way
+    assert [int(v) for v in raw[:-1]] == sorted((int(v) for v in raw[:-1]), reverse=True)
+    assert latency.locator("thead th", has_text="95% CI (ms)").locator("button").count() == 0
+
+
+def test_filter_narrows_rows_as_you_type(visit, site):
+    page = visit().goto(site)
+    rows = page.locator("table.overview tbody tr")
+    total = rows.count()
+    box = page.get_by_label("Filter these tables")
+    box.fill("softmax")
+    visible = [r for r in rows.all() if r.is_visible()]
+    assert 0 < len(visible) < total and all("softmax" in r.inner_text().lower() for r in visible)
+    assert page.locator(".filter [role=status]").inner_text() == f"{len(visible)} of {total} rows shown"
+    box.fill("fused attention")
+    assert [r.locator("th").inner_text() for r in rows.all() if r.is_visible()] == ["Fused attention"]
+    assert not page.locator("section", has=page.locator("h3", has_text="Level 1")).is_visible()
+    box.fill("")
+    assert all(r.is_visible() for r in rows.all())
+    # Host and implementation pages filter their long tables too.
+    page = visit().goto(site + PAGES["host"])
+    page.get_by_label("Filter this table").fill("relu")
+    assert [r.locator("th").inner_text() for r in page.locator("table[data-filter] tbody tr").all()
+            if r.is_visible()][0].startswith("ReLU")
+
+
+def test_search_finds_a_problem_with_the_keyboard(visit, site):
+    page = visit().goto(site + PAGES["about"])
+    box = page.get_by_role("combobox", name="Search problems, hosts and implementations")
+    box.focus()
+    box.press_sequentially("gemm batch")
+    listbox = page.get_by_role("listbox")
+    listbox.wait_for()
+    options = listbox.get_by_role("option")
+    assert options.count() == 1 and options.first.inner_text().startswith("Gemm BatchNorm Scaling Softmax")
+    assert box.get_attribute("aria-expanded") == "true"
+    box.press("ArrowDown")
+    assert options.first.get_attribute("aria-selected") == "true"
+    assert box.get_attribute("aria-activedescendant") == options.first.get_attribute("id")
+    with page.expect_navigation():
+        box.press("Enter")
+    assert page.url == site + PAGES["problem"]
+    # Hosts and implementations by name; Escape closes the list.
+    box = page.get_by_role("combobox")
+    box.fill("gpu-b")
+    assert page.get_by_role("option").first.inner_text().startswith("Host gpu-b")
+    box.press("Escape")
+    assert box.get_attribute("aria-expanded") == "false" and page.get_by_role("listbox").is_hidden()
+    # Enter with nothing chosen goes to the search page, which narrows its lists to the words typed.
+    box.fill("triton")
+    with page.expect_navigation():
+        box.press("Enter")
+    assert page.url == site + "search/?q=triton"
+    shown = [r.inner_text() for r in page.locator("table[data-filter] tbody tr").all() if r.is_visible()]
+    assert shown and all("triton" in s.lower() for s in shown)
+
+
+def test_without_javascript_everything_is_there(visit, site):
+    v = visit(java_script_enabled=False)
+    page = v.goto(site)
+    assert page.locator("table.overview tbody tr").count() == 7
+    assert page.locator("th button").count() == 0 and page.locator(".filter").count() == 0
+    page.locator("#site-search").fill("gemm")
+    with page.expect_navigation():
+        page.locator("form.search button").click()
+    assert page.url == site + "search/?q=gemm"
+    assert page.locator("table tbody tr").count() == 7 + 2 + 7  # every problem, host and implementation
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violation(visit, site, scheme):
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError:
+        unavailable("the axe-playwright-python package is not installed (pip install -e '.[test]')")
+    axe = Axe()
+    found = []
+    for name, url in {**PAGES, "search": "search/?q=kernel"}.items():
+        for width in (1280, 360):
+            page = visit(width=width, color_scheme=scheme).goto(site + url)
+            if name == "home" and width == 1280:  # the script's additions too: sort buttons, filter, search list
+                page.get_by_role("combobox").fill("soft")
+                page.get_by_role("listbox").wait_for()
+            for v in axe.run(page).response["violations"]:
+                if v["impact"] in SERIOUS:
+                    found.append(f"{name} {width}px {scheme}: {v['id']} ({v['impact']}): {v['help']}: "
+                                 + "; ".join(n["target"][0] if isinstance(n["target"][0], str) else str(n["target"])
+                                             for n in v["nodes"][:5]))
+    assert not found, "\n".join(found)
+
+
+def test_print_stylesheet_hides_the_chrome(visit, site):
+    page = visit().goto(site + PAGES["problem"])
+    page.emulate_media(media="print")
+    assert not page.locator("header.site").is_visible() and not page.locator("form.search").is_visible()
+    assert page.locator("table.latency").first.is_visible() and page.locator("svg.chart").first.is_visible()
+    assert re.fullmatch(r"rgb\(0, 0, 0\)", page.evaluate("getComputedStyle(document.body).color"))
