@@ -11,6 +11,7 @@ file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EP
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
@@ -60,6 +61,18 @@ def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Conten
 
 def build(config: Config, memo: dict | None = None) -> BuildResult:
     """Build the site; `memo` lets a long-running caller (serve) skip re-reading unchanged files."""
+    # A build makes millions of small objects that live until it ends and form no cycles worth
+    # finding: the cycle collector would rescan them again and again (3x the load time at 100k runs).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(config, memo)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(config: Config, memo: dict | None) -> BuildResult:
     started = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
