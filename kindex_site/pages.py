@@ -59,10 +59,16 @@ class Urls:
 
 
 def entry_row(entry: Entry, urls: Urls) -> dict:
-    """One table row and one API entry: the input's own nanoseconds, None where absent."""
+    """One table row and one API entry: the input's own nanoseconds, None where absent.
+
+    Made once per entry and shared by its table, run page, API document and CSV: treat as read-only.
+    """
+    cached = entry.row_cache
+    if cached is not None and cached[0] is urls:
+        return cached[1]
     spec = entry.run.doc.spec
     lat = spec.timing.latencyNs if spec.timing else None
-    return {
+    row = {
         "run": entry.run.name,
         "implementation": entry.implementation,
         "status": spec.status,
@@ -80,6 +86,8 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
         "reference": entry.is_reference and entry.rank is not None,
         "speedup": speedup_json(entry.speedup),
     }
+    entry.row_cache = (urls, row)
+    return row
 
 
 def _sig(x: float) -> float:
@@ -230,7 +238,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
         pages.append(Page(f"runs/{r.name}/", "run.html", r.doc.metadata.title, {
             "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
             "environment": envs[r.environment], "protocol": content.protocols[r.protocol],
-            "document": r.doc.model_dump(mode="json", exclude_unset=True),
+            "document": r.doc,  # dumped when the page is rendered (in a worker, for big sites)
             "table_api_url": urls.api_problem(board.problem.slug),
         }))
 

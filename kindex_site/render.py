@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jinja2
 from markupsafe import Markup, escape
+from pydantic import BaseModel
 from markdown_it import MarkdownIt
 
 from . import charts
@@ -108,6 +109,8 @@ def document_html(value) -> Markup:
     Plain Python rather than a recursive template macro: run pages show whole documents and a
     macro call per value costs more than the rest of the page.
     """
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", exclude_unset=True)
     parts: list[str] = []
     append = parts.append
 
