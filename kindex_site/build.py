@@ -96,6 +96,8 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
     warnings = list(content.warnings)
     notes: list[str] = []
     urls = Urls(config.base_path)
+    if not config.run_pages:
+        urls = Urls(config.base_path, {name: urls.board(board) for name, board in lb.board_of_run.items()})
     absolute = config.absolute_url
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
@@ -123,7 +125,7 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
         claimed_by[key] = what
         outputs[path] = data
 
-    pages = site_pages(lb, urls, markdown_html)
+    pages = site_pages(lb, urls, markdown_html, run_pages=config.run_pages)
     for page in pages:
         claim(page.output_path, page, f"page /{page.url}")
     # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
@@ -140,7 +142,7 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
     if absolute:
         claim("sitemap.xml", publish.sitemap_xml(absolute, [p.url for p in pages]), "the sitemap")
         claim("feed.xml", publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
-                                            items=_feed_items(lb), updated=updated), "the Atom feed")
+                                            items=_feed_items(lb, urls), updated=updated), "the Atom feed")
     else:
         notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
                      "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
@@ -174,6 +176,10 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
         changed = sorted(outputs)
     lap("render and write")
     warnings += publish.size_warnings(sizes, display(out))
+    run_page_bytes = sum(size for path, size in sizes.items() if path.startswith("runs/"))
+    if run_page_bytes and sum(sizes.values()) >= publish.NEAR * publish.SITE_LIMIT_BYTES:
+        warnings.append(f"run pages take {run_page_bytes / 1e6:.0f} MB of that: `run_pages = false` in kindex.toml "
+                        "leaves each run's details in its problem's table, JSON and CSV and drops them")
     summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
     cache.write_manifest(out, cache.Manifest(
         settings=settings, inputs=inputs, outputs={p: [output_keys[p], sizes[p]] for p in sorted(outputs)},
@@ -186,7 +192,7 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
     )
 
 
-def _feed_items(lb: Leaderboard) -> list[dict]:
+def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     items = []
     for run in lb.content.runs:
         entry = lb.entry_of_run[run.name]
@@ -197,7 +203,7 @@ def _feed_items(lb: Leaderboard) -> list[dict]:
                   if entry.rank is not None else "not ranked, ")
         result += f"mean {format_ms(timing.latencyNs.mean)} ms" if timing else "no timing"
         items.append({
-            "url": f"runs/{run.name}/",
+            "url": urls.run(run.name).removeprefix(urls.base_path),
             "title": run.doc.metadata.title,
             "summary": f"{board.problem.title}: {entry.implementation} on {host}, "
                        f"{run.doc.spec.status}, {result} (within its own table only).",

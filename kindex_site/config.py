@@ -28,6 +28,9 @@ class Config(BaseModel):
     templates_dir: str = "templates"
     static_dir: str = "static"
     reference: str = Field("PyTorch eager", min_length=1, max_length=200)  # speedups are against this label
+    # One page per run. Off, a run's details live in its problem's table, JSON and CSV only: for
+    # corpora whose run pages alone would pass GitHub Pages' 1 GB (about 5 KB a run).
+    run_pages: bool = True
     root: Path = Field(default=Path("."), exclude=True)  # where relative folders start
 
     @field_validator("base_url")

@@ -6,7 +6,7 @@ site works under a sub-path (GitHub project pages) as well as at the root.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .leaderboard import Board, Entry, Leaderboard, Summary, Warning, std_ns
 from .stats import Speedup
@@ -29,6 +29,8 @@ class Page:
 @dataclass(frozen=True)
 class Urls:
     base_path: str  # '/' or '/sub/path/'
+    # Without run pages (run_pages = false), a run's link goes to its row's table instead.
+    run_boards: dict[str, str] | None = field(default=None, compare=False)
 
     def __call__(self, relative: str) -> str:
         return self.base_path + relative
@@ -46,6 +48,8 @@ class Urls:
         return self(f"implementations/{slug}/")
 
     def run(self, name: str) -> str:
+        if self.run_boards is not None:
+            return self.run_boards[name]
         return self(f"runs/{name}/")
 
     def protocol(self, name: str) -> str:
@@ -150,7 +154,7 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
     return groups
 
 
-def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> list[Page]:
+def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], run_pages: bool = True) -> list[Page]:
     content = lb.content
     envs = content.environments
     pages: list[Page] = []
@@ -232,7 +236,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
             "protocol": d, "hosts": [envs[n] for n in used_by],
         }))
 
-    for r in sorted(content.runs, key=lambda r: r.name):
+    for r in sorted(content.runs, key=lambda r: r.name) if run_pages else ():
         board = lb.board_of_run[r.name]
         entry = lb.entry_of_run[r.name]
         pages.append(Page(f"runs/{r.name}/", "run.html", r.doc.metadata.title, {

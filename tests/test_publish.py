@@ -641,3 +641,25 @@ def test_pages_workflow_builds_as_the_readme_says():
     jobs = yaml.safe_load(workflow)["jobs"]
     assert jobs["deploy"]["needs"] == "build"
     assert jobs["deploy"]["environment"]["name"] == "github-pages"
+
+
+def test_without_run_pages_every_run_is_still_reachable(project):
+    rich_content(project)
+    project.write("kindex.toml", 'run_pages = false\n')
+    project.built("--base-url", "https://example.org/kindex/")
+    site = project.root / "site"
+    assert not (site / "runs").exists()
+    assert crawl(site, "https://example.org/kindex/") > 0  # no link leads to a missing page or fragment
+    index = project.api("index.json")
+    for problem in index["problems"]:
+        for board in project.api(f"problems/{problem['slug']}.json")["boards"]:
+            for entry in board["entries"]:
+                assert entry["url"].startswith(f"/kindex/problems/{problem['slug']}/#")
+                assert f'href="{entry["url"]}"' in project.page(f"problems/{problem['slug']}")
+
+
+def test_big_site_suggests_leaving_run_pages_out(project, monkeypatch):
+    rich_content(project)
+    monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", 50_000)
+    code, _, err = project.build()
+    assert code == 0 and "`run_pages = false` in kindex.toml" in err
