@@ -168,7 +168,7 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
 # --- From the leaderboard to charts (the template filters) -----------------------------------
 
 
-def board_chart(board, reference: str) -> Markup:
+def board_chart(board, reference: str, host_title: str) -> Markup:
     """A board's ranked runs as bars of the ranking statistic; '' when fewer than two are ranked."""
     from .leaderboard import primary_value
     from .render import format_ms
@@ -176,18 +176,16 @@ def board_chart(board, reference: str) -> Markup:
     ranked = [e for e in board.entries if e.rank is not None]
     if len(ranked) < 2:
         return Markup("")
-    use_ci = board.statistic == "mean"
-    bars = [Bar(label=e.implementation, value=primary_value(e, board.statistic),
-                text=f"{format_ms(primary_value(e, board.statistic))} ms",
+    stat = board.statistic
+    use_ci = stat == "mean"  # intervals are of the mean
+    bars = [Bar(label=e.implementation, value=primary_value(e, stat), text=f"{format_ms(primary_value(e, stat))} ms",
                 ci=e.ci95 if use_ci and e.ci95 else None, reference=e is board.reference)
             for e in ranked]
-    stat = board.statistic
-    marked = f"; dashed line: the {reference} run" if board.reference is not None else ""
     return bar_chart(
         bars,
-        f"{board.problem.title}: {stat} latency of each ranked run",
-        f"Bars: each ranked run's {stat} latency in ms, shorter is faster"
-        f"{'; whiskers: 95% confidence intervals' if use_ci else ''}{marked}. The table gives every number.",
+        f"{stat.capitalize()} latency per ranked run on {host_title}",
+        f"Bars: {stat} in ms, shorter is faster{'; whiskers: 95% CIs' if use_ci else ''}"
+        f"{f'; dashed line: {reference}' if board.reference is not None else ''}. The table has every number.",
     )
 
 

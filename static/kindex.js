@@ -52,6 +52,7 @@
         button = make("button", {type: "button", class: "sort"});
         while (th.firstChild) button.appendChild(th.firstChild);
       }
+      button.appendChild(make("span", {class: "arrow", "aria-hidden": "true"}));
       th.appendChild(button);
       button.addEventListener("click", function () { sortTable(table, th); });
     });

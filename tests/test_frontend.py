@@ -137,7 +137,8 @@ def test_board_chart_on_the_problem_page(site):
     assert [label.split(" · ")[0] for label in labels] == [
         "Triton kernel", "Rough kernel", "CUDA kernel", "PyTorch eager (reference)", "torch.compile default"]
     assert "Broken kernel" not in svgs[0]
-    assert first.find(f"{SVG}title").text.startswith("Gemm BatchNorm Scaling Softmax")
+    assert first.find(f"{SVG}title").text == "Mean latency per ranked run on Host gpu-a"
+    assert "whiskers: 95% CIs; dashed line: PyTorch eager" in first.find(f"{SVG}desc").text
     ci = next(p.get("d") for p in first.iter(f"{SVG}path") if p.get("class") == "ci")
     assert ci.count("H") == 4  # four whiskers for five bars
     # The table stays the source of the numbers, after the chart.
