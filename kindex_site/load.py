@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from . import strictjson
 from .errors import KindexError, display
 from .models import NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
@@ -261,38 +261,14 @@ def _decode(data: bytes, where: str, problems: list[str], check_bom: bool) -> st
         return None
 
 
-class _JSONRejected(ValueError):
-    pass
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise _JSONRejected(f"duplicate key {dup!r}")
-    return obj
-
-
-def _no_constants(name: str):
-    raise _JSONRejected(f"{name} is not a JSON number")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _JSONRejected(f"number {text} is out of range")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constants, parse_float=_finite_float)
+_DECODER = strictjson.decoder()
 _INVALID = object()  # what _parse returns for text that is not JSON (None is JSON's null)
 
 
 def _parse(text: str, source: Source, problems: list[str]):
     try:
         return _DECODER.decode(text)
-    except _JSONRejected as e:
+    except strictjson.JSONRejected as e:
         problems.append(f"{source}: {e}")
     except json.JSONDecodeError as e:
         where = f"line {e.lineno} column {e.colno}" if source.line is None else f"column {e.colno}"

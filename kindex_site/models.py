@@ -8,7 +8,6 @@ Numbers are strict: a latency given as a string or a float is an error, not a co
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 

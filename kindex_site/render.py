@@ -14,7 +14,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup, escape
+from markupsafe import Markup
 from pydantic import BaseModel
 from markdown_it import MarkdownIt
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import DELETE, bundle, latency_tables, seed_problem_run, tables, visible_text
+from conftest import DELETE, latency_tables, seed_problem_run, tables, visible_text
 from kindex_site.hardware import same_gpu
 
 PROBLEM = "problems/level2-84-gemm-batchnorm-scaling-softmax"

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
-from conftest import DELETE, SEED, bundle, seed_problem_run
+from conftest import SEED, bundle, seed_problem_run
 from kindex_site import build as build_module
 from kindex_site import publish
 

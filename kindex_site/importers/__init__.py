@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 
 
 def add_import_parser(commands) -> None:

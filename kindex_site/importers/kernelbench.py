@@ -41,6 +41,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from .. import strictjson
 from ..errors import KindexError, plural
 from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
 
@@ -358,24 +359,7 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
     return dates
 
 
-class _Rejected(ValueError):
-    pass
-
-
-def _no_constants(name: str):
-    raise _Rejected(f"{name} is not a JSON number")
-
-
-def _unique_keys(pairs):
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise _Rejected(f"duplicate key {dup!r}")
-    return obj
-
-
-_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+_DECODER = strictjson.decoder(parse_float=Decimal)  # Decimal: 4.94 ms must become exactly 4940000 ns
 
 
 def _read(path: Path, errors: list[str]) -> dict | None:
@@ -389,7 +373,7 @@ def _read(path: Path, errors: list[str]) -> dict | None:
         return None
     try:
         data = _DECODER.decode(text)
-    except _Rejected as e:
+    except strictjson.JSONRejected as e:
         errors.append(f"{path}: {e}")
         return None
     except json.JSONDecodeError as e:
