@@ -88,7 +88,8 @@ def bar_chart(bars: list[Bar], title: str, desc: str) -> Markup:
     for i, b in enumerate(bars):
         y = ROW * i
         label = f"{b.label} (reference)" if b.reference else b.label
-        parts.append(f'<text y="{y + LABEL_Y}">{escape(label)} · {escape(b.text)}</text>')
+        # The number first: on a narrow screen a long label is cut at its end, never the value.
+        parts.append(f'<text y="{y + LABEL_Y}">{escape(b.text)} · {escape(label)}</text>')
         paths["ref" if b.reference else "bar"].append(f"M0 {y + 18}h{x(b.value)}v{BAR}H0z")
         if b.reference and ref is None:
             ref = x(b.value)
@@ -147,7 +148,7 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
             counts[k] = counts.get(k, 0) + 1
         most = max(counts.values())
         for k in sorted(counts):
-            h = _n(max(1.0, HIST_H * counts[k] / most))
+            h = _n(max(3.0, HIST_H * counts[k] / most))  # a lone problem stays visible beside a crowded bin
             bins.append(f"M{_n(x(k))} {base}v-{h}h{_n(unit)}v{h}z")
         gm = math.exp(math.fsum(math.log(v) for v in s.values) / len(s.values))
         gms.append(f"M{_n(x(math.log2(gm) * BINS_PER_OCTAVE))} {base - HIST_H - 2}V{base + 3}")

@@ -92,7 +92,7 @@ def test_bar_chart_has_a_bar_and_whisker_per_run_and_marks_the_reference():
     assert svg.get("role") == "img"
     assert svg.find(f"{SVG}title").text == "Title <x>" and svg.find(f"{SVG}desc").text == "Desc & more"
     labels = [t.text for t in svg.iter(f"{SVG}text")]
-    assert labels == ["Triton <kernel> · 1.00 ms", "PyTorch eager (reference) · 2.00 ms", "No CI & co · 4.00 ms"]
+    assert labels == ["1.00 ms · Triton <kernel>", "2.00 ms · PyTorch eager (reference)", "4.00 ms · No CI & co"]
     paths = {p.get("class"): p.get("d") for p in svg.iter(f"{SVG}path")}
     # Scale: the largest value or interval end (4.0) spans the plot's 1000 units.
     assert paths["bar"] == "M0 18h250v10H0zM0 82h1000v10H0z"
@@ -134,7 +134,7 @@ def test_board_chart_on_the_problem_page(site):
     first = _svg(svgs[0])
     labels = [t.text for t in first.iter(f"{SVG}text")]
     # Ranked runs only, fastest first: the failed run has no bar; the run without a CI has a bar, no whisker.
-    assert [label.split(" · ")[0] for label in labels] == [
+    assert [label.split(" · ")[1] for label in labels] == [
         "Triton kernel", "Rough kernel", "CUDA kernel", "PyTorch eager (reference)", "torch.compile default"]
     assert "Broken kernel" not in svgs[0]
     assert first.find(f"{SVG}title").text == "Mean latency per ranked run on Host gpu-a"
@@ -171,7 +171,7 @@ def test_chart_text_is_escaped(project):
                changes={"run.spec.sourceNative": {"source": "s"}})])
     project.built()
     html = project.page("problems/p")
-    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&amp; · " in html
+    assert "<script>alert" not in html and " · &lt;script&gt;alert(1)&lt;/script&gt;&#34;&amp;</text>" in html
 
 
 # --- The script -----------------------------------------------------------------------------
