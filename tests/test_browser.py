@@ -206,10 +206,24 @@ def test_filter_narrows_rows_as_you_type(visit, site):
     box.fill("")
     assert all(r.is_visible() for r in rows.all())
     # Host and implementation pages filter their long tables too.
-    page = visit().goto(site + PAGES["host"])
-    page.get_by_label("Filter this table").fill("relu")
-    assert [r.locator("th").inner_text() for r in page.locator("table[data-filter] tbody tr").all()
-            if r.is_visible()][0].startswith("ReLU")
+    for url in (PAGES["host"], "implementations/triton-kernel/"):
+        page = visit().goto(site + url)
+        page.get_by_label("Filter this table").fill("relu")
+        shown = [r.locator("th").inner_text() for r in page.locator("table[data-filter] tbody tr").all()
+                 if r.is_visible()]
+        assert [re.sub(r" L\d #\d+$", "", name) for name in shown] == ["ReLU", "Gemm Multiply LeakyReLU"]
+
+
+def test_focus_is_visible_from_the_keyboard(visit, site):
+    page = visit().goto(site + PAGES["problem"])
+    seen = set()
+    for _ in range(12):  # the skip link, the nav, the search box, the first links and sort buttons
+        page.keyboard.press("Tab")
+        focused = page.evaluate("() => { const e = document.activeElement, s = getComputedStyle(e);"
+                                " return [e.tagName, s.outlineStyle, parseFloat(s.outlineWidth)] }")
+        assert focused[1] != "none" and focused[2] >= 2, focused
+        seen.add(focused[0])
+    assert {"A", "INPUT", "BUTTON"} <= seen
 
 
 def test_search_finds_a_problem_with_the_keyboard(visit, site):
