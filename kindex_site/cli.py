@@ -19,6 +19,8 @@ EXAMPLES = {
              "  kindex-site build --content data --out public --base-url https://me.github.io/board/",
     "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem\n"
              "  kindex-site check --strict             # warnings count as problems too",
+    "serve": "example:\n  kindex-site serve                      # http://127.0.0.1:8000/, rebuilt on every change\n"
+             "  kindex-site serve --port 8001 --base-url /board/",
 }
 
 
@@ -56,6 +58,21 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true",
                    help="treat warnings (ignored files, symlinks not followed) as errors, for a content repository's CI")
     p.set_defaults(run=_check)
+
+    p = commands.add_parser("serve", help="preview the site on localhost, rebuilt and reloaded on every change",
+                            epilog=EXAMPLES["serve"], formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Build into .kindex-serve/site (never the publishable output), serve it "
+                                        "over HTTP under its base path as GitHub Pages would, and rebuild when "
+                                        "content, templates, static files or the config change. Open pages reload "
+                                        "by themselves; while the content has problems the last good site stays "
+                                        "served, with the problems shown over every page.")
+    _add_site_options(p)
+    p.add_argument("--base-url", metavar="URL", help="URL the site is served from; its path is served (default: "
+                                                     "base_url in kindex.toml, else /)")
+    p.add_argument("--port", type=_port, default=8000, help="TCP port to listen on (default: 8000)")
+    p.add_argument("--bind", metavar="ADDRESS", default="127.0.0.1",
+                   help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.set_defaults(run=_serve)
 
     from .importers import add_import_parser
 
@@ -107,6 +124,22 @@ def _build(args: argparse.Namespace) -> int:
     print(f"Built {plural(result.pages, 'page')} from {plural(result.runs, 'run')} "
           f"in {result.seconds:.1f} s{changed} → {display(result.output)}/")
     return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0-65535)")
+    return port
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .serve import serve
+
+    return serve(args.config, {"content_dir": args.content, "base_url": args.base_url}, args.bind, args.port)
 
 
 def _check(args: argparse.Namespace) -> int:

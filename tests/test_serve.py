@@ -1,0 +1,376 @@
+"""`kindex-site serve` as a user runs it: a real server in a subprocess on a free port, read over HTTP."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED, bundle, seed_problem_run
+from kindex_site.config import bundled
+
+SEED_RUN = SEED["run"]["metadata"]["name"]
+RUN_PAGE = f"/kindex/runs/{SEED_RUN}/"
+PROBLEM = "/kindex/problems/level2-84-gemm-batchnorm-scaling-softmax/"
+OVERLAY = 'id="kindex-serve-errors"'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write(root: Path, rel: str, data) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=1), encoding="utf-8")
+    return path
+
+
+def make_project(root: Path) -> Path:
+    """A small site with its own templates and static files (so edits elsewhere in the checkout don't matter)."""
+    write(root, "content/seed.json", SEED)
+    write(root, "content/more.json", [seed_problem_run("gpu-b", "PyTorch eager", 2_000_000),
+                                      seed_problem_run("gpu-b", "Triton kernel", 1_500_000)])
+    write(root, "content/pages/about.md", "# About\n\nHow to read it.\n")
+    shutil.copytree(bundled("templates"), root / "templates", ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    shutil.copytree(bundled("static"), root / "static", ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    write(root, "kindex.toml", 'title = "Served"\nbase_url = "/kindex/"\n')
+    return root
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+class Served:
+    """`python -m kindex_site serve` in `root`, on a free port; stop() ends it (and kill, whatever happens)."""
+
+    def __init__(self, root: Path, *args: str, port: int | None = None):
+        self.root = root
+        self.port = port or free_port()
+        self.out_path, self.err_path = root / "serve.out", root / "serve.err"
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kindex_site", "serve", "--port", str(self.port), *args],
+                cwd=root, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+    def request(self, path: str, method: str = "GET") -> tuple[int, dict, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
+            conn.endheaders()
+            response = conn.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            conn.close()
+
+    def get(self, path: str) -> tuple[int, str]:
+        status, _, body = self.request(path)
+        return status, body.decode("utf-8")
+
+    def status(self) -> dict:
+        return json.loads(self.request("/__kindex/status")[2])
+
+    def wait_until(self, what, timeout: float = 30.0, message: str = ""):
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                pytest.fail(f"serve exited with {self.proc.returncode}:\n{self.output()}")
+            try:
+                value = what()
+            except OSError:  # not listening yet
+                value = None
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                pytest.fail(f"timed out waiting for {message or what}:\n{self.output()}")
+            time.sleep(0.02)
+
+    def ready(self) -> "Served":
+        self.wait_until(lambda: (s := self.status())["build"] >= 1 and s["watching"] and not s["building"],
+                        message="the first build")
+        return self
+
+    def output(self) -> str:
+        return self.out_path.read_text(errors="replace") + self.err_path.read_text(errors="replace")
+
+    def stop(self, sig=signal.SIGINT) -> tuple[int, str, str]:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return (self.proc.returncode, self.out_path.read_text(errors="replace"),
+                self.err_path.read_text(errors="replace"))
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def serving():
+    """Start servers with serving(root, *args); every one is stopped (or killed) after the test."""
+    started: list[Served] = []
+
+    def start(root: Path, *args: str) -> Served:
+        server = Served(root, *args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """One server for the tests that only read: the small project under /kindex/."""
+    root = make_project(tmp_path_factory.mktemp("served"))
+    server = Served(root)
+    try:
+        yield server.ready()
+    finally:
+        server.stop()
+        server.kill()
+
+
+def kindex_build(root: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "kindex_site", "build", *args], cwd=root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+# --- what is served, and where --------------------------------------------------------------------
+
+
+def test_pages_are_served_under_the_base_path_as_github_pages_would(site):
+    status, html = site.get("/kindex/")
+    assert status == 200 and "<title>Served</title>" in html
+    status, html = site.get(RUN_PAGE)
+    assert status == 200 and "4.94" in html
+    status, html = site.get("/kindex/about/")
+    assert status == 200 and "How to read it." in html
+    status, headers, body = site.request("/kindex/static/style.css")
+    assert status == 200 and headers["content-type"].startswith("text/css")
+    assert body == (site.root / "static" / "style.css").read_bytes()
+    status, headers, body = site.request("/kindex/api/v1/index.json")
+    assert status == 200 and headers["content-type"].startswith("application/json")
+    assert json.loads(body)["runs"] == 3
+    # A folder without its slash is redirected, as Pages does; the base itself too.
+    for asked, location in [("/kindex", "/kindex/"), ("/kindex/hosts", "/kindex/hosts/"),
+                            ("/kindex/about?x=1", "/kindex/about/?x=1")]:
+        status, headers, _ = site.request(asked)
+        assert (status, headers["location"]) == (301, location), asked
+    # Anything missing, or outside the base path, is the site's own 404 page with status 404.
+    not_found = (site.root / ".kindex-serve" / "site" / "404.html").read_text(encoding="utf-8")
+    assert "noindex" in not_found
+    for missing in ["/", "/index.html", "/hosts/", "/kindex/nope/", "/kindex/nope", "/kindex/hosts/index.htm",
+                    "/kindex/about/index.html/", "/kindexx/"]:
+        status, html = site.get(missing)
+        assert status == 404, missing
+        assert html.startswith(not_found.split("</body>")[0]), missing
+    status, headers, body = site.request("/kindex/", method="HEAD")
+    assert status == 200 and body == b"" and int(headers["content-length"]) > 0
+
+
+@pytest.mark.parametrize("path", [
+    "/kindex/../kindex.toml", "/kindex/%2e%2e/kindex.toml", "/kindex/%2E%2E/content/seed.json",
+    "/kindex/static/..%2f..%2fkindex.toml", "/kindex/static%2fstyle.css", "/kindex/..\\kindex.toml",
+    "/kindex/static/%5c..%5c..%5ckindex.toml", "/kindex/static/style.css%00.html", "/kindex/%00",
+    "/kindex//etc/passwd", "/kindex/.kindex-site", "/kindex/./index.html", "/kindex/%252e%252e/kindex.toml",
+    "/kindex/%ff/", "/kindex/linked/secret.txt", "/kindex/secret-link.txt", "/kindex/static/../../kindex.toml",
+    "http://127.0.0.1/kindex/../kindex.toml",
+])
+def test_nothing_outside_the_site_folder_is_ever_served(site, path):
+    served = site.root / ".kindex-serve" / "site"
+    secret = site.root / "secret.txt"
+    secret.write_text("secret")
+    (served / "secret-link.txt").unlink(missing_ok=True)
+    (served / "secret-link.txt").symlink_to(secret)
+    if not (served / "linked").is_symlink():
+        (served / "linked").symlink_to(site.root)
+    try:
+        status, headers, body = site.request(path)
+        assert status == 404, (path, status)
+        assert b"secret" not in body and b"base_url = " not in body
+    finally:
+        (served / "secret-link.txt").unlink()
+        (served / "linked").unlink()
+
+
+def test_reload_script_is_only_in_responses_and_the_folder_equals_a_build(site, tmp_path):
+    status, headers, body = site.request(RUN_PAGE)
+    page = body.decode()
+    version = site.status()["version"]
+    assert (f'<script src="/kindex/__kindex/reload.js" data-version="{version}" '
+            f'data-events="/kindex/__kindex/events" defer></script>\n</body>') in page
+    assert OVERLAY not in page
+    status, headers, script = site.request("/kindex/__kindex/reload.js")
+    assert status == 200 and headers["content-type"].startswith("text/javascript")
+    assert b"location.reload()" in script
+    assert b"__kindex" not in site.request("/kindex/api/v1/index.json")[2]  # only HTML is touched
+    served = snapshot(site.root / ".kindex-serve" / "site")
+    assert not [p for p, data in served.items() if b"__kindex" in data or b"kindex-serve" in data]
+    kindex_build(site.root, "--out", "built")
+    assert served == snapshot(site.root / "built")
+    injected = page[page.index('<script src="/kindex/__kindex/'):page.index("</body>")]
+    assert page.replace(injected, "").encode() == served[f"runs/{SEED_RUN}/index.html"]
+
+
+def test_status_is_json_at_the_root_and_under_the_base(site):
+    for path in ("/__kindex/status", "/kindex/__kindex/status"):
+        status, headers, body = site.request(path)
+        assert status == 200 and headers["content-type"].startswith("application/json")
+        state = json.loads(body)
+        assert state["ok"] is True and state["errors"] == [] and state["base"] == "/kindex/"
+        assert state["build"] >= 1 and state["version"]
+    assert site.request("/kindex/__kindex/nothing")[0] == 404
+
+
+# --- rebuilding -----------------------------------------------------------------------------------
+
+
+def wait_for_page(server: Served, path: str, wanted, within: float, what: str) -> str:
+    def page_if_wanted() -> str | None:
+        page = server.get(path)[1]
+        return page if wanted(page) else None
+
+    started = time.monotonic()
+    html = server.wait_until(page_if_wanted, timeout=within + 5, message=what)
+    assert time.monotonic() - started < within, f"{what} took {time.monotonic() - started:.2f} s"
+    return html
+
+
+def test_a_change_is_served_at_once_and_a_broken_file_keeps_the_last_good_site(tmp_path, serving):
+    root = make_project(tmp_path)
+    server = serving(root).ready()
+    status, html = server.get(RUN_PAGE)
+    assert status == 200 and "4.94" in html
+    version = server.status()["version"]
+
+    write(root, "content/seed.json", bundle(mean=5_120_000))
+    html = wait_for_page(server, RUN_PAGE, lambda page: "5.12" in page, 2.0, "the new mean")
+    assert OVERLAY not in html
+    # An open page's long poll answers with the new version, and the page reloads itself.
+    events = json.loads(server.request(f"/kindex/__kindex/events?since={version}")[2])
+    assert events["version"] != version and events["ok"]
+
+    # Break it: a bad field in one file, a hostile duplicate key in another.
+    write(root, "content/seed.json", bundle({"run.spec.timing.samples": 0}, mean=6_000_000))
+    write(root, "content/evil.json", '{"run": 1, "run": 2, "<img src=x onerror=alert(1)>": 3, '
+                                     '"<img src=x onerror=alert(1)>": 4}')
+    state = server.wait_until(lambda: (s := server.status())["build"] and not s["ok"] and len(s["errors"]) == 2
+                              and s, timeout=5, message="the problems")
+    lines = sorted(e["line"] for e in state["errors"])
+    assert lines == ["content/evil.json: duplicate key 'run'",
+                     "content/seed.json: run.spec.timing.samples: Input should be greater than or equal to 1"]
+    assert {(e["file"], e["message"]) for e in state["errors"]} >= {
+        ("content/seed.json", "run.spec.timing.samples: Input should be greater than or equal to 1")}
+    status, html = server.get(RUN_PAGE)
+    assert status == 200 and "5.12" in html and "6.00" not in html  # the last good site
+    overlay = html[html.index(OVERLAY):]
+    assert "<code" in overlay and "content/seed.json</code>: run.spec.timing.samples: Input should be greater than " \
+                                  "or equal to 1" in overlay
+    assert "content/evil.json</code>: duplicate key &#x27;run&#x27;" in overlay
+    assert server.get("/kindex/nope/")[0] == 404 and OVERLAY in server.get("/kindex/nope/")[1]
+    err = server.err_path.read_text()
+    assert "content/seed.json: run.spec.timing.samples: Input should be greater than or equal to 1" in err
+    assert "still serving the last good site" in err
+
+    write(root, "content/evil.json", '{"run": 1, "<img src=x onerror=alert(1)>": 3, "<img src=x onerror=alert(1)>": 4}')
+    html = wait_for_page(server, RUN_PAGE, lambda page: "&lt;img src=x onerror=alert(1)&gt;" in page, 2.0,
+                         "the escaped key")
+    assert "<img src=x" not in html
+
+    # Fix everything: the overlay goes, the new value is there.
+    (root / "content" / "evil.json").unlink()
+    write(root, "content/seed.json", bundle(mean=6_000_000))
+    html = wait_for_page(server, RUN_PAGE, lambda page: "6.00" in page and OVERLAY not in page, 2.0,
+                         "the fixed site")
+    assert server.status()["ok"] is True
+    # After all these incremental rebuilds the folder is exactly what a build of the same content gives.
+    kindex_build(root, "--out", "built")
+    assert snapshot(root / ".kindex-serve" / "site") == snapshot(root / "built")
+    assert not (root / "site").exists()  # the publishable output is never touched
+
+    code, out, err = server.stop()
+    assert code in (0, 130) and "Traceback" not in err and "Stopped." in out
+    assert "Fixed; rebuilt in" in out
+
+
+def test_a_template_error_shows_over_the_last_good_site(tmp_path, serving):
+    root = make_project(tmp_path)
+    server = serving(root).ready()
+    page = root / "templates" / "run.html"
+    good = page.read_text()
+    page.write_text(good.replace("{% block main %}", "{% block main %}{% if %}", 1))
+    state = server.wait_until(lambda: not (s := server.status())["ok"] and s, timeout=5, message="the error")
+    [error] = state["errors"]
+    assert error["file"].endswith("run.html") and "template syntax error" in error["message"]
+    status, html = server.get(RUN_PAGE)
+    assert status == 200 and "4.94" in html and OVERLAY in html and "template syntax error" in html
+    page.write_text(good)
+    wait_for_page(server, RUN_PAGE, lambda html: OVERLAY not in html, 2.0, "the fixed template")
+    kindex_build(root, "--out", "built")
+    assert snapshot(root / ".kindex-serve" / "site") == snapshot(root / "built")
+
+
+def test_content_broken_from_the_start_is_shown_until_fixed(tmp_path, serving):
+    root = make_project(tmp_path)
+    write(root, "content/seed.json", bundle({"run.spec.status": 7}))
+    server = serving(root, "--base-url", "/")
+    state = server.wait_until(lambda: (s := server.status())["build"] >= 1 and s, message="the first build")
+    assert not state["ok"] and state["errors"][0]["where"] == "content/seed.json"
+    status, html = server.get("/")
+    assert status == 503 and OVERLAY in html and "run.spec.status" in html
+    write(root, "content/seed.json", SEED)
+    html = wait_for_page(server, f"/runs/{SEED_RUN}/", lambda page: "4.94" in page, 3.0, "the first good site")
+    assert OVERLAY not in html and '<script src="/__kindex/reload.js"' in html
+
+
+# --- the command itself ---------------------------------------------------------------------------
+
+
+def test_a_port_in_use_is_one_clear_line(tmp_path):
+    make_project(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "kindex_site", "serve", "--port", str(port)], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"port {port}" in done.stderr and "--port" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / ".kindex-serve" / "site").exists()
+
+
+def test_ctrl_c_stops_at_once_without_a_traceback(tmp_path, serving):
+    make_project(tmp_path)
+    server = serving(tmp_path).ready()
+    started = time.monotonic()
+    code, out, err = server.stop(signal.SIGINT)
+    assert code in (0, 130) and time.monotonic() - started < 5
+    assert "Traceback" not in err and out.rstrip().endswith("Stopped.")
+    assert f"Serving http://127.0.0.1:{server.port}/kindex/" in out
+    assert (tmp_path / ".kindex-serve" / ".gitignore").read_text().strip().endswith("*")
+    # SIGTERM too.
+    server = serving(tmp_path).ready()
+    code, out, err = server.stop(signal.SIGTERM)
+    assert code in (0, 130) and "Traceback" not in err and "Up to date:" in out  # nothing changed meanwhile
