@@ -147,12 +147,17 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
         notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
                      "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
     claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
-    if static.is_dir():
-        for file in sorted(p for p in static.rglob("*") if p.is_file() and not p.is_symlink()):
-            rel = file.relative_to(static).as_posix()
+    # The project's static files, then any bundled one it lacks (the bundled templates link them),
+    # as missing templates come from the bundled ones.
+    for folder in dict.fromkeys([static, bundled("static")]):
+        if not folder.is_dir():
+            continue
+        for file in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+            rel = file.relative_to(folder).as_posix()
             if any(part.startswith(".") for part in rel.split("/")):
                 continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
-            claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
+            if "static/" + rel not in outputs:
+                claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
 
     _refuse_file_folder_clashes(outputs, claimed_by)
     renderer = _Renderer(env)

@@ -184,9 +184,9 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
             for e in ranked]
     return bar_chart(
         bars,
-        f"{stat.capitalize()} latency per ranked run on {host_title}",
-        f"Bars: {stat} in ms, shorter is faster{'; whiskers: 95% CIs' if use_ci else ''}"
-        f"{f'; dashed line: {reference}' if board.reference is not None else ''}. The table has every number.",
+        f"{stat.capitalize()} latency on {host_title}",
+        f"Shorter is faster{'; whiskers: 95% CIs' if use_ci else ''}"
+        f"{f'; dashed line: {reference}' if board.reference is not None else ''}. Numbers: the table.",
     )
 
 

@@ -13,19 +13,29 @@
     return el;
   }
 
-  /* Sorting: a button in each column header of table.sortable. Numeric columns (th.num) sort by
-     data-sort-value (the raw number the page was built from) or a cell that is a plain number;
-     cells with neither (—) go last either way. aria-sort names the one sorted column. */
+  /* Sorting: a button in each column header of table.sortable. A column is numeric when every
+     cell starts with a number ("=2", "0.0430–0.0458" and "1 no CI" sort by it) or is "—", or its
+     header is th.num; data-sort-value overrides a cell's text. "—" goes last either way.
+     aria-sort names the one sorted column. */
+  var NUMBER = /^=?(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)/i;
   function sortKey(cell, numeric) {
     if (!cell) return null;
     var v = cell.getAttribute("data-sort-value");
     if (v === null) v = text(cell);
-    if (!numeric) return v === "—" ? null : v;
-    if (!/^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(v)) return null;
-    return Number(v);
+    if (v === "—" || v === "") return null;
+    if (!numeric) return v;
+    var m = NUMBER.exec(v);
+    return m ? Number(m[1]) : null;
+  }
+  function numericColumn(table, th) {
+    if (th.classList.contains("num")) return true;
+    return Array.prototype.every.call(table.tBodies[0].rows, function (row) {
+      var c = row.cells[th.cellIndex], v = c ? (c.getAttribute("data-sort-value") || text(c)) : "—";
+      return v === "—" || NUMBER.test(v);
+    });
   }
   function sortTable(table, th) {
-    var col = th.cellIndex, numeric = th.classList.contains("num");
+    var col = th.cellIndex, numeric = numericColumn(table, th);
     var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
     var sign = dir === "ascending" ? 1 : -1, body = table.tBodies[0];
     var rows = Array.prototype.map.call(body.rows, function (row, i) {

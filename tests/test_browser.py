@@ -177,7 +177,7 @@ def test_sorting_reorders_rows_by_value_and_sets_aria_sort(visit, site):
     assert problem.get_attribute("aria-sort") == "ascending" and header.get_attribute("aria-sort") is None
     names = [n.lower() for n in _column(page, table, 1)]
     assert names == sorted(names)
-    # On a problem page, the latency table sorts by the raw mean, not by its rounded text.
+    # On a problem page, the latency table sorts by the mean as shown (three significant figures).
     page = visit().goto(site + PAGES["problem"])
     latency = page.locator("table.latency").nth(0)
     mean = latency.locator("thead th", has_text="Mean (ms)")
@@ -185,10 +185,18 @@ def test_sorting_reorders_rows_by_value_and_sets_aria_sort(visit, site):
     mean.locator("button").click()
     mean.locator("button").click()
     assert mean.get_attribute("aria-sort") == "descending"
-    raw = [v for v in _column(page, latency, 3)]
-    assert raw[-1] == "—"  # the failed run has no mean: last either way
-    assert [int(v) for v in raw[:-1]] == sorted((int(v) for v in raw[:-1]), reverse=True)
-    assert latency.locator("thead th", has_text="95% CI (ms)").locator("button").count() == 0
+    shown = [v for v in _column(page, latency, 3)]
+    assert shown[-1] == "—"  # the failed run has no mean: last either way
+    assert [float(v) for v in shown[:-1]] == sorted((float(v) for v in shown[:-1]), reverse=True)
+    # A column of intervals sorts by their lower ends; "=2" and "1 no CI" ranks by their numbers.
+    ci = latency.locator("thead th", has_text="95% CI (ms)")
+    ci.locator("button").click()
+    lows = [float(v.split("–")[0]) for v in _column(page, latency, 4) if v != "—"]
+    assert lows == sorted(lows)
+    rank = latency.locator("thead th", has_text="Rank")
+    rank.locator("button").click()
+    ranks = [int(v.lstrip("=").split()[0]) for v in _column(page, latency, 0) if v != "—"]
+    assert ranks == sorted(ranks)
 
 
 def test_filter_narrows_rows_as_you_type(visit, site):

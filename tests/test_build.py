@@ -22,7 +22,7 @@ def test_seed_problem_page_shows_milliseconds_with_interval(project):
     header, row = table["rows"]
     assert header == ["Rank", "Implementation", "Status", "Mean (ms)", "95% CI (ms)",
                       "Speedup vs PyTorch eager (×)", "Speedup 95% CI (×)", "Min (ms)",
-                      "Max (ms)", "Std (ms)", "Samples", "Observed"]
+                      "Max (ms)", "Std (ms)", "Samples", "Observed (UTC)"]
     assert row == ["1", "PyTorch eager reference", "passed", "4.94", "4.931–4.949", "1.00", "1.00–1.00",
                    "4.78", "4.97", "0.0456", "100", "2026-03-05"]
     assert "KernelBench host · H100 PCIe (Lambda Labs)" in table["caption"]

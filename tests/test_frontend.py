@@ -137,7 +137,7 @@ def test_board_chart_on_the_problem_page(site):
     assert [label.split(" · ")[1] for label in labels] == [
         "Triton kernel", "Rough kernel", "CUDA kernel", "PyTorch eager (reference)", "torch.compile default"]
     assert "Broken kernel" not in svgs[0]
-    assert first.find(f"{SVG}title").text == "Mean latency per ranked run on Host gpu-a"
+    assert first.find(f"{SVG}title").text == "Mean latency on Host gpu-a"
     assert "whiskers: 95% CIs; dashed line: PyTorch eager" in first.find(f"{SVG}desc").text
     ci = next(p.get("d") for p in first.iter(f"{SVG}path") if p.get("class") == "ci")
     assert ci.count("H") == 4  # four whiskers for five bars
@@ -190,13 +190,13 @@ def test_script_is_small_and_on_every_page_without_inline_code(site):
         assert "style=" not in html
 
 
-def test_sortable_tables_carry_raw_numbers(site):
+def test_sortable_tables_stay_lean(site):
+    # Latency tables sort by the numbers as shown (no per-cell attributes: problem pages stay small);
+    # the home overview, whose cells hold a name beside the number, carries the raw speedup.
     html = site.page(SEED_PAGE)
-    row = re.search(r"<tr>\s*<td>1</td>\s*<th scope=\"row\"><a href=\"/runs/l2-84-gpu-a-triton-kernel/\">.*?</tr>",
+    row = re.search(r"<tr><td>1</td><th scope=\"row\"><a href=\"/runs/l2-84-gpu-a-triton-kernel/\">.*?</tr>",
                     html, re.S).group(0)
-    # The mean in nanoseconds and the speedup unrounded, beside the rounded text.
-    assert re.search(r'<td data-sort-value="\d{6,}">\d\.\d\d</td>', row)
-    assert re.search(r'<td data-sort-value="\d+\.\d{3,}">', row)
+    assert "data-sort-value" not in row and "<td>passed</td>" in row
     home = site.page("")
     cells = re.findall(r'<td class="b\d" data-sort-value="([\d.]+)"><a href="[^"]+">([\d.]+)×', home)
     assert cells and all(float(raw) == pytest.approx(float(shown), rel=0.01) for raw, shown in cells)

@@ -460,9 +460,7 @@ def test_output_holds_no_symlinks_and_needs_no_dotfiles(project):
     rich_content(project)
     project.write("static/.DS_Store", "junk")
     project.write("static/.well-known/x", "junk")
-    project.write("static/style.css", "body{}")
-    for name in ("kindex.js", "favicon.svg"):  # the bundled templates link them (a site's own static/ needs them)
-        project.write(f"static/{name}", "")
+    project.write("static/style.css", "body{}")  # the project's own; kindex.js and favicon.svg come bundled
     os.symlink(project.root / "static/style.css", project.root / "static/linked.css")
     project.built("--base-url", "https://example.org/kindex/")
     site = project.root / "site"
@@ -472,6 +470,8 @@ def test_output_holds_no_symlinks_and_needs_no_dotfiles(project):
     assert dotted == [".kindex-site"]  # the marker only, which the site never links to
     (site / ".kindex-site").unlink()  # what upload-pages-artifact publishes: no dotfiles
     crawl(site, "https://example.org/kindex/")
+    assert (site / "static/style.css").read_text() == "body{}"  # the project's file wins over the bundled one
+    assert (site / "static/kindex.js").stat().st_size > 1000
 
 
 def test_symlinked_output_folder_is_written_where_it_points(project):
