@@ -1,7 +1,9 @@
 """Write phase: the only code that writes the site.
 
-`build()` reads top to bottom: load and check everything, render every output in memory,
-refuse two outputs claiming one path, then write a fresh folder beside the output and swap it in.
+`build()` reads top to bottom: load and check everything, plan every output (a page to render,
+a JSON document, bytes), refuse two outputs claiming one path, then make and write them — all into
+a fresh folder swapped in at the end, or, when few changed since the last build (cache.py), only
+those, moved into place with Ctrl-C held.
 An error or Ctrl-C at any point leaves the previous site exactly as it was and no temporary folder
 behind: Ctrl-C during the swap is held until the swap is done, then the swap is undone.
 
@@ -84,7 +86,7 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
         raise KindexError(str(e)) from None
 
     templates_dir, static = config.folder("templates_dir"), config.folder("static_dir")
-    settings = cache.settings_key(config, [templates_dir, bundled("templates")], static, os.environ)
+    settings = cache.settings_key(config, cache.look_folders(config), os.environ)
     previous = cache.read_manifest(out)
     inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
     lap("start")

@@ -80,18 +80,26 @@ def _hash_tree(h, root: Path) -> None:
         h.update(hashlib.sha256(path.read_bytes()).digest())
 
 
-def settings_key(config, templates: list[Path], static: Path, environ: dict) -> str:
+def settings_key(config, folders: list[Path], environ: dict) -> str:
     """Everything besides content that shapes the output: settings, templates, static files, this
     program's own code (an upgrade rebuilds everything) and SOURCE_DATE_EPOCH."""
     h = hashlib.sha256()
     h.update(json.dumps(config.model_dump(mode="json"), sort_keys=True).encode())
     h.update(f"\n{__version__}\n{environ.get('SOURCE_DATE_EPOCH', '')}\n".encode())
-    for folder in [*templates, static]:
+    for folder in folders:
         _hash_tree(h, folder)
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         st = path.stat()
         h.update(f"{path.relative_to(PACKAGE_DIR)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
+
+
+def look_folders(config) -> list[Path]:
+    """The folders that shape the site's look: the project's templates and static files, and the
+    bundled ones that fill what they lack."""
+    from .config import bundled
+
+    return [config.folder("templates_dir"), bundled("templates"), config.folder("static_dir"), bundled("static")]
 
 
 def snapshot(content: Path) -> dict[str, list[int]]:
@@ -119,10 +127,7 @@ def up_to_date(config, environ: dict) -> Manifest | None:
         return None
     if snapshot(config.folder("content_dir")) != manifest.inputs:
         return None
-    from .config import bundled
-
-    templates = [config.folder("templates_dir"), bundled("templates")]
-    if settings_key(config, templates, config.folder("static_dir"), environ) != manifest.settings:
+    if settings_key(config, look_folders(config), environ) != manifest.settings:
         return None
     return manifest
 
