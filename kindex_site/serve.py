@@ -34,6 +34,7 @@ import sys
 import threading
 import time
 import traceback
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote
@@ -137,7 +138,7 @@ class Builder:
     def status(self) -> dict:
         with self.cond:
             return {
-                "version": self.version, "build": self.builds, "building": self.building,
+                "version": self.version, "build": self.builds, "building": self.building, "pending": self.requested,
                 "watching": self.watching, "ok": not self.errors, "errors": [_problem(line) for line in self.errors],
                 "base": self.base_path, "site": str(self.out), "last": self.last,
             }
@@ -566,7 +567,7 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     url = f"http://{shown_host}:{actual_port}{builder.base_path}"
 
     stop = threading.Event()
-    previous_term = signal.signal(signal.SIGTERM, _as_interrupt)
+    previous_term = signal.signal(signal.SIGTERM, partial(_as_interrupt, os.getpid()))
     http_thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                                    name="kindex-serve-http", daemon=True)
     watcher = threading.Thread(target=watch, args=(builder, stop), name="kindex-serve-watch", daemon=True)
@@ -598,8 +599,12 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     return 0
 
 
-def _as_interrupt(signum, frame) -> None:
+def _as_interrupt(server_pid: int, signum, frame) -> None:
     """SIGTERM stops the server as Ctrl-C does, and is held as Ctrl-C is while a build swaps files in."""
+    if os.getpid() != server_pid:  # a build's forked worker, told to stop by its pool: stop as it would
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     holding = signal.getsignal(signal.SIGINT)
     if callable(holding) and holding is not signal.default_int_handler:
         holding(signal.SIGINT, frame)  # build's _sigint_held: it acts on it once the swap is done
