@@ -55,7 +55,10 @@ def evil_bundle() -> dict:
 
 
 def test_markup_in_every_field_is_shown_as_text_everywhere(project):
-    project.write("content/evil.json", evil_bundle())
+    second = evil_bundle()  # two ranked runs on one board: its chart (SVG) shows their labels too
+    second["run"]["metadata"]["name"] = "second-evil"
+    second["run"]["metadata"]["title"] = f"Evil {EVIL} · Other {EVIL} · where"
+    project.write("content/evil.json", [evil_bundle(), second])
     project.write("content/pages/notes.md", f"# Notes {EVIL}\n\n{EVIL}\n\n[x]({EVIL})\n")
     project.built("--base-url", "https://example.org/board/")
     site = project.root / "site"
@@ -68,7 +71,8 @@ def test_markup_in_every_field_is_shown_as_text_everywhere(project):
         if path.suffix == ".xml":
             ElementTree.parse(path)  # well-formed whatever the titles hold
     assert checked > 8
-    problem = next((site / "problems").iterdir()) / "index.html"
+    problem = next(p for p in (site / "problems").iterdir() if p.is_dir()) / "index.html"
+    assert "<svg" in problem.read_text(encoding="utf-8")
     text = visible_text(problem.read_text(encoding="utf-8"))
     for payload in PAYLOADS:
         assert payload in text  # shown, as text
