@@ -170,12 +170,20 @@ class Builder:
 
     def run_forever(self) -> None:
         while True:
-            with self.cond:
-                while not self.requested:
-                    self.cond.wait(0.5)  # with a timeout, so that Ctrl-C is seen at once
-                self.requested = False
-                paths, self.pending = self.pending, []
-            self.rebuild(paths)
+            self.next_rebuild()
+
+    def next_rebuild(self, timeout: float | None = None) -> bool:
+        """Wait for a change, then rebuild once for everything that changed since the last one began."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.cond:
+            while not self.requested:
+                if deadline is not None and time.monotonic() >= deadline:
+                    return False
+                self.cond.wait(0.5)  # with a timeout, so that Ctrl-C is seen at once
+            self.requested = False
+            paths, self.pending = self.pending, []
+        self.rebuild(paths)
+        return True
 
     def rebuild(self, paths: list[str], first: bool = False) -> None:
         from . import cache
@@ -189,8 +197,11 @@ class Builder:
             try:
                 config = load_config(self.config_path, self.overrides)
                 self.config = config
-                if not self.errors and cache.up_to_date(config, os.environ) is not None:
-                    result = "unchanged"  # nothing it reads changed (an editor's scratch file, a touch)
+                # A saved file goes straight to the build (which compares anyway); otherwise (the first
+                # build, an editor's scratch file come and gone) ask the manifest first: nothing to do?
+                saved = any(os.path.isfile(p) for p in paths)
+                if not self.errors and not saved and cache.up_to_date(config, os.environ) is not None:
+                    result = "unchanged"
                 else:
                     result = build(config, memo=self.memo)
             except KindexError as e:
@@ -214,7 +225,7 @@ class Builder:
             self.errors = list(problems)
             self.builds += 1
             self.last = {"result": "failed", "started": started, "finished": time.time(), "seconds": seconds,
-                         "changed": 0, "timings": {}, "paths": paths}
+                         "changed": 0, "timings": {}, "paths": paths[:20]}
             self.cond.notify_all()
         for line in problems:
             print(line, file=sys.stderr)
@@ -243,7 +254,7 @@ class Builder:
             self.builds += 1
             self.last = {"result": "unchanged" if result == "unchanged" else "built", "started": started,
                          "finished": time.time(), "seconds": seconds, "changed": changed, "timings": timings,
-                         "paths": paths}
+                         "paths": paths[:20]}
             self.cond.notify_all()
         if warnings != self.shown_warnings:
             for w in warnings:
@@ -256,13 +267,11 @@ class Builder:
             print(f"{done} {plural(summary['pages'], 'page')} from {plural(summary['runs'], 'run')} "
                   f"→ {display(self.out)}/", flush=True)
             return
-        why = _changed_paths(paths)
-        if result == "unchanged":
-            print(f"No input changed{why}", flush=True)
-        else:
+        if result != "unchanged":  # (nothing is said about an editor's scratch file come and gone)
             again = "Fixed; rebuilt" if fixed else "Rebuilt"
-            print(f"{again} in {seconds:.2f} s: {plural(changed, 'file')} changed{why}", flush=True)
-        self._forget_deleted()
+            print(f"{again} in {seconds:.2f} s: {plural(changed, 'file')} changed{_changed_paths(paths)}",
+                  flush=True)
+            self._forget_deleted()
 
     def _forget_deleted(self) -> None:
         for shown in [k for k in self.memo if not os.path.exists(k)]:

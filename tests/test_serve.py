@@ -45,7 +45,7 @@ def make_project(root: Path) -> Path:
     write(root, "content/pages/about.md", "# About\n\nHow to read it.\n")
     shutil.copytree(bundled("templates"), root / "templates", ignore=shutil.ignore_patterns("__pycache__", "*.py"))
     shutil.copytree(bundled("static"), root / "static", ignore=shutil.ignore_patterns("__pycache__", "*.py"))
-    write(root, "kindex.toml", 'title = "Served"\nbase_url = "/kindex/"\n')
+    write(root, "kindex.toml", 'title = "Served"\nbase_url = "https://owner.github.io/kindex/"\n')
     return root
 
 
@@ -172,6 +172,9 @@ def test_pages_are_served_under_the_base_path_as_github_pages_would(site):
     status, headers, body = site.request("/kindex/api/v1/index.json")
     assert status == 200 and headers["content-type"].startswith("application/json")
     assert json.loads(body)["runs"] == 3
+    status, headers, body = site.request("/kindex/sitemap.xml")  # an absolute base_url: its path is served
+    assert status == 200 and headers["content-type"] == "application/xml"
+    assert b"<loc>https://owner.github.io/kindex/about/</loc>" in body
     # A folder without its slash is redirected, as Pages does; the base itself too.
     for asked, location in [("/kindex", "/kindex/"), ("/kindex/hosts", "/kindex/hosts/"),
                             ("/kindex/about?x=1", "/kindex/about/?x=1")]:
@@ -327,6 +330,9 @@ def test_a_template_error_shows_over_the_last_good_site(tmp_path, serving):
     assert status == 200 and "4.94" in html and OVERLAY in html and "template syntax error" in html
     page.write_text(good)
     wait_for_page(server, RUN_PAGE, lambda html: OVERLAY not in html, 2.0, "the fixed template")
+    # The config file is watched too.
+    write(root, "kindex.toml", 'title = "Renamed"\nbase_url = "https://owner.github.io/kindex/"\n')
+    wait_for_page(server, "/kindex/", lambda html: "<title>Renamed</title>" in html, 2.0, "the new title")
     kindex_build(root, "--out", "built")
     assert snapshot(root / ".kindex-serve" / "site") == snapshot(root / "built")
 
@@ -374,3 +380,35 @@ def test_ctrl_c_stops_at_once_without_a_traceback(tmp_path, serving):
     server = serving(tmp_path).ready()
     code, out, err = server.stop(signal.SIGTERM)
     assert code in (0, 130) and "Traceback" not in err and "Up to date:" in out  # nothing changed meanwhile
+
+
+def test_changes_during_a_rebuild_fold_into_the_next(project, monkeypatch):
+    """In-process: while one rebuild runs, three files are added; exactly one more rebuild takes them all."""
+    from kindex_site import build as build_module
+    from kindex_site.config import load_config
+    from kindex_site.serve import Builder
+
+    project.write("content/seed.json", SEED)
+    builder = Builder(None, {}, load_config(None, {}))
+    real_build, runs = build_module.build, []
+
+    def build_meanwhile_changed(config, memo=None):
+        if not runs:
+            for i in range(3):  # saved while this rebuild runs
+                path = project.write(f"content/new-{i}.json", seed_problem_run(f"gpu-{i}", "PyTorch eager", 10**6))
+                builder.request([str(path)])
+        result = real_build(config, memo=memo)
+        runs.append(result.runs)
+        return result
+
+    monkeypatch.setattr(build_module, "build", build_meanwhile_changed)
+    builder.request([str(project.root / "content" / "seed.json")])
+    assert builder.next_rebuild(timeout=5)
+    assert builder.status()["pending"] and runs == [4]  # this one happened to see them already
+    assert builder.next_rebuild(timeout=5)
+    assert runs == [4, 4] and builder.status()["last"]["changed"] == 0
+    assert [p.rsplit("/", 1)[1] for p in builder.status()["last"]["paths"]] == [f"new-{i}.json" for i in range(3)]
+    assert not builder.next_rebuild(timeout=0.2)  # nothing more to do
+    assert builder.status()["build"] == 2 and builder.status()["ok"]
+    assert (project.root / ".kindex-serve" / "site" / "index.html").is_file()
+    assert not (project.root / "site").exists()
