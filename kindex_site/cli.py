@@ -61,11 +61,11 @@ def make_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("serve", help="preview the site on localhost, rebuilt and reloaded on every change",
                             epilog=EXAMPLES["serve"], formatter_class=argparse.RawDescriptionHelpFormatter,
-                            description="Build into .kindex-serve/site (never the publishable output), serve it "
-                                        "over HTTP under its base path as GitHub Pages would, and rebuild when "
-                                        "content, templates, static files or the config change. Open pages reload "
-                                        "by themselves; while the content has problems the last good site stays "
-                                        "served, with the problems shown over every page.")
+                            description="Build into .kindex-serve/site (never the publishable output), serve it over\n"
+                                        "HTTP under its base path as GitHub Pages would, and rebuild when content,\n"
+                                        "templates, static files or the config change. Open pages reload by themselves;\n"
+                                        "while the content has problems the last good site stays served, with the\n"
+                                        "problems shown over every page.")
     _add_site_options(p)
     p.add_argument("--base-url", metavar="URL", help="URL the site is served from; its path is served (default: "
                                                      "base_url in kindex.toml, else /)")

@@ -412,3 +412,51 @@ def test_changes_during_a_rebuild_fold_into_the_next(project, monkeypatch):
     assert builder.status()["build"] == 2 and builder.status()["ok"]
     assert (project.root / ".kindex-serve" / "site" / "index.html").is_file()
     assert not (project.root / "site").exists()
+
+
+# --- in a browser ---------------------------------------------------------------------------------
+
+
+def test_an_open_page_reloads_by_itself_and_shows_then_drops_the_overlay(tmp_path, serving):
+    """Playwright driving Debian's Chromium, as tests/test_browser.py does (skipped without them)."""
+    chromium = Path(os.environ.get("KINDEX_CHROMIUM", "/usr/bin/chromium"))
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        sync_playwright = None
+    if sync_playwright is None or not chromium.is_file():
+        if os.environ.get("KINDEX_REQUIRE_BROWSER") == "1":
+            pytest.fail("playwright or Chromium missing; KINDEX_REQUIRE_BROWSER=1 makes this a failure")
+        pytest.skip("playwright or Chromium missing (`bash scripts/test` installs them)")
+    root = make_project(tmp_path)
+    server = serving(root).ready()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), headless=True,
+                                    args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"http://127.0.0.1:{server.port}{RUN_PAGE}", wait_until="load")
+            assert "4.94" in page.inner_text("main")
+            page.evaluate("window.kindexNotReloaded = true")
+
+            write(root, "content/seed.json", bundle(mean=5_120_000))
+            page.wait_for_function("!window.kindexNotReloaded && document.body.innerText.includes('5.12')",
+                                   timeout=5000)
+
+            write(root, "content/seed.json", bundle({"run.spec.timing.samples": 0}, mean=6_000_000))
+            overlay = page.locator("#kindex-serve-errors")
+            overlay.wait_for(state="visible", timeout=5000)
+            assert "content/seed.json: run.spec.timing.samples: Input should be greater than or equal to 1" \
+                in overlay.inner_text()
+            assert "5.12" in page.inner_text("main")  # the last good page beneath
+            overlay.locator("button").click()
+            overlay.wait_for(state="hidden", timeout=2000)
+
+            write(root, "content/seed.json", bundle(mean=6_000_000))
+            page.wait_for_function("document.body.innerText.includes('6.00') && "
+                                   "!document.getElementById('kindex-serve-errors')", timeout=5000)
+            assert errors == []
+        finally:
+            browser.close()
