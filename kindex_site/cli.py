@@ -1,4 +1,4 @@
-"""Command line: `kindex-site build | check | import`. User errors exit 1 with no traceback."""
+"""Command line: `kindex-site build | check | serve | import`. User errors exit 1 with no traceback."""
 
 from __future__ import annotations
 
