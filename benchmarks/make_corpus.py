@@ -15,6 +15,8 @@ import argparse
 import json
 import math
 import random
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,6 +72,17 @@ def native_files(n: int, root: Path, rng: random.Random) -> int:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"baseline_time_{impl}.json").write_text(json.dumps(data))
     return made
+
+
+def make_project(size: str, work: Path) -> Path:
+    """A folder `work/corpus-<size>` holding content/: the repository's bundled content, or N generated runs."""
+    project = work / f"corpus-{size}"
+    if size == "bundled":
+        shutil.copytree(Path(__file__).resolve().parent.parent / "content", project / "content")
+    else:
+        subprocess.run([sys.executable, __file__, size, "--out", str(project / "content")], check=True,
+                       stdout=subprocess.DEVNULL)
+    return project
 
 
 def main() -> int:

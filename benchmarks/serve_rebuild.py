@@ -26,7 +26,6 @@ import argparse
 import http.client
 import json
 import os
-import shutil
 import signal
 import socket
 import statistics
@@ -35,6 +34,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from make_corpus import make_project  # benchmarks/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,16 +66,6 @@ def idle(port: int, after: int) -> dict:
         if state["build"] >= after and not state["building"] and not state["pending"]:
             return state
         time.sleep(0.01)
-
-
-def make_project(size: str, work: Path) -> Path:
-    project = work / f"corpus-{size}"
-    if size == "bundled":
-        shutil.copytree(ROOT / "content", project / "content")
-    else:
-        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), size, "--out",
-                        str(project / "content")], check=True, stdout=subprocess.DEVNULL)
-    return project
 
 
 def target(content: Path) -> tuple[Path, int, str, tuple[int, int]]:

@@ -26,6 +26,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from make_corpus import make_project  # benchmarks/ is on sys.path when run as a script
+
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT.parent / "shared" / "bench" / "hugo_peer.py"
 
@@ -50,18 +52,8 @@ def touch_one_run(content: Path, flip: bool) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def corpus(size: str, work: Path) -> Path:
-    project = work / f"corpus-{size}"
-    if size == "bundled":
-        shutil.copytree(ROOT / "content", project / "content")
-    else:
-        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "make_corpus.py"), size, "--out",
-                        str(project / "content")], check=True)
-    return project
-
-
 def bench(size: str, rounds: int, work: Path) -> dict:
-    project = corpus(size, work)
+    project = make_project(size, work)
     hugo_dir = project / "hugo"
     subprocess.run([sys.executable, str(PEER), str(project / "content"), str(hugo_dir)], check=True,
                    stdout=subprocess.DEVNULL)
