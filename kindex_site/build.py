@@ -37,7 +37,7 @@ from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, load_content
-from .pages import Page, Urls, api_documents, entry_row, site_pages
+from .pages import Page, Urls, api_documents, entry_row, problem_document, problem_pages, site_pages
 from .render import format_ms, make_environment, markdown_renderer
 from .search import index_output as search_index_output
 
@@ -61,8 +61,48 @@ def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Conten
     return content, build_leaderboard(content, reference=config.reference)
 
 
-def build(config: Config, memo: dict | None = None) -> BuildResult:
-    """Build the site; `memo` lets a long-running caller (serve) skip re-reading unchanged files."""
+@dataclass
+class Memo:
+    """What a long-running caller (serve) keeps between builds, so that a rebuild redoes only what
+    changed: unchanged files are not read again, unchanged problems not re-ranked or re-planned.
+    Everything in it is derived from inputs it is keyed by; the output is the same without it."""
+
+    files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
+    problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
+    outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
+
+
+@dataclass
+class _ProblemOutputs:
+    """Everything that shows one problem's runs: its page, run pages, API document and CSVs."""
+
+    made_from: tuple
+    pages: list[Page]
+    files: dict[str, object]  # output path → dict (JSON) or a function making bytes
+    keys: dict[str, str]  # output path → key, for all of the above
+    problem_keys: cache.ProblemKeys
+
+
+def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple
+                     ) -> _ProblemOutputs:
+    boards = lb.boards[problem.slug]
+    pk = cache.problem_keys(base, problem.slug, boards)
+    pages = problem_pages(lb, problem, urls, run_pages)
+    keys = {pages[0].output_path: pk.problem}
+    for page in pages[1:]:
+        keys[page.output_path] = cache.run_key(pk, page.context["board"].anchor, page.context["run"])
+    api_path = f"api/v1/problems/{problem.slug}.json"
+    files: dict[str, object] = {api_path: problem_document(lb, problem, urls)}
+    keys[api_path] = pk.problem
+    for board in boards:
+        path = f"problems/{problem.slug}/{board.anchor}.csv"
+        files[path] = partial(publish.board_csv, [entry_row(e, urls) for e in board.entries])
+        keys[path] = pk.board[board.anchor]
+    return _ProblemOutputs(made_from, pages, files, keys, pk)
+
+
+def build(config: Config, memo: Memo | None = None) -> BuildResult:
+    """Build the site; `memo` lets a long-running caller (serve) redo only what changed."""
     # A build makes millions of small objects that live until it ends and form no cycles worth
     # finding: the cycle collector would rescan them again and again (3x the load time at 100k runs).
     collecting = gc.isenabled()
@@ -74,7 +114,7 @@ def build(config: Config, memo: dict | None = None) -> BuildResult:
             gc.enable()
 
 
-def _build(config: Config, memo: dict | None) -> BuildResult:
+def _build(config: Config, memo: Memo | None) -> BuildResult:
     started = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
@@ -90,10 +130,11 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
     previous = cache.read_manifest(out)
     inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
     lap("start")
+    memo = memo if memo is not None else Memo()
     content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset(),
-                           memo)
+                           memo.files)
     lap("read and validate content")
-    lb = build_leaderboard(content, reference=config.reference)
+    lb = build_leaderboard(content, reference=config.reference, memo=memo.problems)
     lap("group and rank")
     warnings = list(content.warnings)
     notes: list[str] = []
@@ -127,18 +168,27 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
         claimed_by[key] = what
         outputs[path] = data
 
-    pages = site_pages(lb, urls, markdown_html, run_pages=config.run_pages)
+    base = cache.base_key(settings, content)
+    groups: dict[str, _ProblemOutputs] = {}
+    for problem in lb.problems:
+        made_from = (lb.problem_keys[problem.slug], base, urls.base_path, config.run_pages)
+        held = memo.outputs.get(problem.slug)
+        if held is None or held.made_from != made_from:
+            held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from)
+        groups[problem.slug] = held
+    memo.outputs = groups
+    pages = site_pages(lb, urls, markdown_html)
+    for group in groups.values():
+        pages += group.pages
     for page in pages:
         claim(page.output_path, page, f"page /{page.url}")
     # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
     claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
     for path, doc in api_documents(lb, urls).items():
         claim(path, doc, f"API document /{path}")
-    for problem in lb.problems:
-        for board in lb.boards[problem.slug]:
-            claim(f"problems/{problem.slug}/{board.anchor}.csv",
-                  partial(_board_csv, board, urls),
-                  f"CSV of the {board.host} table of {problem.slug}")
+    for slug, group in groups.items():
+        for path, data in group.files.items():
+            claim(path, data, f"API document /{path}" if path.endswith(".json") else f"CSV of a table of {slug}")
     claim(publish.SCHEMA_PATH, publish.json_schema_bytes(), "the content format's JSON Schema")
     claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
@@ -166,9 +216,14 @@ def _build(config: Config, memo: dict | None) -> BuildResult:
 
     # Each output's key covers what it shows; outputs whose key the last build wrote are unchanged.
     lap("plan pages and files")
-    keys = cache.OutputKeys(lb, settings, {p.slug: p.markdown for p in content.pages})
-    output_keys = {path: keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
-                   for path, item in outputs.items()}
+    keys = cache.OutputKeys(lb, base, {slug: g.problem_keys for slug, g in groups.items()},
+                            {p.slug: p.markdown for p in content.pages})
+    output_keys: dict[str, str] = {}
+    for group in groups.values():
+        output_keys.update(group.keys)
+    for path, item in outputs.items():
+        if path not in output_keys:
+            output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
     changed = stale = None
     if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
         changed = [p for p in sorted(outputs) if previous.outputs.get(p, [None])[0] != output_keys[p]]
@@ -231,10 +286,6 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
                for path in sorted(outputs) if path.casefold() in folders]
     if clashes:
         raise KindexError(clashes)
-
-
-def _board_csv(board, urls: Urls) -> bytes:
-    return publish.board_csv([entry_row(e, urls) for e in board.entries])
 
 
 def _json_bytes(doc: dict) -> bytes:

@@ -9,9 +9,10 @@ per output file, a key derived from exactly the inputs it shows. The next build 
   changed, and deletes the ones no longer made. The result is byte-identical to a clean build
   (the tests compare them), because each key covers everything its page shows.
 
-Keys are deliberately coarse: a run page changes with any run of its problem (ranks, anchors),
-a host page with any problem timed on it, and pages that summarise everything (home, indexes,
-feeds) with any content at all.
+Keys come from the runs' keys (each bundle's bytes and place, load.Run.key): a problem's page with
+any of its runs, a run page and a board's CSV with any run of that board, a host's page with any
+board on it, an implementation's page with its own rows, and pages that summarise everything
+(home, indexes, feeds) with any content at all.
 """
 
 from __future__ import annotations
@@ -143,39 +144,71 @@ def _digest(*parts: str) -> str:
     return h.hexdigest()
 
 
-class OutputKeys:
-    """The key of each output: a hash of the settings and of the content that output shows."""
+@dataclass
+class ProblemKeys:
+    """The keys of what one problem shows, made from its runs' keys (bundle bytes and place)."""
 
-    def __init__(self, lb, settings: str, pages_markdown: dict[str, str]):
-        content = lb.content
-        nav = json.dumps([(p.slug, p.title) for p in content.pages])  # in every page's nav
-        self.base = _digest(settings, nav)
-        self.problem: dict[str, str] = {}
-        for slug, boards in lb.boards.items():
-            self.problem[slug] = _digest(self.base, slug, *(
-                f"{b.anchor}/{b.host}/{b.workload}/{b.protocol}:" + ",".join(sorted(e.run.key for e in b.entries))
-                for b in boards))
-        problems_of_host: dict[str, set[str]] = {}
-        problems_of_impl: dict[str, set[str]] = {}
-        for slug, boards in lb.boards.items():
-            for b in boards:
-                problems_of_host.setdefault(b.host, set()).add(slug)
-                for e in b.entries:
-                    problems_of_impl.setdefault(e.implementation_slug, set()).add(slug)
-        self.host = {name: _digest(self.base, name, *(self.problem[s] for s in sorted(problems)))
-                     for name, problems in problems_of_host.items()}
-        self.implementation = {slug: _digest(self.base, slug, *(self.problem[s] for s in sorted(problems)))
-                               for slug, problems in problems_of_impl.items()}
-        self.run = {r.name: _digest(self.problem[lb.board_of_run[r.name].problem.slug], r.key) for r in content.runs}
-        self.markdown = {slug: _digest(self.base, slug, text) for slug, text in pages_markdown.items()}
-        self.everything = _digest(self.base, *sorted(self.problem.values()), *sorted(self.markdown.values()))
+    problem: str  # its page and its API document
+    board: dict[str, str]  # board anchor → key: the board's CSV; with the run's own key, its run pages
+    host: dict[str, str]  # host name → what the host's page and API document show of this problem
+    implementation: dict[str, str]  # implementation slug → what its page shows of this problem
+
+
+def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
+    board = {b.anchor: _digest(base, slug, b.anchor, *(e.run.key for e in b.entries)) for b in boards}
+    hosts: dict[str, list[str]] = {}
+    shown: dict[str, list[str]] = {}
+    for b in boards:
+        hosts.setdefault(b.host, []).append(board[b.anchor])
+        for e in b.entries:
+            # An implementation's page shows its own rows; their ranks and speedups depend on the rest
+            # of the board, so what they came to (rounded or not) is part of the key.
+            shown.setdefault(e.implementation_slug, []).append(
+                f"{b.anchor}|{e.run.key}|{e.implementation}|{e.rank}|{e.tied}|{e.mixed_hardware}|"
+                f"{e.is_reference}|{e.speedup!r}")
+    return ProblemKeys(
+        problem=_digest(base, slug, *board.values()),
+        board=board,
+        host={name: _digest(*keys) for name, keys in hosts.items()},
+        implementation={impl: _digest(*parts) for impl, parts in shown.items()},
+    )
+
+
+def run_key(keys: ProblemKeys, anchor: str, run) -> str:
+    """A run page shows its run and its board (rank among the board's runs, the board's link)."""
+    return _digest(keys.board[anchor], run.key)
+
+
+def base_key(settings: str, content) -> str:
+    """What every output depends on: settings, templates, code, and the nav (the Markdown pages' titles)."""
+    return _digest(settings, json.dumps([(p.slug, p.title) for p in content.pages]))
+
+
+class OutputKeys:
+    """The key of each output: a hash of the settings and of the content that output shows.
+
+    Problem-level keys come in (`ProblemKeys`, made once per problem and kept by the caller);
+    the pages that gather problems (hosts, implementations) combine what each problem shows them,
+    so an edit on one host re-makes that host's page, not every host's.
+    """
+
+    def __init__(self, lb, base: str, problems: dict[str, ProblemKeys], pages_markdown: dict[str, str]):
+        self.base = base
+        order = [p.slug for p in lb.problems]
+        self.host: dict[str, str] = {}
+        for name in lb.content.environments:
+            self.host[name] = _digest(base, name, *(f"{slug}:{problems[slug].host[name]}" for slug in order
+                                                    if name in problems[slug].host))
+        self.implementation = {
+            impl.slug: _digest(base, impl.slug, impl.label, *(
+                f"{slug}:{problems[slug].implementation[impl.slug]}" for slug in order
+                if impl.slug in problems[slug].implementation))
+            for impl in lb.implementations}
+        self.markdown = {slug: _digest(base, slug, text) for slug, text in pages_markdown.items()}
+        self.everything = _digest(base, *(problems[slug].problem for slug in order), *sorted(self.markdown.values()))
 
     def of_page(self, page) -> str:
         context = page.context
-        if page.template == "problem.html":
-            return self.problem[context["problem"].slug]
-        if page.template == "run.html":
-            return self.run[context["run"].name]
         if page.template == "host.html":
             return self.host.get(context["environment"].metadata.name, self.everything)
         if page.template == "implementation.html":
@@ -188,12 +221,8 @@ class OutputKeys:
 
     def of_file(self, path: str) -> str:
         parts = path.split("/")
-        if parts[:3] == ["api", "v1", "problems"]:
-            return self.problem[parts[3].removesuffix(".json")]
         if parts[:3] == ["api", "v1", "hosts"]:
             return self.host.get(parts[3].removesuffix(".json"), self.everything)
-        if parts[0] == "problems" and len(parts) == 3 and parts[2].endswith(".csv"):
-            return self.problem[parts[1]]
         if parts[0] in ("static", "schema") or path == "robots.txt":
             return self.base  # settings and code alone shape these
         return self.everything

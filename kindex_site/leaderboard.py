@@ -121,6 +121,7 @@ class Leaderboard:
     reference: str  # the reference implementation's label
     workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
+    problem_keys: dict[str, tuple] = field(default_factory=dict)  # slug → what its boards were made from
 
 
 def slugify(text: str) -> str:
@@ -180,12 +181,14 @@ def implementation_label(run: Run) -> str:
     return "implementation " + run.doc.spec.implementationDigest.removeprefix("sha256:")[:12]
 
 
-def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> Leaderboard:
+def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo: dict | None = None) -> Leaderboard:
+    """Group, rank and summarise; `memo` (kept by a long-running caller) holds each problem's boards
+    by the keys of its runs, so a rebuild re-ranks only the problems whose runs changed."""
     problems: dict[str, Problem] = {}
     problem_source: dict[str, object] = {}  # a Source, made a string only for a message
     implementations: dict[str, Implementation] = {}
     implementation_source: dict[str, object] = {}
-    boards: dict[tuple, Board] = {}
+    runs_of_problem: dict[str, list[tuple[Run, str, str]]] = {}  # slug → (run, label, implementation slug)
     errors: list[str] = []
 
     known_problems: dict = {}
@@ -220,41 +223,39 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> L
             )
             continue
         implementation_source.setdefault(impl_slug, run.source)
-
-        protocol = content.protocols[run.protocol]
-        key = (problem.slug, run.doc.spec.workloadDigest, run.environment, run.protocol)
-        board = boards.get(key)
-        if board is None:
-            statistic = protocol.spec.measurement.primaryStatistic
-            board = boards[key] = Board(problem, key[1], run.environment, run.protocol, statistic)
-        entry = Entry(run, label, impl_slug, is_reference=(label == reference))
-        board.entries.append(entry)
-        impl.entries.append(entry)
+        runs_of_problem.setdefault(problem.slug, []).append((run, label, impl_slug))
 
     if errors:
         raise KindexError(errors)
 
     by_problem: dict[str, list[Board]] = {}
-    for board in boards.values():
-        environment = content.environments[board.host]
-        _mark_mixed_hardware(board, environment)
-        _rank(board)
-        _speedups(board, reference)
-        board.warnings = _warnings(board, environment)
-        by_problem.setdefault(board.problem.slug, []).append(board)
-    workloads = {slug: _workloads(problem_boards) for slug, problem_boards in by_problem.items()}
-    for slug, problem_boards in by_problem.items():
-        # Oldest workload first, then host title (readers look for their GPU); protocol breaks ties.
-        order = {w.digest: i for i, w in enumerate(workloads[slug])}
-        problem_boards.sort(key=lambda b: (
-            order[b.workload], content.environments[b.host].metadata.title.casefold(), b.host, b.protocol))
-        _assign_anchors(problem_boards)
+    workloads: dict[str, list[Workload]] = {}
+    keys: dict[str, tuple] = {}
+    for slug, runs in runs_of_problem.items():
+        # A run's key covers its bundle's bytes (protocol and environment included) and where it
+        # sits: equal keys, equal boards.
+        key = keys[slug] = (reference, *(run.key for run, _, _ in runs))
+        held = memo.get(slug) if memo is not None else None
+        if held is not None and held[0] == key:
+            by_problem[slug], workloads[slug] = held[1], held[2]
+        else:
+            by_problem[slug], workloads[slug] = _problem_boards(problems[slug], runs, content, reference)
+        if memo is not None:
+            memo[slug] = (key, by_problem[slug], workloads[slug])
+    if memo is not None:
+        for slug in [s for s in memo if s not in runs_of_problem]:
+            del memo[slug]
 
+    board_of_run: dict[str, Board] = {}
+    entry_of_run: dict[str, Entry] = {}
+    all_boards = [b for boards in by_problem.values() for b in boards]
+    for board in all_boards:
+        for e in board.entries:
+            board_of_run[e.run.name] = board
+            entry_of_run[e.run.name] = e
+            implementations[e.implementation_slug].entries.append(e)
     for impl in implementations.values():
         impl.entries.sort(key=lambda e: e.run.name)
-
-    board_of_run = {e.run.name: b for b in boards.values() for e in b.entries}
-    entry_of_run = {e.run.name: e for b in boards.values() for e in b.entries}
     return Leaderboard(
         content=content,
         problems=sorted(problems.values(), key=lambda p: p.sort_key),
@@ -264,8 +265,36 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE) -> L
         entry_of_run=entry_of_run,
         reference=reference,
         workloads=workloads,
-        summaries=_summaries(list(boards.values()), content, implementations),
+        summaries=_summaries(all_boards, content, implementations),
+        problem_keys=keys,
     )
+
+
+def _problem_boards(problem: Problem, runs: list[tuple[Run, str, str]], content: Content, reference: str
+                    ) -> tuple[list[Board], list[Workload]]:
+    """One problem's boards, ranked and in page order, and its workloads, oldest first."""
+    boards: dict[tuple, Board] = {}
+    for run, label, impl_slug in runs:
+        key = (run.doc.spec.workloadDigest, run.environment, run.protocol)
+        board = boards.get(key)
+        if board is None:
+            statistic = content.protocols[run.protocol].spec.measurement.primaryStatistic
+            board = boards[key] = Board(problem, key[0], run.environment, run.protocol, statistic)
+        board.entries.append(Entry(run, label, impl_slug, is_reference=(label == reference)))
+    problem_boards = list(boards.values())
+    for board in problem_boards:
+        environment = content.environments[board.host]
+        _mark_mixed_hardware(board, environment)
+        _rank(board)
+        _speedups(board, reference)
+        board.warnings = _warnings(board, environment)
+    workloads = _workloads(problem_boards)
+    # Oldest workload first, then host title (readers look for their GPU); protocol breaks ties.
+    order = {w.digest: i for i, w in enumerate(workloads)}
+    problem_boards.sort(key=lambda b: (
+        order[b.workload], content.environments[b.host].metadata.title.casefold(), b.host, b.protocol))
+    _assign_anchors(problem_boards)
+    return problem_boards, workloads
 
 
 def primary_value(entry: Entry, statistic: str) -> int | None:

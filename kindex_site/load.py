@@ -143,9 +143,10 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
     whether reading stopped early (then the last line says so, and is not itself a problem)."""
     validated: list[tuple[Source, Bundle]] = []
     problems: list[str] = []
+    shared: dict[str, list] = {"protocol": [], "environment": []}  # see _validate
     documents = _documents(path, shown, problems, digests, trusted)
     for source, raw in documents:
-        bundle = None if raw is _INVALID else _validate(raw, source, problems)
+        bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
             validated.append((source, bundle))
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
@@ -310,17 +311,52 @@ def _parse(text: str, source: Source, problems: list[str], decoder: json.JSONDec
     return _INVALID
 
 
-def _validate(raw: object, source: Source, problems: list[str]) -> Bundle | None:
+_SHARED_KINDS = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
+_SHARED_MAX = 8  # distinct protocols and environments remembered per file
+
+
+def _validate(raw: object, source: Source, problems: list[str], shared: dict[str, list] | None = None
+              ) -> Bundle | None:
+    """A bundle, validated; `shared` (one per file) remembers the protocols and environments seen.
+
+    Every bundle of a file usually repeats one protocol and one environment word for word: those
+    are validated once and the same model is shared by every run that repeats them, which saves
+    time and memory (a million runs, a handful of definitions) and makes the cross-file check
+    (`_add`) mostly an identity test. A repeat is recognised by equal parsed JSON, so it is exactly
+    what validating it again would give.
+    """
     if not isinstance(raw, dict):
         kind = "null" if raw is None else type(raw).__name__.replace("str", "string").replace("dict", "object")
         problems.append(f"{source}: expected a bundle object {{run, protocol, environment}}, not {kind}")
         return None
+    reused = {}
+    if shared is not None and raw.keys() == {"run", "protocol", "environment"}:
+        for slot, seen in shared.items():
+            part = raw[slot]
+            reused[slot] = next((model for text, model in seen if text == part), None)
     try:
-        return Bundle.model_validate(raw)
+        if len(reused) == 2 and None not in reused.values():
+            run = _prefixed("run", BenchmarkRun.model_validate, raw["run"])
+            return Bundle.model_construct(run=run, **reused)
+        bundle = Bundle.model_validate(raw)
     except ValidationError as e:
         for err in e.errors(include_url=False):
             problems.append(f"{source}: {format_location(err['loc'])}: {_message(err)}")
         return None
+    if shared is not None:
+        for slot, seen in shared.items():
+            if reused.get(slot) is None and len(seen) < _SHARED_MAX:
+                seen.append((raw[slot], getattr(bundle, slot)))
+    return bundle
+
+
+def _prefixed(slot: str, validate, value):
+    """validate(value), with error locations said from the bundle (run.spec… rather than spec…)."""
+    try:
+        return validate(value)
+    except ValidationError as e:
+        raise ValidationError.from_exception_data(e.title, [
+            {**err, "loc": (slot, *err["loc"])} for err in e.errors(include_url=False)]) from None
 
 
 def format_location(loc: tuple) -> str:
@@ -354,7 +390,7 @@ def _add(bundle: Bundle, source: Source, content: Content, first_seen: dict, pro
         if seen is None:
             first_seen[(kind, name)] = (doc, source)
             registry[name] = doc
-        elif seen[0] != doc:
+        elif seen[0] is not doc and not _same(seen[0], doc, first_seen):
             problems.append(
                 f"{source}: {slot}: {kind} {name!r} differs from its definition in {seen[1]}"
             )
@@ -377,6 +413,15 @@ def _add(bundle: Bundle, source: Source, content: Content, first_seen: dict, pro
         ok = False
     if ok:
         content.runs.append(Run(run, bundle.protocol.metadata.name, bundle.environment.metadata.name, source))
+
+
+def _same(a, b, first_seen: dict) -> bool:
+    """a == b for two definitions, remembered: each file shares one model among its bundles."""
+    pair = ("same", id(a), id(b))
+    known = first_seen.get(pair)
+    if known is None:
+        known = first_seen[pair] = (a == b, b)  # b is held so that its id is not reused meanwhile
+    return known[0]
 
 
 _PAGE_SLUG = re.compile(NAME_PATTERN)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .leaderboard import Board, Entry, Leaderboard, Summary, Warning, std_ns
+from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Warning, std_ns
 from .stats import Speedup
 
 API_VERSION = "kindex-site/v1"
@@ -34,6 +34,11 @@ class Urls:
 
     def __call__(self, relative: str) -> str:
         return self.base_path + relative
+
+    @property
+    def links_key(self) -> tuple[str, bool]:
+        """Equal for two Urls making the same links (a run's board link stays while its problem does)."""
+        return self.base_path, self.run_boards is None
 
     def problem(self, slug: str) -> str:
         return self(f"problems/{slug}/")
@@ -68,7 +73,7 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
     Made once per entry and shared by its table, run page, API document and CSV: treat as read-only.
     """
     cached = entry.row_cache
-    if cached is not None and cached[0] is urls:
+    if cached is not None and cached[0] == urls.links_key:
         return cached[1]
     spec = entry.run.doc.spec
     lat = spec.timing.latencyNs if spec.timing else None
@@ -90,7 +95,7 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
         "reference": entry.is_reference and entry.rank is not None,
         "speedup": speedup_json(entry.speedup),
     }
-    entry.row_cache = (urls, row)
+    entry.row_cache = (urls.links_key, row)
     return row
 
 
@@ -154,7 +159,30 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
     return groups
 
 
-def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], run_pages: bool = True) -> list[Page]:
+def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool = True) -> list[Page]:
+    """A problem's page, then a page per run of it (unless run_pages is off): all that shows its runs."""
+    content = lb.content
+    pages = [Page(f"problems/{problem.slug}/", "problem.html", problem.title, {
+        "problem": problem, "groups": workload_groups(lb, problem.slug, urls),
+        "api_url": urls.api_problem(problem.slug), "reference": lb.reference,
+    })]
+    if not run_pages:
+        return pages
+    runs = sorted(((e, b) for b in lb.boards[problem.slug] for e in b.entries), key=lambda eb: eb[0].run.name)
+    for entry, board in runs:
+        r = entry.run
+        pages.append(Page(f"runs/{r.name}/", "run.html", r.doc.metadata.title, {
+            "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
+            "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
+            "document": r.doc,  # dumped when the page is rendered (in a worker, for big sites)
+            "table_api_url": urls.api_problem(problem.slug),
+        }))
+    return pages
+
+
+def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> list[Page]:
+    """Every page but the problems' own (`problem_pages`): home, search, hosts, implementations,
+    protocols and the Markdown pages."""
     content = lb.content
     envs = content.environments
     pages: list[Page] = []
@@ -181,11 +209,6 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], run_p
     }))
     pages.append(search_page(lb, urls))
 
-    for p in lb.problems:
-        pages.append(Page(f"problems/{p.slug}/", "problem.html", p.title, {
-            "problem": p, "groups": workload_groups(lb, p.slug, urls), "api_url": urls.api_problem(p.slug),
-            "reference": lb.reference,
-        }))
 
     boards_of_host: dict[str, list[Board]] = {}
     for p in lb.problems:
@@ -236,16 +259,6 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], run_p
             "protocol": d, "hosts": [envs[n] for n in used_by],
         }))
 
-    for r in sorted(content.runs, key=lambda r: r.name) if run_pages else ():
-        board = lb.board_of_run[r.name]
-        entry = lb.entry_of_run[r.name]
-        pages.append(Page(f"runs/{r.name}/", "run.html", r.doc.metadata.title, {
-            "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
-            "environment": envs[r.environment], "protocol": content.protocols[r.protocol],
-            "document": r.doc,  # dumped when the page is rendered (in a worker, for big sites)
-            "table_api_url": urls.api_problem(board.problem.slug),
-        }))
-
     for md in content.pages:
         pages.append(Page(f"{md.slug}/", "page.html", md.title, {"html": markdown_html[md.slug], "source": md.source}))
     return pages
@@ -256,7 +269,8 @@ def _best(board: Board) -> Entry | None:
 
 
 def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
-    """Output path → JSON document. Values are the input's, in nanoseconds; None where absent."""
+    """Output path → JSON document but the problems' own (`problem_document`). Values are the
+    input's, in nanoseconds; None where absent."""
     docs: dict[str, dict] = {}
     docs["api/v1/index.json"] = {
         "apiVersion": API_VERSION,
@@ -287,33 +301,36 @@ def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
                 for p in lb.problems for b in lb.boards[p.slug] if b.host == name
             ],
         }
-    for p in lb.problems:
-        docs[f"api/v1/problems/{p.slug}.json"] = {
-            "apiVersion": API_VERSION,
-            "slug": p.slug,
-            "title": p.title,
-            "workloads": [
-                {"digest": w.digest, "first_observed": w.first_observed, "last_observed": w.last_observed,
-                 "hosts": w.hosts}
-                for w in lb.workloads[p.slug]
-            ],
-            "boards": [
-                {
-                    "host": b.host,
-                    "workload": b.workload,
-                    "protocol": b.protocol,
-                    "comparability": {
-                        "family": lb.content.protocols[b.protocol].spec.comparability.family,
-                        "notes": lb.content.protocols[b.protocol].spec.comparability.notes,
-                    },
-                    "reference": b.reference.run.name if b.reference else None,
-                    "entries": [entry_row(e, urls) for e in b.entries],
-                    "warnings": [warning_json(w) for w in b.warnings],
-                }
-                for b in lb.boards[p.slug]
-            ],
-        }
     return docs
+
+
+def problem_document(lb: Leaderboard, p: Problem, urls: Urls) -> dict:
+    """/api/v1/problems/<slug>.json: every board of the problem with its entries."""
+    return {
+        "apiVersion": API_VERSION,
+        "slug": p.slug,
+        "title": p.title,
+        "workloads": [
+            {"digest": w.digest, "first_observed": w.first_observed, "last_observed": w.last_observed,
+             "hosts": w.hosts}
+            for w in lb.workloads[p.slug]
+        ],
+        "boards": [
+            {
+                "host": b.host,
+                "workload": b.workload,
+                "protocol": b.protocol,
+                "comparability": {
+                    "family": lb.content.protocols[b.protocol].spec.comparability.family,
+                    "notes": lb.content.protocols[b.protocol].spec.comparability.notes,
+                },
+                "reference": b.reference.run.name if b.reference else None,
+                "entries": [entry_row(e, urls) for e in b.entries],
+                "warnings": [warning_json(w) for w in b.warnings],
+            }
+            for b in lb.boards[p.slug]
+        ],
+    }
 
 
 # --- The home page's problems × hosts overview, and the search page ---------------------------

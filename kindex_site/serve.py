@@ -108,7 +108,9 @@ class Builder:
         self.out = (config.root / SERVE_DIR / "site").absolute()
         self.overrides["output_dir"] = str(self.out)
         self.config = config  # the last config that loaded: it says which folders to watch
-        self.memo: dict = {}  # load_content's validated files, by path, size and mtime
+        from .build import Memo
+
+        self.memo = Memo()  # what rebuilds reuse: validated files, ranked problems, planned pages
         self.cond = threading.Condition()
         self.instance = secrets.token_hex(4)  # a restarted server's pages reload too
         self.generation = 0  # bumped whenever what a page shows may have changed
@@ -274,8 +276,8 @@ class Builder:
             self._forget_deleted()
 
     def _forget_deleted(self) -> None:
-        for shown in [k for k in self.memo if not os.path.exists(k)]:
-            del self.memo[shown]
+        for shown in [k for k in self.memo.files if not os.path.exists(k)]:
+            del self.memo.files[shown]
 
     def stop(self) -> None:
         with self.cond:

@@ -156,3 +156,31 @@ def test_interrupted_incremental_build_leaves_the_previous_site(project, monkeyp
     assert not [p for p in project.root.iterdir() if p.name.startswith(".site.")]
     monkeypatch.setattr(build_module, "_write_file", write_file)
     rebuild_matches_clean(project)
+
+
+def restore(project) -> None:
+    """The corpus as it was: added files removed, the original ones written back."""
+    import shutil
+
+    shutil.rmtree(project.root / "content")
+    corpus(project)
+
+
+def test_rebuilds_sharing_a_memo_equal_clean_builds(project, monkeypatch, always_incremental):
+    """`serve` keeps one Memo across rebuilds (files, ranked problems, planned pages): every change
+    in turn, and its undoing, must still give exactly the clean build's site."""
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    monkeypatch.chdir(project.root)
+    memo = Memo()
+    corpus(project)
+    build(load_config(None, {}), memo)
+    for name, change in CHANGES.items():
+        for step in (change, restore):
+            step(project)
+            result = build(load_config(None, {}), memo)
+            code, _, err = project.build("--out", "clean", "--clean")
+            assert code == 0, err
+            assert snapshot(project.root / "site") == snapshot(project.root / "clean"), (name, step.__name__)
+            assert result.changed > 0 or step is restore, name
