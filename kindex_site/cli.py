@@ -12,7 +12,9 @@ from .config import load_config
 from .errors import KindexError, display, plural, summarize
 
 # build (jinja2, the models, the renderers) is imported only when there is work to do: a no-op
-# build answers from the cache manifest with the standard library and the settings alone.
+# build answers from the cache manifest with the standard library and the settings alone
+# (tests/test_config.py checks that neither pydantic nor jinja2 is imported then).
+SITE_COMMANDS = ("build", "check", "serve")
 
 EXAMPLES = {
     "build": "example:\n  kindex-site build                      # content/ → site/, settings from ./kindex.toml\n"
@@ -29,7 +31,9 @@ def _add_site_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=Path, help="settings file (default: ./kindex.toml if present)")
 
 
-def make_parser() -> argparse.ArgumentParser:
+def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for `argv` (all commands when None). The importer's options are defined by its
+    module, which needs the models (pydantic): they are left out when argv runs another command."""
     parser = argparse.ArgumentParser(
         prog="kindex-site",
         description="Build a static GPU-kernel leaderboard from kernelindex.dev/v1alpha1 documents.",
@@ -74,9 +78,10 @@ def make_parser() -> argparse.ArgumentParser:
                    help="address to listen on (default: 127.0.0.1, this machine only)")
     p.set_defaults(run=_serve)
 
-    from .importers import add_import_parser
+    if not (argv and argv[0] in SITE_COMMANDS):
+        from .importers import add_import_parser
 
-    add_import_parser(commands)
+        add_import_parser(commands)
     return parser
 
 
@@ -155,7 +160,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = make_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = make_parser(argv).parse_args(argv)
     try:
         return args.run(args)
     except KindexError as e:

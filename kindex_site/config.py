@@ -1,4 +1,10 @@
-"""kindex.toml: the site's settings. Flags on the command line override them."""
+"""kindex.toml: the site's settings. Flags on the command line override them.
+
+Standard library only: a no-op build (cli.py → cache.up_to_date) reads the settings before it knows
+whether there is any work, and importing pydantic alone would cost it more than the rest. The checks
+and their messages are those pydantic's lax mode gave when this was a pydantic model
+(tests/test_config.py compares the two).
+"""
 
 from __future__ import annotations
 
@@ -6,46 +12,160 @@ import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
 from .errors import KindexError
 
 CONFIG_FILE = "kindex.toml"
 
-
-class Config(BaseModel):
-    """Settings of one site. Relative folders are taken from the folder holding kindex.toml."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    title: str = Field("Kernel Index", min_length=1, max_length=200)
-    description: str = Field(
-        "Timings of GPU kernel implementations, compared only where they are comparable.", max_length=1000
-    )
-    base_url: str = "/"
-    content_dir: str = "content"
-    output_dir: str = "site"
-    templates_dir: str = "templates"
-    static_dir: str = "static"
-    reference: str = Field("PyTorch eager", min_length=1, max_length=200)  # speedups are against this label
+# name → (default, kind, min length, max length); in the order errors are reported.
+FIELDS: dict[str, tuple] = {
+    "title": ("Kernel Index", str, 1, 200),
+    "description": ("Timings of GPU kernel implementations, compared only where they are comparable.", str, None, 1000),
+    "base_url": ("/", str, None, None),
+    "content_dir": ("content", str, None, None),
+    "output_dir": ("site", str, None, None),
+    "templates_dir": ("templates", str, None, None),
+    "static_dir": ("static", str, None, None),
+    "reference": ("PyTorch eager", str, 1, 200),  # speedups are against this label
     # One page per run. Off, a run's details live in its problem's table, JSON and CSV only: for
     # corpora whose run pages alone would pass GitHub Pages' 1 GB (about 5 KB a run).
-    run_pages: bool = True
-    root: Path = Field(default=Path("."), exclude=True)  # where relative folders start
+    "run_pages": (True, bool, None, None),
+}
 
-    @field_validator("base_url")
-    @classmethod
-    def _base_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("", "http", "https") or (parts.scheme and not parts.netloc):
-            raise ValueError("must be an http(s) URL such as https://example.org/kindex/ or a path such as /")
-        if parts.scheme and not parts.path:  # https://example.org (as actions/configure-pages gives a root site)
-            value, parts = value + "/", urlsplit(value + "/")
-        if not parts.path.startswith("/"):
-            raise ValueError("its path must start with '/'")
-        if parts.query or parts.fragment:
-            raise ValueError("must not have a query or fragment")
-        return value if value.endswith("/") else value + "/"
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+_NOT_BOOL = "Input should be a valid boolean"
+_UNPARSABLE_BOOL = "Input should be a valid boolean, unable to interpret input"
+_I64 = range(-(2**63), 2**63)
+
+
+class ConfigError(ValueError):
+    """Invalid settings: `problems` holds (field, message) pairs, fields first, extra keys last."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.problems = problems
+        super().__init__("; ".join(f"{field}: {message}" for field, message in problems))
+
+
+def _check_bool(value):
+    if type(value) is bool:
+        return value
+    if isinstance(value, str):
+        text = value.lower() if value.isascii() else value
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise ValueError(_UNPARSABLE_BOOL)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value not in _I64:
+            raise ValueError(_NOT_BOOL)
+        if value in (0, 1):
+            return bool(value)
+        raise ValueError(_UNPARSABLE_BOOL)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")) or not value.is_integer() or not -(2.0**63) < value < 2.0**63:
+            raise ValueError(_NOT_BOOL)
+        if value in (0.0, 1.0):
+            return bool(value)
+        raise ValueError(_UNPARSABLE_BOOL)
+    raise ValueError(_NOT_BOOL)
+
+
+def _check_str(value, least: int | None, most: int | None) -> str:
+    if not isinstance(value, str):
+        raise ValueError("Input should be a valid string")
+    value = str(value)
+    if least is not None and len(value) < least:
+        raise ValueError(f"String should have at least {least} character{'' if least == 1 else 's'}")
+    if most is not None and len(value) > most:
+        raise ValueError(f"String should have at most {most} character{'' if most == 1 else 's'}")
+    return value
+
+
+def _check_base_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("", "http", "https") or (parts.scheme and not parts.netloc):
+        raise ValueError("must be an http(s) URL such as https://example.org/kindex/ or a path such as /")
+    if parts.scheme and not parts.path:  # https://example.org (as actions/configure-pages gives a root site)
+        value, parts = value + "/", urlsplit(value + "/")
+    if not parts.path.startswith("/"):
+        raise ValueError("its path must start with '/'")
+    if parts.query or parts.fragment:
+        raise ValueError("must not have a query or fragment")
+    return value if value.endswith("/") else value + "/"
+
+
+class Config:
+    """Settings of one site. Relative folders are taken from the folder holding kindex.toml.
+
+    Immutable; `Config(**values, root=…)` checks the values and raises ConfigError.
+    """
+
+    __slots__ = (*FIELDS, "root", "model_fields_set")
+
+    title: str
+    description: str
+    base_url: str
+    content_dir: str
+    output_dir: str
+    templates_dir: str
+    static_dir: str
+    reference: str
+    run_pages: bool
+    root: Path  # where relative folders start
+    model_fields_set: frozenset[str]  # the settings given rather than defaulted (root included)
+
+    def __init__(self, **values):
+        problems: list[tuple[str, str]] = []
+        checked: dict = {}
+        for name, (default, kind, least, most) in FIELDS.items():
+            if name not in values:
+                checked[name] = default
+                continue
+            value = values[name]
+            try:
+                if kind is bool:
+                    checked[name] = _check_bool(value)
+                else:
+                    value = _check_str(value, least, most)
+                    checked[name] = _check_base_url(value) if name == "base_url" else value
+            except ValueError as e:
+                problems.append((name, str(e)))
+        root = values.get("root", Path("."))
+        if not isinstance(root, Path):
+            problems.append(("root", "Input is not a valid path"))
+        problems += [(name, "Extra inputs are not permitted") for name in values
+                     if name not in FIELDS and name != "root"]
+        if problems:
+            raise ConfigError(problems)
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "model_fields_set", frozenset(values))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Config is immutable: cannot set {name}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"Config is immutable: cannot delete {name}")
+
+    def __eq__(self, other):
+        if not isinstance(other, Config):
+            return NotImplemented
+        return self._values() == other._values() and self.model_fields_set == other.model_fields_set
+
+    def __hash__(self):
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "Config(" + ", ".join(f"{k}={v!r}" for k, v in zip((*FIELDS, "root"), self._values())) + ")"
+
+    def _values(self) -> tuple:
+        return (*(getattr(self, name) for name in FIELDS), self.root)
+
+    def model_dump(self, mode: str = "python") -> dict:
+        """The settings (root aside), as pydantic's model_dump gave them: the cache's settings key."""
+        return {name: getattr(self, name) for name in FIELDS}
 
     @property
     def absolute_url(self) -> str | None:
@@ -90,9 +210,6 @@ def load_config(path: Path | None, overrides: dict) -> Config:
     values.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return Config(**values, root=root)
-    except ValidationError as e:
+    except ConfigError as e:
         where = path or "settings"
-        raise KindexError(
-            [f"{where}: {'.'.join(map(str, err['loc']))}: {err['msg'].removeprefix('Value error, ')}"
-             for err in e.errors(include_url=False)]
-        ) from None
+        raise KindexError([f"{where}: {field}: {message}" for field, message in e.problems]) from None
