@@ -194,12 +194,15 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     known_problems: dict = {}
     label_slugs: dict[str, str] = {}
     for run in content.runs:
-        problem = problem_of(run, known_problems)
-        if isinstance(problem, str):
-            errors.append(f"{run.source}: {problem}")
+        grouping = run.grouping  # told from the document alone, so kept on the run across rebuilds
+        if grouping is None:
+            grouping = run.grouping = _grouping(run, known_problems, label_slugs)
+        if isinstance(grouping, str):
+            errors.append(f"{run.source}: {grouping}")
             continue
+        problem, label, impl_slug = grouping
         known = problems.setdefault(problem.slug, problem)
-        if known != problem:
+        if known is not problem and known != problem:
             errors.append(
                 f"{run.source}: problem {problem.title!r} would share the page /problems/{problem.slug}/ "
                 f"with {known.title!r} from {problem_source[problem.slug]}"
@@ -207,14 +210,6 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
             continue
         problem_source.setdefault(problem.slug, run.source)
 
-        label = implementation_label(run)
-        impl_slug = label_slugs.get(label)
-        if impl_slug is None:
-            impl_slug = label_slugs[label] = slugify(label) or "implementation"
-        if is_windows_device(impl_slug):
-            errors.append(f"{run.source}: run.metadata.title: implementation {label!r} would be the folder "
-                          f"{impl_slug!r}, a reserved device name on Windows")
-            continue
         impl = implementations.setdefault(impl_slug, Implementation(impl_slug, label))
         if impl.label != label:
             errors.append(
@@ -268,6 +263,21 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         summaries=_summaries(all_boards, content, implementations),
         problem_keys=keys,
     )
+
+
+def _grouping(run: Run, known_problems: dict, label_slugs: dict[str, str]) -> tuple[Problem, str, str] | str:
+    """(problem, implementation label, implementation slug) of a run, or what is wrong."""
+    problem = problem_of(run, known_problems)
+    if isinstance(problem, str):
+        return problem
+    label = implementation_label(run)
+    impl_slug = label_slugs.get(label)
+    if impl_slug is None:
+        impl_slug = label_slugs[label] = slugify(label) or "implementation"
+    if is_windows_device(impl_slug):
+        return (f"run.metadata.title: implementation {label!r} would be the folder {impl_slug!r}, "
+                "a reserved device name on Windows")
+    return problem, label, impl_slug
 
 
 def _problem_boards(problem: Problem, runs: list[tuple[Run, str, str]], content: Content, reference: str

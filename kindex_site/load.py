@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,21 +40,29 @@ class Source:
         return self.file
 
 
-@dataclass(frozen=True)
 class Run:
-    doc: BenchmarkRun
-    protocol: str  # metadata.name of its BenchmarkProtocol
-    environment: str  # metadata.name of its ExecutionEnvironment
-    source: Source
+    """One validated run, with the protocol and environment its bundle named and where it came from.
 
-    @property
-    def name(self) -> str:
-        return self.doc.metadata.name
+    Made once per document and kept while its file is unchanged (a long-running `serve` reuses
+    it), so what is derived from the document alone can be remembered on it (`grouping`).
+    """
 
-    @property
-    def key(self) -> str:
-        """Changes whenever this run's document, or where it is said to come from, changes."""
-        return f"{self.source}|{self.source.digest}"
+    __slots__ = ("doc", "protocol", "environment", "source", "name", "key", "definitions", "grouping")
+
+    def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
+                 source: Source):
+        self.doc = doc
+        self.protocol: str = protocol.metadata.name  # metadata.name of its BenchmarkProtocol
+        self.environment: str = environment.metadata.name  # metadata.name of its ExecutionEnvironment
+        self.definitions = (protocol, environment)  # as its bundle gave them
+        self.source = source
+        self.name: str = doc.metadata.name
+        # Changes whenever this run's document, or where it is said to come from, changes.
+        self.key = f"{source}|{source.digest}"
+        self.grouping = None  # leaderboard.py's: its problem and implementation, told from doc alone
+
+    def __repr__(self) -> str:
+        return f"Run({self.name!r} from {self.source})"
 
 
 @dataclass(frozen=True)
@@ -88,7 +97,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     their documents are validated as always.
 
     `memo` (kept by a long-running caller such as `serve`) remembers each file's validated
-    documents by its size and modification time: an unchanged file is not read again. The checks
+    runs by its size and modification time: an unchanged file is not read again. The checks
     across files (duplicate names, differing definitions) always run on everything.
     """
     if not content_dir.is_dir():
@@ -112,22 +121,43 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         content.files += 1
         stat = _stat_key(path)
         remembered = memo.get(shown) if memo is not None else None
-        if remembered is not None and remembered[0] == stat:
-            _, content.digests[shown], validated = remembered
+        if remembered is not None and remembered[0] == stat and _still_same(path, stat, remembered, memo, shown):
+            _, content.digests[shown], runs, _ = remembered
             file_problems: list[str] = []
         else:
-            validated, file_problems, stopped = _read_file(path, shown, content.digests, trusted)
+            read_at = time.time_ns()
+            runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted)
             notes += stopped
             if memo is not None and not file_problems and stat is not None:
-                memo[shown] = (stat, content.digests.get(shown), validated)
-        for source, bundle in validated:
-            _add(bundle, source, content, first_seen, file_problems)
+                memo[shown] = (stat, content.digests.get(shown), runs, read_at)
+        for run in runs:
+            _add(run, content, first_seen, file_problems)
         problems += file_problems
 
     if problems:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
+
+
+# File times tick with the kernel's coarse clock: a file written within this long before it was read
+# may be written again, same size, with the same time. Such a file is compared by its bytes (git's
+# "racily clean" rule); any other with an unchanged size and time is taken as unchanged.
+RACY_NS = 100_000_000
+
+
+def _still_same(path: Path, stat: tuple[int, int], remembered: tuple, memo: dict, shown: str) -> bool:
+    if stat[1] < remembered[3] - RACY_NS:
+        return True
+    checked_at = time.time_ns()
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    if hashlib.sha256(data).hexdigest() != remembered[1]:
+        return False
+    memo[shown] = (*remembered[:3], checked_at)  # compared now: later, its time alone will do
+    return True
 
 
 def _stat_key(path: Path) -> tuple[int, int] | None:
@@ -139,16 +169,16 @@ def _stat_key(path: Path) -> tuple[int, int] | None:
 
 
 def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str]):
-    """A file's validated bundles with their sources, its problems (parse and validation), and
-    whether reading stopped early (then the last line says so, and is not itself a problem)."""
-    validated: list[tuple[Source, Bundle]] = []
+    """A file's validated runs, its problems (parse and validation), and whether reading stopped
+    early (then the last line says so, and is not itself a problem)."""
+    validated: list[Run] = []
     problems: list[str] = []
     shared: dict[str, list] = {"protocol": [], "environment": []}  # see _validate
     documents = _documents(path, shown, problems, digests, trusted)
     for source, raw in documents:
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
-            validated.append((source, bundle))
+            validated.append(Run(*bundle, source))
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
@@ -316,8 +346,8 @@ _SHARED_MAX = 8  # distinct protocols and environments remembered per file
 
 
 def _validate(raw: object, source: Source, problems: list[str], shared: dict[str, list] | None = None
-              ) -> Bundle | None:
-    """A bundle, validated; `shared` (one per file) remembers the protocols and environments seen.
+              ) -> tuple[BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment] | None:
+    """A bundle, validated, as (run, protocol, environment); `shared` (one per file) remembers the protocols and environments seen.
 
     Every bundle of a file usually repeats one protocol and one environment word for word: those
     are validated once and the same model is shared by every run that repeats them, which saves
@@ -336,8 +366,7 @@ def _validate(raw: object, source: Source, problems: list[str], shared: dict[str
             reused[slot] = next((model for text, model in seen if text == part), None)
     try:
         if len(reused) == 2 and None not in reused.values():
-            run = _prefixed("run", BenchmarkRun.model_validate, raw["run"])
-            return Bundle.model_construct(run=run, **reused)
+            return _prefixed("run", BenchmarkRun.model_validate, raw["run"]), reused["protocol"], reused["environment"]
         bundle = Bundle.model_validate(raw)
     except ValidationError as e:
         for err in e.errors(include_url=False):
@@ -347,7 +376,7 @@ def _validate(raw: object, source: Source, problems: list[str], shared: dict[str
         for slot, seen in shared.items():
             if reused.get(slot) is None and len(seen) < _SHARED_MAX:
                 seen.append((raw[slot], getattr(bundle, slot)))
-    return bundle
+    return bundle.run, bundle.protocol, bundle.environment
 
 
 def _prefixed(slot: str, validate, value):
@@ -378,13 +407,13 @@ def _message(err: dict) -> str:
     return msg
 
 
-def _add(bundle: Bundle, source: Source, content: Content, first_seen: dict, problems: list[str]) -> None:
+def _add(run: Run, content: Content, first_seen: dict, problems: list[str]) -> None:
     ok = True
-    for slot, kind, registry in (
-        ("protocol", "BenchmarkProtocol", content.protocols),
-        ("environment", "ExecutionEnvironment", content.environments),
+    source = run.source
+    for slot, kind, registry, doc in (
+        ("protocol", "BenchmarkProtocol", content.protocols, run.definitions[0]),
+        ("environment", "ExecutionEnvironment", content.environments, run.definitions[1]),
     ):
-        doc = getattr(bundle, slot)
         name = doc.metadata.name
         seen = first_seen.get((kind, name))
         if seen is None:
@@ -396,15 +425,14 @@ def _add(bundle: Bundle, source: Source, content: Content, first_seen: dict, pro
             )
             ok = False
 
-    run = bundle.run
-    seen = first_seen.get(("BenchmarkRun", run.metadata.name))
+    seen = first_seen.get(("BenchmarkRun", run.name))
     if seen is not None:
-        problems.append(f"{source}: run.metadata.name: {run.metadata.name!r} is also the name of the run in {seen[1]}")
+        problems.append(f"{source}: run.metadata.name: {run.name!r} is also the name of the run in {seen[1]}")
         return
-    first_seen[("BenchmarkRun", run.metadata.name)] = (run, source)
+    first_seen[("BenchmarkRun", run.name)] = (run, source)
 
-    wanted = bundle.protocol.spec.measurement.primaryStatistic
-    timing = run.spec.timing
+    wanted = run.definitions[0].spec.measurement.primaryStatistic
+    timing = run.doc.spec.timing
     if timing is not None and timing.primaryStatistic != wanted:
         problems.append(
             f"{source}: run.spec.timing.primaryStatistic: {timing.primaryStatistic!r} differs from "
@@ -412,7 +440,7 @@ def _add(bundle: Bundle, source: Source, content: Content, first_seen: dict, pro
         )
         ok = False
     if ok:
-        content.runs.append(Run(run, bundle.protocol.metadata.name, bundle.environment.metadata.name, source))
+        content.runs.append(run)
 
 
 def _same(a, b, first_seen: dict) -> bool:
