@@ -70,6 +70,7 @@ class Memo:
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
+    paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
 
 
 @dataclass
@@ -211,7 +212,10 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             if "static/" + rel not in outputs:
                 claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
 
-    _refuse_file_folder_clashes(outputs, claimed_by)
+    paths = frozenset(outputs)
+    if paths != memo.paths:  # (the same paths as the last build's were checked then)
+        _refuse_file_folder_clashes(outputs, claimed_by)
+        memo.paths = paths
     renderer = _Renderer(env)
 
     # Each output's key covers what it shows; outputs whose key the last build wrote are unchanged.
@@ -311,7 +315,7 @@ class _Renderer:
             template = self.templates.get(item.template)
             if template is None:
                 template = self.templates[item.template] = self.env.get_template(item.template)
-            return template.render(page=item, **item.context).encode("utf-8")
+            return template.render(page=item, **item.values()).encode("utf-8")
         except jinja2.TemplateError as e:
             raise KindexError(_template_problem(e, item.template)) from None
 

@@ -135,6 +135,8 @@ def problem_of(run: Run, known: dict | None = None) -> Problem | str:
     `known` remembers problems by the text they were told from: a corpus has thousands of runs
     of each problem, and the same text always gives the same answer.
     """
+    if isinstance(run.grouping, tuple):
+        return run.grouping[0]  # told before, by build_leaderboard
     native = run.doc.spec.sourceNative
     if native.get("source") == "kernelbench":
         external = native.get("externalId")

@@ -6,7 +6,9 @@ site works under a sub-path (GitHub project pages) as well as at the root.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Warning, std_ns
 from .stats import Speedup
@@ -19,7 +21,12 @@ class Page:
     url: str  # relative to the site root, '' for home, always ending in '/' otherwise
     template: str
     title: str
-    context: dict
+    # What the template is given; or a function making it, for pages that gather many problems:
+    # a rebuild that finds their key unchanged never gathers it.
+    context: dict | Callable[[], dict]
+
+    def values(self) -> dict:
+        return self.context() if callable(self.context) else self.context
 
     @property
     def output_path(self) -> str:
@@ -220,20 +227,23 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
                    "runs": sum(len(b.entries) for b in boards_of_host.get(e.metadata.name, []))}
                   for e in hosts],
     }))
-    for e in hosts:
+    def host_context(e) -> dict:
         name = e.metadata.name
-        pages.append(Page(f"hosts/{name}/", "host.html", e.metadata.title, {
+        return {
             "environment": e, "summaries": lb.summaries[name], "reference": lb.reference,
             "api_url": urls.api_host(name),
             "boards": [{"board": b, "best": _best(b), "runs": len(b.entries),
                         "implementations": len({x.implementation_slug for x in b.entries})}
                        for b in boards_of_host.get(name, [])],
-        }))
+        }
+
+    for e in hosts:
+        pages.append(Page(f"hosts/{e.metadata.name}/", "host.html", e.metadata.title, partial(host_context, e)))
 
     pages.append(Page("implementations/", "implementations.html", "Implementations", {
         "implementations": lb.implementations,
     }))
-    for impl in lb.implementations:
+    def implementation_context(impl) -> dict:
         host_names = sorted({e.run.environment for e in impl.entries},
                             key=lambda n: (envs[n].metadata.title.casefold(), n))
         cells: dict[str, dict[str, list[dict]]] = {}
@@ -242,11 +252,15 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
             cells.setdefault(board.problem.slug, {}).setdefault(e.run.environment, []).append(entry_row(e, urls))
         problems = [p for p in lb.problems if p.slug in cells]
         summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
-        pages.append(Page(f"implementations/{impl.slug}/", "implementation.html", impl.label, {
+        return {
             "implementation": impl, "hosts": [envs[n] for n in host_names],
             "problems": problems, "cells": cells, "summaries": summaries, "reference": lb.reference,
             "environments": envs,
-        }))
+        }
+
+    for impl in lb.implementations:
+        pages.append(Page(f"implementations/{impl.slug}/", "implementation.html", impl.label,
+                          partial(implementation_context, impl)))
 
     protocols = sorted(content.protocols.values(), key=lambda d: (d.metadata.title.casefold(), d.metadata.name))
     hosts_of_protocol: dict[str, set[str]] = {}
