@@ -71,6 +71,7 @@ class Memo:
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
+    renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
 
 
 @dataclass
@@ -146,15 +147,21 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
 
-    env = make_environment(templates_dir, {
+    # Templates are compiled once per look (the settings key covers every template's bytes): a
+    # long-running caller keeps the environment; the globals are this build's.
+    if memo.renderer is None or memo.renderer[0] != settings:
+        env = make_environment(templates_dir, {})
+        # A project's own templates folder need not hold every template: missing ones (say a 404.html
+        # added after the project was set up) come from the bundled defaults.
+        env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
+        memo.renderer = (settings, _Renderer(env))
+    renderer = memo.renderer[1]
+    renderer.env.globals.update({
         "site": {"title": config.title, "description": config.description, "absolute_url": absolute,
                  "schema_url": urls(publish.SCHEMA_PATH)},
         "urls": urls,
         "nav_pages": [(p.slug, p.title) for p in content.pages],
     })
-    # A project's own templates folder need not hold every template: missing ones (say a 404.html
-    # added after the project was set up) come from the bundled defaults.
-    env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
     # Everything the site will hold, as path → bytes, a Page to render, or a dict to write as JSON.
     # Nothing is rendered yet: claims are checked first, then files are made and written one by one
     # (in worker processes for big sites), so memory does not grow with the site.
@@ -216,7 +223,6 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     if paths != memo.paths:  # (the same paths as the last build's were checked then)
         _refuse_file_folder_clashes(outputs, claimed_by)
         memo.paths = paths
-    renderer = _Renderer(env)
 
     # Each output's key covers what it shows; outputs whose key the last build wrote are unchanged.
     lap("plan pages and files")

@@ -105,6 +105,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     content = Content()
     problems: list[str] = []
     first_seen: dict[tuple[str, str], tuple[object, Source]] = {}  # (kind, name) → (model, source)
+    run_names: dict[str, Source] = {}
     notes = 0  # "stopped reading" lines: said, but not problems themselves
 
     for path in _content_files(content_dir, content.warnings):
@@ -122,16 +123,23 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         stat = _stat_key(path)
         remembered = memo.get(shown) if memo is not None else None
         if remembered is not None and remembered[0] == stat and _still_same(path, stat, remembered, memo, shown):
-            _, content.digests[shown], runs, _ = remembered
+            _, content.digests[shown], runs, _, index = remembered
             file_problems: list[str] = []
         else:
             read_at = time.time_ns()
             runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted)
             notes += stopped
+            index = _FileIndex(runs)
             if memo is not None and not file_problems and stat is not None:
-                memo[shown] = (stat, content.digests.get(shown), runs, read_at)
-        for run in runs:
-            _add(run, content, first_seen, file_problems)
+                memo[shown] = (stat, content.digests.get(shown), runs, read_at, index)
+        # The checks across files, a file at a time when its runs agree among themselves (the usual
+        # case); run by run, to say exactly what is wrong, otherwise.
+        if index.clean and not index.names.keys() & run_names.keys() and index.agrees(first_seen, content):
+            run_names.update(index.names)
+            content.runs += runs
+        else:
+            for run in runs:
+                _add(run, content, first_seen, run_names, file_problems)
         problems += file_problems
 
     if problems:
@@ -407,7 +415,36 @@ def _message(err: dict) -> str:
     return msg
 
 
-def _add(run: Run, content: Content, first_seen: dict, problems: list[str]) -> None:
+class _FileIndex:
+    """A file's run names and definitions, and whether its runs agree among themselves."""
+
+    def __init__(self, runs: list[Run]):
+        self.names = {run.name: run.source for run in runs}
+        self.definitions: dict[tuple[str, str], tuple[object, Source]] = {}
+        self.clean = len(self.names) == len(runs)
+        for run in runs:
+            protocol, environment = run.definitions
+            for kind, doc in (("BenchmarkProtocol", protocol), ("ExecutionEnvironment", environment)):
+                seen = self.definitions.setdefault((kind, doc.metadata.name), (doc, run.source))
+                if seen[0] is not doc and seen[0] != doc:
+                    self.clean = False
+            timing = run.doc.spec.timing
+            if timing is not None and timing.primaryStatistic != protocol.spec.measurement.primaryStatistic:
+                self.clean = False
+
+    def agrees(self, first_seen: dict, content: Content) -> bool:
+        """Register this file's definitions; False if one differs from an earlier file's."""
+        for (kind, name), (doc, source) in self.definitions.items():
+            seen = first_seen.get((kind, name))
+            if seen is None:
+                first_seen[(kind, name)] = (doc, source)
+                (content.protocols if kind == "BenchmarkProtocol" else content.environments)[name] = doc
+            elif seen[0] is not doc and not _same(seen[0], doc, first_seen):
+                return False
+        return True
+
+
+def _add(run: Run, content: Content, first_seen: dict, run_names: dict[str, Source], problems: list[str]) -> None:
     ok = True
     source = run.source
     for slot, kind, registry, doc in (
@@ -425,11 +462,11 @@ def _add(run: Run, content: Content, first_seen: dict, problems: list[str]) -> N
             )
             ok = False
 
-    seen = first_seen.get(("BenchmarkRun", run.name))
+    seen = run_names.get(run.name)
     if seen is not None:
-        problems.append(f"{source}: run.metadata.name: {run.name!r} is also the name of the run in {seen[1]}")
+        problems.append(f"{source}: run.metadata.name: {run.name!r} is also the name of the run in {seen}")
         return
-    first_seen[("BenchmarkRun", run.name)] = (run, source)
+    run_names[run.name] = source
 
     wanted = run.definitions[0].spec.measurement.primaryStatistic
     timing = run.doc.spec.timing
