@@ -3,7 +3,9 @@
 Two kinds:
 
 - `bar_chart`: one horizontal bar per ranked run of a board (its mean), the 95% interval as a
-  whisker, the reference run's bar marked and a dashed line at the reference's mean.
+  whisker, the reference run's bar marked and a dashed line at the reference's mean. On problem pages
+  with many tables the same chart is drawn inside the table instead (`BoardChart`: CSS classes on the
+  mean cells, a few bytes a row), which keeps a page of 16 tables under 60 KB.
 - `distribution_chart`: per series (an implementation on a host, or a host for an implementation)
   a histogram of per-problem speedups on a log scale, quarter-octave bins, a line at 1× and a tick at
   the geometric mean.
@@ -169,24 +171,69 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
 # --- From the leaderboard to charts (the template filters) -----------------------------------
 
 
-def board_chart(board, reference: str, host_title: str) -> Markup:
-    """A board's ranked runs as bars of the ranking statistic; '' when fewer than two are ranked."""
+class BoardChart:
+    """A board's chart, drawn one of two ways by the problem page.
+
+    - `{{ chart }}`: an SVG above the table (`bar_chart`): labels, whiskers, a `<title>` and `<desc>`.
+    - Inside the table: `chart.table_class` on the `<table>` and `chart.cell(run)` on each ranked run's
+      mean cell give CSS classes that draw, under the mean, a bar to scale (`m0`…`m100`: percent of the
+      table's largest mean or interval end), the 95% interval as a whisker (`l`/`h`, rounded outwards)
+      and a mark at the reference's mean (`r` on the table; `rf` colours the reference's own bar).
+      Classes, not inline styles: pages carry no `style=`. A few bytes a row keep a page of 16 tables
+      small; the numbers beside each bar stay the accessible source.
+
+    False when fewer than two runs are ranked (nothing to compare). `inline` is False when the
+    ranking statistic is not the mean (the bars would sit under the wrong column).
+    """
+
+    def __init__(self, bars: list[Bar], runs: list[str], title: str, desc: str, inline: bool):
+        self.bars, self.title, self.desc, self.inline = bars, title, desc, inline
+        self._cells: dict[str, str] = {}
+        self.table_class = ""
+        if not bars or not inline:
+            return
+        top = max(max(b.value, b.ci[1] if b.ci else 0) for b in bars)
+        for run, b in zip(runs, bars):
+            classes = [f"m{round(100 * b.value / top)}"]
+            if b.ci is not None:
+                lo = math.floor(100 * b.ci[0] / top)
+                classes += [f"l{lo}", f"h{max(lo + 1, math.ceil(100 * b.ci[1] / top))}"]
+            if b.reference:
+                classes.append("rf")
+                self.table_class = self.table_class or f" r{round(100 * b.value / top)}"
+            self._cells[run] = " ".join(classes)
+
+    def __bool__(self) -> bool:
+        return bool(self.bars)
+
+    def __html__(self) -> str:
+        return str(bar_chart(self.bars, self.title, self.desc))
+
+    def cell(self, run: str) -> Markup:
+        """` class="…"` for a run's mean cell, or '' (unranked runs and SVG charts have none)."""
+        classes = self._cells.get(run)
+        return Markup(f' class="{classes}"') if classes else Markup("")
+
+
+def board_chart(board, reference: str, host_title: str) -> BoardChart:
+    """A board's ranked runs as bars of the ranking statistic (see `BoardChart`)."""
     from .leaderboard import primary_value
     from .render import format_ms
 
     ranked = [e for e in board.entries if e.rank is not None]
     if len(ranked) < 2:
-        return Markup("")
+        ranked = []
     stat = board.statistic
     use_ci = stat == "mean"  # intervals are of the mean
     bars = [Bar(label=e.implementation, value=primary_value(e, stat), text=f"{format_ms(primary_value(e, stat))} ms",
                 ci=e.ci95 if use_ci and e.ci95 else None, reference=e is board.reference)
             for e in ranked]
-    return bar_chart(
-        bars,
+    return BoardChart(
+        bars, [e.run.name for e in ranked],
         f"{stat.capitalize()} latency on {host_title}",
         f"Shorter is faster{'; whiskers: 95% CIs' if use_ci else ''}"
         f"{f'; dashed line: {reference}' if board.reference is not None else ''}. Numbers: the table.",
+        inline=use_ci,
     )
 
 

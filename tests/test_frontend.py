@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import bundle, read_html, tables, visible_text
+from conftest import SEED, bundle, read_html, tables, visible_text
 from kindex_site import charts
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "static" / "kindex.js"
 SEED_PAGE = "problems/level2-84-gemm-batchnorm-scaling-softmax"
 SVG = "{http://www.w3.org/2000/svg}"
+SEED_NOTES = SEED["protocol"]["spec"]["comparability"]["notes"]
 
 PROBLEMS = [  # (level, number, name)
     (1, 1, "Square_matrix_multiplication_"), (1, 2, "Standard_matrix_multiplication_"), (1, 19, "ReLU"),
@@ -145,6 +146,60 @@ def test_board_chart_on_the_problem_page(site):
     assert html.index(svgs[0]) < html.index('<table class="latency')
 
 
+def test_board_chart_drawn_inside_the_table_as_classes():
+    """Bars in percent of the largest value or interval end; intervals rounded outwards, never empty."""
+    bars = [charts.Bar("a", 1.0, "1.00 ms", (0.9, 1.1)), charts.Bar("ref", 2.0, "2.00 ms", (1.999, 2.001), reference=True),
+            charts.Bar("b", 4.0, "4.00 ms")]
+    chart = charts.BoardChart(bars, ["run-a", "run-ref", "run-b"], "t", "d", inline=True)
+    assert chart and chart.table_class == " r50"
+    assert chart.cell("run-a") == ' class="m25 l22 h28"'
+    assert chart.cell("run-ref") == ' class="m50 l49 h51 rf"'  # 49.98–50.03 %, outwards to whole percents
+    assert chart.cell("run-b") == ' class="m100"'  # no interval, no whisker
+    assert chart.cell("failed-run") == ""
+    assert "<svg" in str(chart.__html__())  # the same chart as an SVG, for pages with few tables
+    assert not charts.BoardChart([], [], "t", "d", inline=True)
+
+
+def _many_hosts(project, hosts: int) -> None:
+    docs = []
+    for h in range(hosts):
+        for i, (impl, factor) in enumerate(IMPLEMENTATIONS):
+            docs.append(_run(2, 84, "Gemm_BatchNorm_Scaling_Softmax", impl, f"gpu-{h}", int(1_000_000 * factor * (1 + h))))
+    project.write("content/runs.json", docs)
+    project.built()
+
+
+def test_pages_with_many_tables_draw_each_chart_inside_its_table(project):
+    _many_hosts(project, 5)
+    html = project.page(SEED_PAGE)
+    assert "<svg" not in html and "style=" not in html
+    assert len(re.findall(r'<table class="latency sortable r\d+">', html)) == 5  # the reference's mark
+    mean_cells = re.findall(r'<td class="(m\d+ l\d+ h\d+(?: rf)?)">([\d.]+)</td>', html)
+    assert len(mean_cells) == 5 * 4 and sum(c.endswith(" rf") for c, _ in mean_cells) == 5
+    # Each table's slowest mean reaches (about) the full width; the bar follows the number shown.
+    gpu0 = tables(html, "latency")[0]
+    assert gpu0["rows"][1][1] == "Triton kernel" and gpu0["rows"][-1][1].startswith("torch.compile default")
+    assert "Under each mean, a bar draws it to scale within its table" in visible_text(html)
+
+
+def test_few_tables_keep_their_svg_charts(project):
+    _many_hosts(project, 4)
+    html = project.page(SEED_PAGE)
+    assert len(re.findall(r'<svg class="chart bars"', html)) == 4 and not re.search(r' class="m\d', html)
+
+
+def test_comparability_notes_said_once_and_linked_from_every_table(project):
+    _many_hosts(project, 6)
+    html = project.page(SEED_PAGE)
+    notes = SEED_NOTES
+    assert visible_text(html).count(notes) == 1
+    [target] = re.findall(r'<p class="notes" id="([^"]+)">', html)
+    links = re.findall(r'<p class="board-meta"><a href="#([^"]+)">Comparable within this table only</a>', html)
+    assert links == [target] * 6
+    text = visible_text(html)
+    assert text.index(notes) < text.index("Latency on")  # read before the tables
+
+
 def test_distribution_charts_on_host_and_implementation_pages(site):
     host = site.page("hosts/gpu-a")
     [svg] = re.findall(r"<svg class=\"chart dist\".*?</svg></svg>", host, re.S)
@@ -194,8 +249,7 @@ def test_sortable_tables_stay_lean(site):
     # Latency tables sort by the numbers as shown (no per-cell attributes: problem pages stay small);
     # the home overview, whose cells hold a name beside the number, carries the raw speedup.
     html = site.page(SEED_PAGE)
-    row = re.search(r"<tr><td>1</td><th scope=\"row\"><a href=\"/runs/l2-84-gpu-a-triton-kernel/\">.*?</tr>",
-                    html, re.S).group(0)
+    row = re.search(r"<tr><td>1</td><th><a href=\"/runs/l2-84-gpu-a-triton-kernel/\">.*?\n", html).group(0)
     assert "data-sort-value" not in row and "<td>passed</td>" in row
     home = site.page("")
     cells = re.findall(r'<td class="b\d" data-sort-value="([\d.]+)"><a href="[^"]+">([\d.]+)×', home)
