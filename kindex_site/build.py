@@ -201,8 +201,11 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
         claim("sitemap.xml", publish.sitemap_xml(absolute, [p.url for p in pages]), "the sitemap")
-        claim("feed.xml", publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
-                                            items=_feed_items(lb, urls), updated=updated), "the Atom feed")
+        def feed() -> bytes:  # made only when its key changed
+            return publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
+                                     items=_feed_items(lb, urls), updated=updated)
+
+        claim("feed.xml", feed, "the Atom feed")
     else:
         notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
                      "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
@@ -236,8 +239,9 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
     changed = stale = None
     if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
-        changed = [p for p in sorted(outputs) if previous.outputs.get(p, [None])[0] != output_keys[p]]
-        stale = [p for p in sorted(previous.outputs) if p not in outputs]
+        was = previous.outputs
+        changed = sorted(p for p, key in output_keys.items() if p not in was or was[p][0] != key)
+        stale = sorted(p for p in was if p not in outputs)
     lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
         written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer)
@@ -265,8 +269,14 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
 
 
 def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
+    """The feed's candidates: the newest runs (the feed keeps FEED_ENTRIES of them, ties by URL)."""
+    dated = [(publish.utc_instant(r.doc.spec.observedAt), r) for r in lb.content.runs if r.doc.spec.observedAt]
+    if len(dated) > publish.FEED_ENTRIES:
+        dated.sort(key=lambda ir: ir[0], reverse=True)
+        cut = dated[publish.FEED_ENTRIES - 1][0]
+        dated = [(i, r) for i, r in dated if i >= cut]  # ties at the cut stay: the feed breaks them by URL
     items = []
-    for run in lb.content.runs:
+    for _, run in dated:
         entry = lb.entry_of_run[run.name]
         board = lb.board_of_run[run.name]
         timing = run.doc.spec.timing
@@ -350,10 +360,7 @@ def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Rendere
             raise KeyboardInterrupt
         sizes = _write_outputs(staging, changed, render)
         with _sigint_held():
-            manifest = cache.read_manifest(out)
-            if manifest is not None:
-                manifest.state = "applying"
-                cache.write_manifest(out, manifest)
+            cache.applying_path(out).touch()
             for path in sorted(changed):
                 (out / path).parent.mkdir(parents=True, exist_ok=True)
                 os.replace(staging / path, out / path)

@@ -56,9 +56,17 @@ def read_manifest(out: Path) -> Manifest | None:
         data = manifest_path(out).read_bytes()
         if not data.startswith(FORMAT):
             return None
-        return Manifest(**marshal.loads(data[len(FORMAT):]))
+        manifest = Manifest(**marshal.loads(data[len(FORMAT):]))
     except (OSError, ValueError, EOFError, TypeError):
         return None  # missing, unreadable or from another version: a full build it is
+    if applying_path(out).exists():
+        manifest.state = "applying"
+    return manifest
+
+
+def applying_path(out: Path) -> Path:
+    """Exists while an incremental build moves files into the site: the manifest is then unsure."""
+    return manifest_path(out).with_suffix(".applying")
 
 
 def write_manifest(out: Path, manifest: Manifest) -> None:
@@ -67,6 +75,7 @@ def write_manifest(out: Path, manifest: Manifest) -> None:
     temp = path.with_name(path.name + ".tmp")
     temp.write_bytes(FORMAT + marshal.dumps(dict(manifest.__dict__)))
     os.replace(temp, path)
+    applying_path(out).unlink(missing_ok=True)  # the manifest now says what the site holds
 
 
 def forget(out: Path) -> None:
