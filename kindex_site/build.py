@@ -31,13 +31,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from . import cache, publish
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, load_content
-from .pages import Page, Urls, api_documents, entry_row, problem_document, problem_pages, site_pages
+from .pages import (Page, Urls, api_documents, entry_row, implementation_cells, problem_document, problem_pages,
+                    site_pages)
 from .render import format_ms, make_environment, markdown_renderer
 from .search import index_output as search_index_output
 
@@ -83,6 +85,8 @@ class _ProblemOutputs:
     files: dict[str, object]  # output path → dict (JSON) or a function making bytes
     keys: dict[str, str]  # output path → key, for all of the above
     problem_keys: cache.ProblemKeys
+    # This problem's rows on other pages, rendered: (template, what varies) → HTML.
+    fragments: dict[tuple, str] = field(default_factory=dict)
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple
@@ -185,7 +189,15 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from)
         groups[problem.slug] = held
     memo.outputs = groups
-    pages = site_pages(lb, urls, markdown_html)
+    def implementation_row(impl, problem, host_names: tuple[str, ...]) -> str:
+        fragments = groups[problem.slug].fragments
+        key = ("implementation_row.html", impl.slug, host_names)
+        if key not in fragments:
+            cells = implementation_cells(lb, impl.slug, problem, host_names, urls)
+            fragments[key] = renderer.fragment(key[0], {"problem": problem, "cells": cells})
+        return fragments[key]
+
+    pages = site_pages(lb, urls, markdown_html, implementation_row)
     for group in groups.values():
         pages += group.pages
     for page in pages:
@@ -319,6 +331,16 @@ class _Renderer:
     def __init__(self, env: jinja2.Environment):
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
+
+    def fragment(self, name: str, context: dict) -> Markup:
+        """A part of a page, rendered on its own (and kept by the caller while its inputs stay)."""
+        try:
+            template = self.templates.get(name)
+            if template is None:
+                template = self.templates[name] = self.env.get_template(name)
+            return Markup(template.render(**context))
+        except jinja2.TemplateError as e:
+            raise KindexError(_template_problem(e, name)) from None
 
     def __call__(self, item: bytes | Page | dict | Callable[[], bytes]) -> bytes:
         if isinstance(item, bytes):

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Warning, std_ns
+from .leaderboard import Board, Entry, Implementation, Leaderboard, Problem, Summary, Warning, std_ns
 from .stats import Speedup
 
 API_VERSION = "kindex-site/v1"
@@ -187,9 +187,22 @@ def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool
     return pages
 
 
-def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> list[Page]:
+def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host_names: tuple[str, ...],
+                         urls: Urls) -> list[list[dict]]:
+    """An implementation's runs of one problem, a list of rows per host (in host_names' order)."""
+    cells: dict[str, list[dict]] = {}
+    for b in lb.boards[problem.slug]:
+        for e in b.entries:
+            if e.implementation_slug == impl_slug:
+                cells.setdefault(e.run.environment, []).append(entry_row(e, urls))
+    return [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]
+
+
+def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str],
+               implementation_row: Callable[[Implementation, Problem, tuple[str, ...]], str]) -> list[Page]:
     """Every page but the problems' own (`problem_pages`): home, search, hosts, implementations,
-    protocols and the Markdown pages."""
+    protocols and the Markdown pages. `implementation_row` makes one problem's row on an
+    implementation's page (build.py renders implementation_row.html and keeps the result)."""
     content = lb.content
     envs = content.environments
     pages: list[Page] = []
@@ -244,18 +257,15 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str]) -> li
         "implementations": lb.implementations,
     }))
     def implementation_context(impl) -> dict:
-        host_names = sorted({e.run.environment for e in impl.entries},
-                            key=lambda n: (envs[n].metadata.title.casefold(), n))
-        cells: dict[str, dict[str, list[dict]]] = {}
-        for e in impl.entries:
-            board = lb.board_of_run[e.run.name]
-            cells.setdefault(board.problem.slug, {}).setdefault(e.run.environment, []).append(entry_row(e, urls))
-        problems = [p for p in lb.problems if p.slug in cells]
+        host_names = tuple(sorted({e.run.environment for e in impl.entries},
+                                  key=lambda n: (envs[n].metadata.title.casefold(), n)))
+        timed = {lb.board_of_run[e.run.name].problem.slug for e in impl.entries}
+        problems = [p for p in lb.problems if p.slug in timed]
         summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
         return {
-            "implementation": impl, "hosts": [envs[n] for n in host_names],
-            "problems": problems, "cells": cells, "summaries": summaries, "reference": lb.reference,
-            "environments": envs,
+            "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
+            "rows": [implementation_row(impl, p, host_names) for p in problems],
+            "summaries": summaries, "reference": lb.reference, "environments": envs,
         }
 
     for impl in lb.implementations:
