@@ -85,6 +85,8 @@ class _ProblemOutputs:
     files: dict[str, object]  # output path → dict (JSON) or a function making bytes
     keys: dict[str, str]  # output path → key, for all of the above
     problem_keys: cache.ProblemKeys
+    outputs: dict[str, object] = field(default_factory=dict)  # pages and files by output path
+    claims: dict[str, str] = field(default_factory=dict)  # casefolded output path → what claims it
     # This problem's rows on other pages, rendered: (template, what varies) → HTML.
     fragments: dict[tuple, str] = field(default_factory=dict)
 
@@ -104,7 +106,11 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
         path = f"problems/{problem.slug}/{board.anchor}.csv"
         files[path] = partial(publish.board_csv, [entry_row(e, urls) for e in board.entries])
         keys[path] = pk.board[board.anchor]
-    return _ProblemOutputs(made_from, pages, files, keys, pk)
+    outputs: dict[str, object] = {page.output_path: page for page in pages} | files
+    claims = {page.output_path.casefold(): f"page /{page.url}" for page in pages}
+    claims.update((path.casefold(), f"API document /{path}" if path.endswith(".json") else
+                   f"CSV of a table of {problem.slug}") for path in files)
+    return _ProblemOutputs(made_from, pages, files, keys, pk, outputs, claims)
 
 
 def build(config: Config, memo: Memo | None = None) -> BuildResult:
@@ -171,6 +177,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     # (in worker processes for big sites), so memory does not grow with the site.
     outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
     claimed_by: dict[str, str] = {}
+    others: list[str] = []  # paths claimed one by one, not with a problem's outputs
 
     def claim(path: str, data: bytes | Page | dict | Callable[[], bytes], what: str) -> None:
         # Pelican's rule: two outputs may never claim one path (case-insensitively, for macOS/Windows disks).
@@ -179,6 +186,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             raise KindexError(f"{path}: claimed by both {claimed_by[key]} and {what}")
         claimed_by[key] = what
         outputs[path] = data
+        others.append(path)
 
     base = cache.base_key(settings, content)
     groups: dict[str, _ProblemOutputs] = {}
@@ -198,21 +206,24 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         return fragments[key]
 
     pages = site_pages(lb, urls, markdown_html, implementation_row)
-    for group in groups.values():
-        pages += group.pages
     for page in pages:
         claim(page.output_path, page, f"page /{page.url}")
+    for group in groups.values():  # a problem's outputs at once (tens of thousands of paths on a big site)
+        if len(group.claims) != len(group.outputs) or not claimed_by.keys().isdisjoint(group.claims):
+            for path, data in group.outputs.items():  # one of them clashes: say which
+                claim(path, data, group.claims[path.casefold()])
+        claimed_by.update(group.claims)
+        outputs.update(group.outputs)
+        pages += group.pages
     # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
     claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
-    for path, doc in api_documents(lb, urls).items():
-        claim(path, doc, f"API document /{path}")
-    for slug, group in groups.items():
-        for path, data in group.files.items():
-            claim(path, data, f"API document /{path}" if path.endswith(".json") else f"CSV of a table of {slug}")
+    for path, make_doc in api_documents(lb, urls).items():
+        claim(path, partial(_json_of, make_doc), f"API document /{path}")
     claim(publish.SCHEMA_PATH, publish.json_schema_bytes(), "the content format's JSON Schema")
     claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
-        claim("sitemap.xml", publish.sitemap_xml(absolute, [p.url for p in pages]), "the sitemap")
+        page_urls = sorted(p.url for p in pages)
+        claim("sitemap.xml", partial(publish.sitemap_xml, absolute, page_urls), "the sitemap")
         def feed() -> bytes:  # made only when its key changed
             return publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
                                      items=_feed_items(lb, urls), updated=updated)
@@ -246,9 +257,12 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     output_keys: dict[str, str] = {}
     for group in groups.values():
         output_keys.update(group.keys)
-    for path, item in outputs.items():
+    for path in others:
         if path not in output_keys:
+            item = outputs[path]
             output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
+    if absolute:
+        output_keys["sitemap.xml"] = cache.list_key(base, page_urls)  # it lists pages: their URLs are its key
     changed = stale = None
     if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
         was = previous.outputs
@@ -318,6 +332,10 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
                for path in sorted(outputs) if path.casefold() in folders]
     if clashes:
         raise KindexError(clashes)
+
+
+def _json_of(make_doc: Callable[[], dict]) -> bytes:
+    return _json_bytes(make_doc())
 
 
 def _json_bytes(doc: dict) -> bytes:

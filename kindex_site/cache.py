@@ -192,6 +192,10 @@ def run_key(keys: ProblemKeys, anchor: str, run) -> str:
     return _digest(keys.board[anchor], run.key)
 
 
+def list_key(base: str, items: list[str]) -> str:
+    return _digest(base, *items)
+
+
 def base_key(settings: str, content) -> str:
     """What every output depends on: settings, templates, code, and the nav (the Markdown pages' titles)."""
     return _digest(settings, json.dumps([(p.slug, p.title) for p in content.pages]))

@@ -190,7 +190,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     problem_source: dict[str, object] = {}  # a Source, made a string only for a message
     implementations: dict[str, Implementation] = {}
     implementation_source: dict[str, object] = {}
-    runs_of_problem: dict[str, list[tuple[Run, str, str]]] = {}  # slug → (run, label, implementation slug)
+    runs_of_problem: dict[str, list[Run]] = {}
     errors: list[str] = []
 
     known_problems: dict = {}
@@ -203,24 +203,24 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
             errors.append(f"{run.source}: {grouping}")
             continue
         problem, label, impl_slug = grouping
-        known = problems.setdefault(problem.slug, problem)
-        if known is not problem and known != problem:
-            errors.append(
-                f"{run.source}: problem {problem.title!r} would share the page /problems/{problem.slug}/ "
-                f"with {known.title!r} from {problem_source[problem.slug]}"
-            )
+        slug = problem.slug
+        known = problems.get(slug)
+        if known is None:
+            problems[slug], problem_source[slug], runs_of_problem[slug] = problem, run.source, []
+        elif known is not problem and known != problem:
+            errors.append(f"{run.source}: problem {problem.title!r} would share the page /problems/{slug}/ "
+                          f"with {known.title!r} from {problem_source[slug]}")
             continue
-        problem_source.setdefault(problem.slug, run.source)
-
-        impl = implementations.setdefault(impl_slug, Implementation(impl_slug, label))
-        if impl.label != label:
+        impl = implementations.get(impl_slug)
+        if impl is None:
+            implementations[impl_slug], implementation_source[impl_slug] = Implementation(impl_slug, label), run.source
+        elif impl.label != label:
             errors.append(
                 f"{run.source}: run.metadata.title: implementation {label!r} would share the page "
                 f"/implementations/{impl_slug}/ with {impl.label!r} from {implementation_source[impl_slug]}"
             )
             continue
-        implementation_source.setdefault(impl_slug, run.source)
-        runs_of_problem.setdefault(problem.slug, []).append((run, label, impl_slug))
+        runs_of_problem[slug].append(run)
 
     if errors:
         raise KindexError(errors)
@@ -228,31 +228,28 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     by_problem: dict[str, list[Board]] = {}
     workloads: dict[str, list[Workload]] = {}
     keys: dict[str, tuple] = {}
+    board_of_run: dict[str, Board] = {}
+    entry_of_run: dict[str, Entry] = {}
     for slug, runs in runs_of_problem.items():
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
-        key = keys[slug] = (reference, *(run.key for run, _, _ in runs))
-        held = memo.get(slug) if memo is not None else None
-        if held is not None and held[0] == key:
-            by_problem[slug], workloads[slug] = held[1], held[2]
-        else:
-            by_problem[slug], workloads[slug] = _problem_boards(problems[slug], runs, content, reference)
+        key = keys[slug] = (reference, *(run.key for run in runs))
+        state = memo.get(slug) if memo is not None else None
+        if state is None or state.key != key:
+            state = _ProblemState(key, *_problem_boards(problems[slug], runs, content, reference))
         if memo is not None:
-            memo[slug] = (key, by_problem[slug], workloads[slug])
+            memo[slug] = state
+        by_problem[slug], workloads[slug] = state.boards, state.workloads
+        board_of_run.update(state.board_of_run)
+        entry_of_run.update(state.entry_of_run)
+        for impl_slug, entries in state.entries_of_implementation.items():
+            implementations[impl_slug].entries += entries
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
-
-    board_of_run: dict[str, Board] = {}
-    entry_of_run: dict[str, Entry] = {}
-    all_boards = [b for boards in by_problem.values() for b in boards]
-    for board in all_boards:
-        for e in board.entries:
-            board_of_run[e.run.name] = board
-            entry_of_run[e.run.name] = e
-            implementations[e.implementation_slug].entries.append(e)
     for impl in implementations.values():
         impl.entries.sort(key=lambda e: e.run.name)
+    all_boards = [b for boards in by_problem.values() for b in boards]
     return Leaderboard(
         content=content,
         problems=sorted(problems.values(), key=lambda p: p.sort_key),
@@ -282,11 +279,25 @@ def _grouping(run: Run, known_problems: dict, label_slugs: dict[str, str]) -> tu
     return problem, label, impl_slug
 
 
-def _problem_boards(problem: Problem, runs: list[tuple[Run, str, str]], content: Content, reference: str
+class _ProblemState:
+    """One problem's boards and workloads, made from the runs its key names, with maps by run."""
+
+    def __init__(self, key: tuple, boards: list[Board], workloads: list[Workload]):
+        self.key, self.boards, self.workloads = key, boards, workloads
+        self.board_of_run = {e.run.name: b for b in boards for e in b.entries}
+        self.entry_of_run = {e.run.name: e for b in boards for e in b.entries}
+        self.entries_of_implementation: dict[str, list[Entry]] = {}
+        for b in boards:
+            for e in b.entries:
+                self.entries_of_implementation.setdefault(e.implementation_slug, []).append(e)
+
+
+def _problem_boards(problem: Problem, runs: list[Run], content: Content, reference: str
                     ) -> tuple[list[Board], list[Workload]]:
     """One problem's boards, ranked and in page order, and its workloads, oldest first."""
     boards: dict[tuple, Board] = {}
-    for run, label, impl_slug in runs:
+    for run in runs:
+        _, label, impl_slug = run.grouping
         key = (run.doc.spec.workloadDigest, run.environment, run.protocol)
         board = boards.get(key)
         if board is None:

@@ -292,11 +292,18 @@ def _best(board: Board) -> Entry | None:
     return board.entries[0] if board.entries and board.entries[0].rank is not None else None
 
 
-def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
-    """Output path → JSON document but the problems' own (`problem_document`). Values are the
-    input's, in nanoseconds; None where absent."""
-    docs: dict[str, dict] = {}
-    docs["api/v1/index.json"] = {
+def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, Callable[[], dict]]:
+    """Output path → a function making that JSON document, but the problems' own
+    (`problem_document`); made only when needed. Values are the input's, in nanoseconds; None
+    where absent."""
+    docs: dict[str, Callable[[], dict]] = {"api/v1/index.json": partial(_index_document, lb, urls)}
+    for name in sorted(lb.content.environments):
+        docs[f"api/v1/hosts/{name}.json"] = partial(_host_document, lb, name, urls)
+    return docs
+
+
+def _index_document(lb: Leaderboard, urls: Urls) -> dict:
+    return {
         "apiVersion": API_VERSION,
         "runs": len(lb.content.runs),
         "problems": [
@@ -309,23 +316,25 @@ def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, dict]:
             for name, e in sorted(lb.content.environments.items())
         ],
     }
-    for name, e in sorted(lb.content.environments.items()):
-        docs[f"api/v1/hosts/{name}.json"] = {
-            "apiVersion": API_VERSION,
-            "name": name,
-            "title": e.metadata.title,
-            "url": urls.host(name),
-            "hardware": e.spec.hardware.model_dump(mode="json", exclude_unset=True),
-            "software": e.spec.software,
-            "reference": lb.reference,
-            "implementations": [summary_json(s, urls) for s in lb.summaries[name]],
-            "boards": [
-                {"problem": b.problem.slug, "workload": b.workload, "protocol": b.protocol,
-                 "url": urls.board(b), "api": urls.api_problem(b.problem.slug), "runs": len(b.entries)}
-                for p in lb.problems for b in lb.boards[p.slug] if b.host == name
-            ],
-        }
-    return docs
+
+
+def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
+    e = lb.content.environments[name]
+    return {
+        "apiVersion": API_VERSION,
+        "name": name,
+        "title": e.metadata.title,
+        "url": urls.host(name),
+        "hardware": e.spec.hardware.model_dump(mode="json", exclude_unset=True),
+        "software": e.spec.software,
+        "reference": lb.reference,
+        "implementations": [summary_json(s, urls) for s in lb.summaries[name]],
+        "boards": [
+            {"problem": b.problem.slug, "workload": b.workload, "protocol": b.protocol,
+             "url": urls.board(b), "api": urls.api_problem(b.problem.slug), "runs": len(b.entries)}
+            for p in lb.problems for b in lb.boards[p.slug] if b.host == name
+        ],
+    }
 
 
 def problem_document(lb: Leaderboard, p: Problem, urls: Urls) -> dict:
