@@ -38,8 +38,7 @@ from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, load_content
-from .pages import (Page, Urls, api_documents, entry_row, implementation_cells, problem_document, problem_pages,
-                    site_pages)
+from .pages import Page, Urls, api_documents, entry_row, problem_document, problem_pages, site_pages
 from .render import format_ms, make_environment, markdown_renderer
 from .search import index_output as search_index_output
 
@@ -197,15 +196,13 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from)
         groups[problem.slug] = held
     memo.outputs = groups
-    def implementation_row(impl, problem, host_names: tuple[str, ...]) -> str:
-        fragments = groups[problem.slug].fragments
-        key = ("implementation_row.html", impl.slug, host_names)
-        if key not in fragments:
-            cells = implementation_cells(lb, impl.slug, problem, host_names, urls)
-            fragments[key] = renderer.fragment(key[0], {"problem": problem, "cells": cells})
-        return fragments[key]
+    def problem_row(template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
+        fragments = groups[problem.slug].fragments  # (they go when the problem's outputs are made again)
+        if (template, variant) not in fragments:
+            fragments[template, variant] = renderer.fragment(template, make_context())
+        return fragments[template, variant]
 
-    pages = site_pages(lb, urls, markdown_html, implementation_row)
+    pages = site_pages(lb, urls, markdown_html, problem_row)
     for page in pages:
         claim(page.output_path, page, f"page /{page.url}")
     for group in groups.values():  # a problem's outputs at once (tens of thousands of paths on a big site)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from .leaderboard import Board, Entry, Implementation, Leaderboard, Problem, Summary, Warning, std_ns
+from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Warning, std_ns
 from .stats import Speedup
 
 API_VERSION = "kindex-site/v1"
@@ -198,28 +198,35 @@ def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host
     return [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]
 
 
-def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str],
-               implementation_row: Callable[[Implementation, Problem, tuple[str, ...]], str]) -> list[Page]:
+# What makes one problem's row on a page that lists problems: (template, problem, what else the row
+# depends on, a function giving the template's context) → HTML. build.py renders the template and
+# keeps the row with the problem's outputs, so a rebuild re-renders only changed problems' rows.
+ProblemRow = Callable[[str, Problem, tuple, Callable[[], dict]], str]
+
+
+def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], problem_row: ProblemRow) -> list[Page]:
     """Every page but the problems' own (`problem_pages`): home, search, hosts, implementations,
-    protocols and the Markdown pages. `implementation_row` makes one problem's row on an
-    implementation's page (build.py renders implementation_row.html and keeps the result)."""
+    protocols and the Markdown pages."""
     content = lb.content
     envs = content.environments
     pages: list[Page] = []
-    runs_of_problem = {slug: sum(len(b.entries) for b in boards) for slug, boards in lb.boards.items()}
 
-    overview_hosts, overview_rows = home_overview(lb, urls)
+    hosts = overview_hosts(lb)
+    host_names = tuple(e.metadata.name for e in hosts)
+
+    def home_row(p: Problem) -> str:
+        return problem_row("home_row.html", p, host_names, lambda: {
+            "problem": p, "cells": overview_cells(lb, p, host_names, urls), "reference": lb.reference})
+
     levels: dict[str, list] = {}
     for p in lb.problems:
         heading = f"Level {p.level}" if p.level is not None else "Other problems"
-        levels.setdefault(heading, []).append(
-            {"problem": p, "runs": runs_of_problem[p.slug],
-             "hosts": len({b.host for b in lb.boards[p.slug]}), "cells": overview_rows[p.slug]}
-        )
+        levels.setdefault(heading, []).append({"problem": p, "row": home_row(p)})
+    several_workloads = any(len({(b.host, b.workload) for b in boards}) > len({b.host for b in boards})
+                            for boards in lb.boards.values())
     pages.append(Page("", "home.html", "Home", {
         "levels": levels, "api_url": urls("api/v1/index.json"), "reference": lb.reference,
-        "overview_hosts": overview_hosts, "bands": SPEEDUP_BANDS,
-        "several_workloads": any(c and c["workloads"] > 1 for cells in overview_rows.values() for c in cells),
+        "overview_hosts": hosts, "bands": SPEEDUP_BANDS, "several_workloads": several_workloads,
         "counts": {
             "problems": len(lb.problems),
             "hosts": len(envs),
@@ -264,7 +271,10 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str],
         summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
         return {
             "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
-            "rows": [implementation_row(impl, p, host_names) for p in problems],
+            "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
+                                 partial(lambda p: {"problem": p, "cells": implementation_cells(
+                                     lb, impl.slug, p, host_names, urls)}, p))
+                     for p in problems],
             "summaries": summaries, "reference": lb.reference, "environments": envs,
         }
 
@@ -384,38 +394,38 @@ def speedup_band(value: float | None) -> str:
     return [cls for cls, low, _ in SPEEDUP_BANDS if value >= low][-1]
 
 
-def home_overview(lb: Leaderboard, urls: Urls) -> tuple[list, dict[str, list[dict | None]]]:
-    """The hosts (columns) and, per problem slug, one cell per host: its best run vs the reference.
+def overview_hosts(lb: Leaderboard) -> list:
+    """The home overview's columns: every timing host, by title."""
+    return sorted(lb.content.environments.values(), key=lambda e: (e.metadata.title.casefold(), e.metadata.name))
+
+
+def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...], urls: Urls) -> list[dict | None]:
+    """One problem's home-overview cells, one per host: its best run vs the reference.
 
     A problem timed at several workloads on one host shows its newest workload's board (the cell says
     how many workloads there are). Within that workload, a host timed under several protocols shows the
     first board in page order.
     """
-    envs = lb.content.environments
-    hosts = sorted(envs.values(), key=lambda e: (e.metadata.title.casefold(), e.metadata.name))
-    rows: dict[str, list[dict | None]] = {}
-    for p in lb.problems:
-        order = {w.digest: i for i, w in enumerate(lb.workloads[p.slug])}
-        chosen: dict[str, Board] = {}
-        workloads: dict[str, set[str]] = {}
-        for b in lb.boards[p.slug]:  # oldest workload first: a newer one replaces an older one
-            workloads.setdefault(b.host, set()).add(b.workload)
-            held = chosen.get(b.host)
-            if held is None or order[b.workload] > order[held.workload]:
-                chosen[b.host] = b
-        cells: list[dict | None] = []
-        for e in hosts:
-            b = chosen.get(e.metadata.name)
-            if b is None:
-                cells.append(None)
-                continue
-            best = _best(b)
-            value = _sig(best.speedup.value) if best is not None and best.speedup is not None else None
-            cells.append({"url": urls.board(b), "best": best.implementation if best else None,
-                          "tied": bool(best and best.tied), "speedup": value, "band": speedup_band(value),
-                          "workloads": len(workloads[e.metadata.name])})
-        rows[p.slug] = cells
-    return hosts, rows
+    order = {w.digest: i for i, w in enumerate(lb.workloads[problem.slug])}
+    chosen: dict[str, Board] = {}
+    workloads: dict[str, set[str]] = {}
+    for b in lb.boards[problem.slug]:  # oldest workload first: a newer one replaces an older one
+        workloads.setdefault(b.host, set()).add(b.workload)
+        held = chosen.get(b.host)
+        if held is None or order[b.workload] > order[held.workload]:
+            chosen[b.host] = b
+    cells: list[dict | None] = []
+    for name in host_names:
+        b = chosen.get(name)
+        if b is None:
+            cells.append(None)
+            continue
+        best = _best(b)
+        value = _sig(best.speedup.value) if best is not None and best.speedup is not None else None
+        cells.append({"url": urls.board(b), "best": best.implementation if best else None,
+                      "tied": bool(best and best.tied), "speedup": value, "band": speedup_band(value),
+                      "workloads": len(workloads[name])})
+    return cells
 
 
 def search_page(lb: Leaderboard, urls: Urls) -> Page:
