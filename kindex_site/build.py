@@ -73,6 +73,7 @@ class Memo:
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
+    manifest: tuple | None = None  # (its file's stamp, the Manifest) as the last build wrote it
 
 
 @dataclass
@@ -138,7 +139,11 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
 
     templates_dir, static = config.folder("templates_dir"), config.folder("static_dir")
     settings = cache.settings_key(config, cache.look_folders(config), os.environ)
-    previous = cache.read_manifest(out)
+    stamp = cache.manifest_stamp(out)
+    if memo is not None and memo.manifest is not None and memo.manifest[0] == stamp and stamp is not None:
+        previous = memo.manifest[1]  # the one this process wrote, untouched since: no need to read it
+    else:
+        previous = cache.read_manifest(out)
     inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
     lap("start")
     memo = memo if memo is not None else Memo()
@@ -268,22 +273,31 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
         written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer)
-        sizes = {p: previous.outputs[p][1] for p in outputs if p not in written} | written
+        # The last manifest's list, brought up to date in place (it is about to be replaced whole;
+        # until then the "applying" mark makes any reader take it for stale).
+        outputs_made = previous.outputs
+        for p in stale:
+            del outputs_made[p]
+        for p, size in written.items():
+            outputs_made[p] = [output_keys[p], size]
     else:
         cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
         sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
+        outputs_made = {p: [output_keys[p], sizes[p]] for p in outputs}
         changed = sorted(outputs)
     lap("render and write")
+    sizes = {p: made[1] for p, made in outputs_made.items()}
     warnings += publish.size_warnings(sizes, display(out))
     run_page_bytes = sum(size for path, size in sizes.items() if path.startswith("runs/"))
     if run_page_bytes and sum(sizes.values()) >= publish.NEAR * publish.SITE_LIMIT_BYTES:
         warnings.append(f"run pages take {run_page_bytes / 1e6:.0f} MB of that: `run_pages = false` in kindex.toml "
                         "leaves each run's details in its problem's table, JSON and CSV and drops them")
     summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
-    cache.write_manifest(out, cache.Manifest(
-        settings=settings, inputs=inputs, outputs={p: [output_keys[p], sizes[p]] for p in sorted(outputs)},
+    manifest = cache.Manifest(
+        settings=settings, inputs=inputs, outputs=outputs_made,
         trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-        summary=summary, warnings=warnings, notes=notes))
+        summary=summary, warnings=warnings, notes=notes)
+    memo.manifest = (cache.write_manifest(out, manifest), manifest)
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,

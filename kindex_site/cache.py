@@ -69,13 +69,27 @@ def applying_path(out: Path) -> Path:
     return manifest_path(out).with_suffix(".applying")
 
 
-def write_manifest(out: Path, manifest: Manifest) -> None:
+def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
+    """Write it; return its stamp (see manifest_stamp)."""
     path = manifest_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
     temp.write_bytes(FORMAT + marshal.dumps(dict(manifest.__dict__)))
     os.replace(temp, path)
     applying_path(out).unlink(missing_ok=True)  # the manifest now says what the site holds
+    return manifest_stamp(out)
+
+
+def manifest_stamp(out: Path) -> tuple | None:
+    """Identifies the manifest file as written (a new file each time), or None when there is none
+    or an incremental build was cut short: then it must be read (and will say "applying")."""
+    try:
+        st = manifest_path(out).stat()
+    except OSError:
+        return None
+    if applying_path(out).exists():
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def forget(out: Path) -> None:
