@@ -46,6 +46,7 @@ class Entry:
     mixed_hardware: bool = False  # recorded a different GPU than its host's
     is_reference: bool = False
     speedup: Speedup | None = None  # reference mean / this mean, on this board only
+    board: Board | None = field(default=None, repr=False)  # the board it is on
     row_cache: tuple | None = field(default=None, repr=False, compare=False)  # pages.entry_row's
 
     @property
@@ -122,6 +123,7 @@ class Leaderboard:
     workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
     problem_keys: dict[str, tuple] = field(default_factory=dict)  # slug → what its boards were made from
+    problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
 
 
 def slugify(text: str) -> str:
@@ -230,6 +232,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     keys: dict[str, tuple] = {}
     board_of_run: dict[str, Board] = {}
     entry_of_run: dict[str, Entry] = {}
+    problems_of_implementation: dict[str, set[str]] = {}
     for slug, runs in runs_of_problem.items():
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
@@ -244,6 +247,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         entry_of_run.update(state.entry_of_run)
         for impl_slug, entries in state.entries_of_implementation.items():
             implementations[impl_slug].entries += entries
+            problems_of_implementation.setdefault(impl_slug, set()).add(slug)
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
@@ -261,6 +265,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         workloads=workloads,
         summaries=_summaries(all_boards, content, implementations),
         problem_keys=keys,
+        problems_of_implementation=problems_of_implementation,
     )
 
 
@@ -303,7 +308,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, referen
         if board is None:
             statistic = content.protocols[run.protocol].spec.measurement.primaryStatistic
             board = boards[key] = Board(problem, key[0], run.environment, run.protocol, statistic)
-        board.entries.append(Entry(run, label, impl_slug, is_reference=(label == reference)))
+        board.entries.append(Entry(run, label, impl_slug, is_reference=(label == reference), board=board))
     problem_boards = list(boards.values())
     for board in problem_boards:
         environment = content.environments[board.host]

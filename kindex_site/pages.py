@@ -266,7 +266,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
     def implementation_context(impl) -> dict:
         host_names = tuple(sorted({e.run.environment for e in impl.entries},
                                   key=lambda n: (envs[n].metadata.title.casefold(), n)))
-        timed = {lb.board_of_run[e.run.name].problem.slug for e in impl.entries}
+        timed = lb.problems_of_implementation[impl.slug]
         problems = [p for p in lb.problems if p.slug in timed]
         summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
         return {
