@@ -51,13 +51,27 @@ def board_csv(rows: list[dict]) -> bytes:
         shape = _merge(shape, _shape(row))
     columns: list[str] = []
     _columns("", shape, columns)
+    leaves: list[tuple[tuple, str]] = []
+    _leaves((), shape, leaves)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(columns)
     for row in rows:
-        cells: list = []
-        _cells(row, "", shape, cells)
-        writer.writerow([_csv_cell(c) for c in cells])
+        cells: list[str] = []
+        for keys, kind in leaves:
+            value = row
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            if kind == "pair":
+                if isinstance(value, (list, tuple)):
+                    cells += [_csv_cell(v) for v in value]
+                else:
+                    cells += ["", ""]
+            elif kind == "json" and value is not None and not isinstance(value, str):
+                cells.append(_csv_cell(json.dumps(value, ensure_ascii=False, separators=(",", ":"))))
+            else:
+                cells.append(_csv_cell(value))
+        writer.writerow(cells)
     return out.getvalue().encode("utf-8")
 
 
@@ -66,6 +80,8 @@ def board_csv(rows: list[dict]) -> bytes:
 def _shape(value):
     if value is None:
         return None
+    if isinstance(value, (str, int, float)):
+        return "scalar"
     if isinstance(value, dict):
         return {k: _shape(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -105,22 +121,24 @@ def _columns(prefix: str, shape, out: list[str]) -> None:
         out.append(prefix)
 
 
-def _cells(value, prefix: str, shape, out: list) -> None:
+def _leaves(keys: tuple, shape, out: list) -> None:
+    """Where each column's value sits in a row (its keys) and how it is written: in column order."""
     if isinstance(shape, dict):
         for key, sub in shape.items():
-            _cells(value.get(key) if isinstance(value, dict) else None, _name(prefix, key), sub, out)
-    elif shape == "pair":
-        out += list(value) if isinstance(value, (list, tuple)) else [None, None]
-    elif shape == "json" and value is not None and not isinstance(value, str):
-        out.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+            _leaves((*keys, key), sub, out)
     else:
-        out.append(value)
+        out.append((keys, shape if shape in ("pair", "json") else "scalar"))
 
 
 def _csv_cell(value) -> str:
     """Numbers as JSON spells them; text that a spreadsheet would run as a formula gets a leading '."""
     if value is None:
         return ""
+    t = type(value)
+    if t is int:
+        return int.__repr__(value)  # json.dumps's spelling, without its overhead
+    if t is float and value - value == 0:
+        return float.__repr__(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):

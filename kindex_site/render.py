@@ -8,9 +8,10 @@ confidence intervals are rounded outwards so the shown interval always contains 
 from __future__ import annotations
 
 import json
-from html import escape as html_escape
 from datetime import datetime, timezone
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from functools import lru_cache, update_wrapper
+from html import escape as html_escape
 from pathlib import Path
 
 import jinja2
@@ -39,11 +40,58 @@ def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
     return f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=rounding):f}"
 
 
+def _memo(fn):
+    """Tables and run pages format the same numbers again and again: a formatter remembers its last
+    answers. Keys are typed (4 is whole nanoseconds, 4.0 may be finer); zeros are not remembered,
+    since 0.0 and -0.0 are one key but print differently."""
+    cached = lru_cache(maxsize=1 << 16, typed=True)(fn)
+
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs) if kwargs or 0 in args else cached(*args)
+
+    call.cache_clear = cached.cache_clear
+    return update_wrapper(call, fn)
+
+
+@_memo
 def format_ms(ns: int | float | None, significant: int = 3) -> str:
     """4940000 → '4.94'; 123456789 → '123'; 1234567890 → '1235'. Integer digits are never dropped."""
     if ns is None:
         return DASH
+    if type(ns) is int and significant > 0 and -_FAST_LIMIT < ns < _FAST_LIMIT:
+        return _ms_of_int(ns, significant)
     return _significant(_to_ms(ns), significant, MAX_DECIMALS if isinstance(ns, int) else 12)
+
+
+_FAST_LIMIT = 10**18  # well within Decimal's 28 digits
+
+
+def _ms_of_int(ns: int, significant: int) -> str:
+    """format_ms for whole nanoseconds in integer arithmetic: what _significant gives, digit for digit
+    (tests/test_render_fast.py compares them)."""
+    if ns == 0:
+        return "0"
+    a = -ns if ns < 0 else ns
+    digits = len(str(a))  # the value in ms is a × 10⁻⁶: its leading digit is at 10^(digits - 7)
+    decimals = max(0, significant - digits + 6)
+    q = _round_half_up(a, decimals)
+    if len(str(q)) - decimals > digits - 6:  # rounding carried into a new digit (999999 → 1.00)
+        decimals = max(0, significant - 1 - (len(str(q)) - 1 - decimals))
+    decimals = min(decimals, MAX_DECIMALS)
+    text = str(_round_half_up(a, decimals))
+    if decimals:
+        text = text.rjust(decimals + 1, "0")
+        text = f"{text[:-decimals]}.{text[-decimals:]}"
+    return "-" + text if ns < 0 else text
+
+
+def _round_half_up(a: int, decimals: int) -> int:
+    """a ns (a ≥ 0) in units of 10^-decimals ms, rounded half up."""
+    if decimals >= 6:
+        return a * 10 ** (decimals - 6)
+    unit = 10 ** (6 - decimals)
+    q, r = divmod(a, unit)
+    return q + 1 if 2 * r >= unit else q
 
 
 def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
@@ -67,9 +115,38 @@ def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = N
     """[4931062, 4948938] → '4.931–4.949'."""
     if ci is None:
         return DASH
-    return _interval(_to_ms(ci[0]), _to_ms(ci[1]), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS)
+    return _ci_ms(ci[0], ci[1], mean_ns)
 
 
+@_memo
+def _ci_ms(lo: int, hi: int, mean_ns: int | None) -> str:
+    if type(lo) is int and type(hi) is int and (mean_ns is None or type(mean_ns) is int) and \
+            max(abs(lo), abs(hi), abs(mean_ns or 0)) < _FAST_LIMIT:
+        return _ci_ms_of_ints(lo, hi, mean_ns)
+    return _interval(_to_ms(lo), _to_ms(hi), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS)
+
+
+def _ci_ms_of_ints(lo: int, hi: int, mean_ns: int | None) -> str:
+    """_interval for whole nanoseconds in integer arithmetic (tests/test_render_fast.py compares them)."""
+    width = abs(hi - lo)
+    decimals = 0 if width == 0 else max(0, 8 - len(str(width)))  # the width to two figures
+    if mean_ns:
+        decimals = max(decimals, 9 - len(str(abs(mean_ns))))  # the center to three
+    decimals = min(decimals, MAX_DECIMALS)
+    unit = 10 ** (6 - decimals)
+    return f"{_fixed_of_int(lo // unit, decimals, lo < 0)}–{_fixed_of_int(-(-hi // unit), decimals, hi < 0)}"
+
+
+def _fixed_of_int(q: int, decimals: int, negative: bool) -> str:
+    """q units of 10^-decimals as Decimal prints it: a negative value keeps its sign even at zero."""
+    text = str(abs(q))
+    if decimals:
+        text = text.rjust(decimals + 1, "0")
+        text = f"{text[:-decimals]}.{text[-decimals:]}"
+    return "-" + text if negative else text
+
+
+@_memo
 def format_ratio(value: float | None) -> str:
     """A speedup to three significant figures: 1.2345 → '1.23', 12.345 → '12.3'."""
     if value is None:
@@ -80,15 +157,23 @@ def format_ratio(value: float | None) -> str:
 def format_ratio_ci(ci: list[float] | tuple[float, float] | None, value: float | None = None) -> str:
     if ci is None:
         return DASH
+    return _ratio_ci(ci[0], ci[1], value)
+
+
+@_memo
+def _ratio_ci(lo: float, hi: float, value: float | None) -> str:
+    ci = (lo, hi)
     center = Decimal(repr(value)) if value is not None else None
     return _interval(Decimal(repr(ci[0])), Decimal(repr(ci[1])), center, 6)
 
 
+@_memo
 def format_share(share: float | None) -> str:
     """0.4567 → '46%'."""
     return DASH if share is None else f"{Decimal(repr(share * 100)).quantize(Decimal(1), ROUND_HALF_UP)}%"
 
 
+@_memo
 def format_date(timestamp: str | None) -> str:
     """The UTC calendar date of an ISO 8601 time stamp."""
     if not timestamp:
@@ -100,47 +185,100 @@ def format_value(value) -> str:
     """A scalar from a document, as JSON would spell it (so 4.94 stays 4.94, true stays true)."""
     if isinstance(value, str):
         return value
+    t = type(value)
+    if t is int:
+        return int.__repr__(value)  # what json.dumps writes, without its call overhead
+    if t is float and value - value == 0:  # finite (json.dumps spells NaN and the infinities its own way)
+        return float.__repr__(value)
     return json.dumps(value, ensure_ascii=False)
+
+
+# Documents repeat most of their strings (digests, statuses, names) and all of their keys: each is
+# escaped once per process. Bounded, for a long-running `serve`.
+_ESCAPED: dict[str, str] = {}
+_KEY_HTML: dict[str, str] = {}
+_MEMO_LIMIT = 1 << 16
+
+
+def _escaped(text: str) -> str:
+    html = _ESCAPED.get(text)
+    if html is None:
+        if len(_ESCAPED) >= _MEMO_LIMIT:
+            _ESCAPED.clear()
+        html = _ESCAPED[text] = html_escape(text)
+    return html
+
+
+def _key_html(key: str) -> str:
+    html = _KEY_HTML.get(key)
+    if html is None:
+        if len(_KEY_HTML) >= _MEMO_LIMIT:
+            _KEY_HTML.clear()
+        html = _KEY_HTML[key] = f"<dt>{html_escape(key)}</dt><dd>"
+    return html
+
+
+def _scalar_html(value) -> str:
+    t = type(value)
+    if t is int:
+        return f"<code>{int.__repr__(value)}</code>"  # digits need no escaping
+    if t is float and value - value == 0:
+        return f"<code>{float.__repr__(value)}</code>"
+    return f"<code>{html_escape(format_value(value))}</code>"
+
+
+def _document_parts(value, append) -> None:
+    """Appends the HTML of a dict or list (the caller has checked which it is)."""
+    escaped = _ESCAPED
+    if isinstance(value, dict):
+        if not value:
+            append("<code>{}</code>")
+            return
+        append('<dl class="doc">')
+        keys = _KEY_HTML
+        for key, item in value.items():
+            head = keys.get(key) or _key_html(key)
+            if type(item) is str:
+                append(head + (escaped.get(item) or _escaped(item)) + "</dd>")
+            elif isinstance(item, (dict, list)):
+                append(head)
+                _document_parts(item, append)
+                append("</dd>")
+            else:
+                append(head + _scalar_html(item) + "</dd>")
+        append("</dl>")
+    else:
+        if not value:
+            append("<code>[]</code>")
+            return
+        append('<ol class="doc" start="0">')
+        for item in value:
+            if type(item) is str:
+                append("<li>" + (escaped.get(item) or _escaped(item)) + "</li>")
+            elif isinstance(item, (dict, list)):
+                append("<li>")
+                _document_parts(item, append)
+                append("</li>")
+            else:
+                append("<li>" + _scalar_html(item) + "</li>")
+        append("</ol>")
 
 
 def document_html(value) -> Markup:
     """A document value shown whole: objects as nested <dl>, arrays as <ol>, scalars as text.
 
     Plain Python rather than a recursive template macro: run pages show whole documents and a
-    macro call per value costs more than the rest of the page.
+    macro call per value costs more than the rest of the page. Strings are escaped with
+    html.escape (not markupsafe, whose entities differ) and the result is marked safe once.
     """
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_unset=True)
+    if type(value) is str:
+        return Markup(_escaped(value))
+    if not isinstance(value, (dict, list)):
+        return Markup(_scalar_html(value))
     parts: list[str] = []
-    append = parts.append
-
-    def walk(v) -> None:
-        if type(v) is str:
-            append(html_escape(v))
-        elif isinstance(v, dict):
-            if not v:
-                append("<code>{}</code>")
-                return
-            append('<dl class="doc">')
-            for key, item in v.items():
-                append(f"<dt>{html_escape(key)}</dt><dd>")
-                walk(item)
-                append("</dd>")
-            append("</dl>")
-        elif isinstance(v, list):
-            if not v:
-                append("<code>[]</code>")
-                return
-            append('<ol class="doc" start="0">')
-            for item in v:
-                append("<li>")
-                walk(item)
-                append("</li>")
-            append("</ol>")
-        else:
-            append(f"<code>{html_escape(format_value(v))}</code>")
-
-    walk(value)
+    _document_parts(value, parts.append)
     return Markup("".join(parts))
 
 
@@ -171,6 +309,26 @@ def markdown_renderer() -> MarkdownIt:
     return md
 
 
+def _once(env: jinja2.Environment):
+    """The `once` global: `{% call once("name") %}…{% endcall %}` renders its body the first time and
+    gives the same HTML again while the environment's globals are the same objects (a build sets
+    them; a long-running caller keeps the environment and sets new ones). For the parts of every
+    page made of globals alone, such as the site's header: its body must use nothing else."""
+    remembered: dict[str, tuple[tuple, tuple, Markup]] = {}
+
+    def once(name: str, caller) -> Markup:
+        values = tuple(env.globals.values())
+        ids = tuple(map(id, values))
+        hit = remembered.get(name)
+        if hit is not None and hit[1] == ids:  # hit[0] keeps those objects alive: ids are not reused
+            return hit[2]
+        html = caller()
+        remembered[name] = (values, ids, html)
+        return html
+
+    return once
+
+
 def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir),
@@ -179,7 +337,11 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Not re-read while in use: every page extends base.html, and checking it cost a stat per
+        # page. An environment lives for one look (build.py makes a new one when a template changes).
+        auto_reload=False,
     )
+    env.globals["once"] = _once(env)
     env.filters.update(
         ms=format_ms,
         ci_ms=format_ci_ms,
