@@ -156,7 +156,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     notes: list[str] = []
     urls = Urls(config.base_path)
     if not config.run_pages:
-        urls = Urls(config.base_path, {name: urls.board(board) for name, board in lb.board_of_run.items()})
+        urls = Urls(config.base_path, {name: urls.board(e.board) for name, e in lb.entry_of_run.items()})
     absolute = config.absolute_url
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
@@ -288,10 +288,11 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     lap("render and write")
     sizes = {p: made[1] for p, made in outputs_made.items()}
     warnings += publish.size_warnings(sizes, display(out))
-    run_page_bytes = sum(size for path, size in sizes.items() if path.startswith("runs/"))
-    if run_page_bytes and sum(sizes.values()) >= publish.NEAR * publish.SITE_LIMIT_BYTES:
-        warnings.append(f"run pages take {run_page_bytes / 1e6:.0f} MB of that: `run_pages = false` in kindex.toml "
-                        "leaves each run's details in its problem's table, JSON and CSV and drops them")
+    if sum(sizes.values()) >= publish.NEAR * publish.SITE_LIMIT_BYTES:
+        run_page_bytes = sum(size for path, size in sizes.items() if path.startswith("runs/"))
+        if run_page_bytes:
+            warnings.append(f"run pages take {run_page_bytes / 1e6:.0f} MB of that: `run_pages = false` in "
+                            "kindex.toml leaves each run's details in its problem's table, JSON and CSV and drops them")
     summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
     manifest = cache.Manifest(
         settings=settings, inputs=inputs, outputs=outputs_made,
@@ -315,7 +316,7 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     items = []
     for _, run in dated:
         entry = lb.entry_of_run[run.name]
-        board = lb.board_of_run[run.name]
+        board = entry.board
         timing = run.doc.spec.timing
         host = lb.content.environments[run.environment].metadata.title
         result = (f"rank {entry.rank} of {sum(e.rank is not None for e in board.entries)} ranked, "

@@ -274,18 +274,8 @@ def host_speedup_chart(boards, summaries, reference: str, host_title: str) -> Ma
 
 def implementation_speedup_chart(implementation, summaries, environments, reference: str) -> Markup:
     """On an implementation page: per host, the distribution of its speedups over the problems there."""
-    per_board: dict[int, tuple] = {}  # id(board) → (its sort key, best speedup)
-    for e in implementation.entries:
-        if e.speedup is None or e.is_reference:
-            continue
-        held = per_board.get(id(e.board))
-        if held is None:
-            b = e.board
-            per_board[id(b)] = ((b.host, b.problem.slug, b.workload, b.protocol), e.speedup.value)
-        elif e.speedup.value > held[1]:
-            per_board[id(e.board)] = (held[0], e.speedup.value)
     values: dict[str, list[float]] = {}
-    for key, value in sorted(per_board.values()):
+    for key, value in sorted(implementation.board_speedups):  # its best speedup on each board
         values.setdefault(key[0], []).append(value)
     series = [Series(environments[s.host].metadata.title, values.get(s.host, []), _note(s.problems, s.geomean_speedup))
               for s in summaries]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .errors import KindexError
 from .hardware import same_gpu
@@ -108,7 +109,9 @@ class Summary:
 class Implementation:
     slug: str
     label: str
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)  # problem by problem, in no other order
+    # (sort key of a board with a reference, its best speedup there), for the page's chart
+    board_speedups: list[tuple[tuple, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -117,13 +120,15 @@ class Leaderboard:
     problems: list[Problem]
     boards: dict[str, list[Board]]  # problem slug → its boards, in page order
     implementations: list[Implementation]
-    board_of_run: dict[str, Board]  # run name → its board
-    entry_of_run: dict[str, Entry]
     reference: str  # the reference implementation's label
     workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
     problem_keys: dict[str, tuple] = field(default_factory=dict)  # slug → what its boards were made from
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
+
+    @cached_property
+    def entry_of_run(self) -> dict[str, Entry]:
+        return {e.run.name: e for boards in self.boards.values() for b in boards for e in b.entries}
 
 
 def slugify(text: str) -> str:
@@ -209,10 +214,12 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         known = problems.get(slug)
         if known is None:
             problems[slug], problem_source[slug], runs_of_problem[slug] = problem, run.source, []
-        elif known is not problem and known != problem:
-            errors.append(f"{run.source}: problem {problem.title!r} would share the page /problems/{slug}/ "
-                          f"with {known.title!r} from {problem_source[slug]}")
-            continue
+        elif known is not problem:
+            if known != problem:
+                errors.append(f"{run.source}: problem {problem.title!r} would share the page /problems/{slug}/ "
+                              f"with {known.title!r} from {problem_source[slug]}")
+                continue
+            run.grouping = (known, label, impl_slug)  # one object per problem: next time, `is` will do
         impl = implementations.get(impl_slug)
         if impl is None:
             implementations[impl_slug], implementation_source[impl_slug] = Implementation(impl_slug, label), run.source
@@ -230,9 +237,8 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     by_problem: dict[str, list[Board]] = {}
     workloads: dict[str, list[Workload]] = {}
     keys: dict[str, tuple] = {}
-    board_of_run: dict[str, Board] = {}
-    entry_of_run: dict[str, Entry] = {}
     problems_of_implementation: dict[str, set[str]] = {}
+    speedups: dict[tuple[str, str], list[Speedup]] = {}  # (host, implementation slug) → best per board
     for slug, runs in runs_of_problem.items():
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
@@ -243,27 +249,24 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         if memo is not None:
             memo[slug] = state
         by_problem[slug], workloads[slug] = state.boards, state.workloads
-        board_of_run.update(state.board_of_run)
-        entry_of_run.update(state.entry_of_run)
         for impl_slug, entries in state.entries_of_implementation.items():
             implementations[impl_slug].entries += entries
             problems_of_implementation.setdefault(impl_slug, set()).add(slug)
+        for impl_slug, points in state.board_speedups.items():
+            implementations[impl_slug].board_speedups += points
+        for host_impl, values in state.best_speedups.items():
+            speedups.setdefault(host_impl, []).extend(values)
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
-    for impl in implementations.values():
-        impl.entries.sort(key=lambda e: e.run.name)
-    all_boards = [b for boards in by_problem.values() for b in boards]
     return Leaderboard(
         content=content,
         problems=sorted(problems.values(), key=lambda p: p.sort_key),
         boards=by_problem,
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
-        board_of_run=board_of_run,
-        entry_of_run=entry_of_run,
         reference=reference,
         workloads=workloads,
-        summaries=_summaries(all_boards, content, implementations),
+        summaries=_summaries(speedups, content, implementations),
         problem_keys=keys,
         problems_of_implementation=problems_of_implementation,
     )
@@ -289,12 +292,25 @@ class _ProblemState:
 
     def __init__(self, key: tuple, boards: list[Board], workloads: list[Workload]):
         self.key, self.boards, self.workloads = key, boards, workloads
-        self.board_of_run = {e.run.name: b for b in boards for e in b.entries}
-        self.entry_of_run = {e.run.name: e for b in boards for e in b.entries}
         self.entries_of_implementation: dict[str, list[Entry]] = {}
+        self.best_speedups: dict[tuple[str, str], list[Speedup]] = {}  # for the summaries
+        self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
         for b in boards:
             for e in b.entries:
                 self.entries_of_implementation.setdefault(e.implementation_slug, []).append(e)
+            if b.reference is None:
+                continue
+            best: dict[str, Entry] = {}
+            highest: dict[str, float] = {}
+            for e in b.entries:  # ranked entries come first, fastest first
+                if e.speedup is not None and not e.is_reference:
+                    best.setdefault(e.implementation_slug, e)
+                    highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
+            for impl_slug, e in best.items():
+                self.best_speedups.setdefault((b.host, impl_slug), []).append(e.speedup)
+            for impl_slug, value in highest.items():
+                self.board_speedups.setdefault(impl_slug, []).append(
+                    ((b.host, b.problem.slug, b.workload, b.protocol), value))
 
 
 def _problem_boards(problem: Problem, runs: list[Run], content: Content, reference: str
@@ -460,19 +476,10 @@ def _utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
 
 
-def _summaries(boards: list[Board], content: Content, implementations: dict[str, Implementation]
-               ) -> dict[str, list[Summary]]:
-    """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards."""
-    speedups: dict[tuple[str, str], list[Speedup]] = {}
-    for b in boards:
-        if b.reference is None:
-            continue
-        best: dict[str, Entry] = {}
-        for e in b.entries:  # ranked entries come first, fastest first
-            if e.speedup is not None and not e.is_reference:
-                best.setdefault(e.implementation_slug, e)
-        for slug, e in best.items():
-            speedups.setdefault((b.host, slug), []).append(e.speedup)
+def _summaries(speedups: dict[tuple[str, str], list[Speedup]], content: Content,
+               implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
+    """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards
+    (each implementation's best run on each board with a reference, as _ProblemState gathers them)."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
     for (host, slug), values in sorted(speedups.items()):
         n = len(values)
