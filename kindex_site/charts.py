@@ -108,9 +108,9 @@ def bar_chart(bars: list[Bar], title: str, desc: str) -> Markup:
     return Markup("".join(parts))
 
 
-def _octave_range(values: list[float]) -> tuple[int, int]:
-    """Bin indices (quarter octaves) covering every value and 1×, with a bin of room each side."""
-    ks = [math.floor(math.log2(v) * BINS_PER_OCTAVE) for v in values] + [0]
+def _octave_range(bins: list[int]) -> tuple[int, int]:
+    """Bin indices (quarter octaves) covering every value's bin and 1×, with a bin of room each side."""
+    ks = bins + [0]
     lo, hi = min(ks) - 1, max(ks) + 2
     if hi - lo < 2 * BINS_PER_OCTAVE:  # at least about 0.5× to 2×, so that ticks show
         pad = (2 * BINS_PER_OCTAVE - (hi - lo) + 1) // 2
@@ -128,7 +128,8 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
     series = [s for s in series if s.values]
     if not series:
         return Markup("")
-    lo, hi = _octave_range([v for s in series for v in s.values])
+    bins_of = [[math.floor(math.log2(v) * BINS_PER_OCTAVE) for v in s.values] for s in series]
+    lo, hi = _octave_range([k for ks in bins_of for k in ks])
     unit = WIDTH / (hi - lo)  # user units per bin
 
     def x(k: float) -> float:  # bin edge k (in quarter octaves) → user units
@@ -145,8 +146,7 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
         if s.note:
             parts.append(f'<text class="note" y="{top + LABEL_Y + 16}">{escape(s.note)}</text>')
         counts: dict[int, int] = {}
-        for v in s.values:
-            k = math.floor(math.log2(v) * BINS_PER_OCTAVE)
+        for k in bins_of[i]:
             counts[k] = counts.get(k, 0) + 1
         most = max(counts.values())
         for k in sorted(counts):
@@ -237,30 +237,15 @@ def board_chart(board, reference: str, host_title: str) -> BoardChart:
     )
 
 
-def _best_speedups(boards) -> dict[str, list[float]]:
-    """Implementation slug → its best speedup on each board with a reference (the reference left out)."""
-    found: dict[str, list[float]] = {}
-    for b in boards:
-        if b.reference is None:
-            continue
-        best: dict[str, float] = {}
-        for e in b.entries:
-            if e.speedup is not None and not e.is_reference:
-                best[e.implementation_slug] = max(best.get(e.implementation_slug, 0.0), e.speedup.value)
-        for slug, value in best.items():
-            found.setdefault(slug, []).append(value)
-    return found
-
-
 def _note(n: int, geomean: float | None) -> str:
     from .render import format_ratio
 
     return f"{n} problem{'s' if n != 1 else ''}, geometric mean {format_ratio(geomean)}×"
 
 
-def host_speedup_chart(boards, summaries, reference: str, host_title: str) -> Markup:
-    """On a host page: per implementation, the distribution of its speedups over the host's problems."""
-    values = _best_speedups(boards)
+def host_speedup_chart(values: dict[str, list[float]], summaries, reference: str, host_title: str) -> Markup:
+    """On a host page: per implementation, the distribution of its speedups over the host's problems
+    (values: implementation slug → its best speedup on each of the host's boards with a reference)."""
     series = [Series(s.implementation, values.get(s.implementation_slug, []), _note(s.problems, s.geomean_speedup))
               for s in summaries]
     return distribution_chart(
@@ -275,7 +260,7 @@ def host_speedup_chart(boards, summaries, reference: str, host_title: str) -> Ma
 def implementation_speedup_chart(implementation, summaries, environments, reference: str) -> Markup:
     """On an implementation page: per host, the distribution of its speedups over the problems there."""
     values: dict[str, list[float]] = {}
-    for key, value in sorted(implementation.board_speedups):  # its best speedup on each board
+    for key, value in implementation.board_speedups:  # its best speedup on each board (order is no matter)
         values.setdefault(key[0], []).append(value)
     series = [Series(environments[s.host].metadata.title, values.get(s.host, []), _note(s.problems, s.geomean_speedup))
               for s in summaries]

@@ -110,6 +110,7 @@ class Implementation:
     slug: str
     label: str
     entries: list[Entry] = field(default_factory=list)  # problem by problem, in no other order
+    hosts: set[str] = field(default_factory=set)  # where it was timed
     # (sort key of a board with a reference, its best speedup there), for the page's chart
     board_speedups: list[tuple[tuple, float]] = field(default_factory=list)
 
@@ -251,6 +252,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         by_problem[slug], workloads[slug] = state.boards, state.workloads
         for impl_slug, entries in state.entries_of_implementation.items():
             implementations[impl_slug].entries += entries
+            implementations[impl_slug].hosts |= state.hosts_of_implementation[impl_slug]
             problems_of_implementation.setdefault(impl_slug, set()).add(slug)
         for impl_slug, points in state.board_speedups.items():
             implementations[impl_slug].board_speedups += points
@@ -295,9 +297,11 @@ class _ProblemState:
         self.entries_of_implementation: dict[str, list[Entry]] = {}
         self.best_speedups: dict[tuple[str, str], list[Speedup]] = {}  # for the summaries
         self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
+        self.hosts_of_implementation: dict[str, set[str]] = {}
         for b in boards:
             for e in b.entries:
                 self.entries_of_implementation.setdefault(e.implementation_slug, []).append(e)
+                self.hosts_of_implementation.setdefault(e.implementation_slug, set()).add(e.run.environment)
             if b.reference is None:
                 continue
             best: dict[str, Entry] = {}

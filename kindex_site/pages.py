@@ -247,14 +247,23 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
                    "runs": sum(len(b.entries) for b in boards_of_host.get(e.metadata.name, []))}
                   for e in hosts],
     }))
+    def host_rows(name: str, problem: Problem, boards: list[Board]) -> str:
+        return problem_row("host_row.html", problem, (name,), lambda: {"boards": [
+            {"board": b, "best": _best(b), "runs": len(b.entries),
+             "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
+
     def host_context(e) -> dict:
         name = e.metadata.name
+        boards = boards_of_host.get(name, [])
+        by_problem: dict[str, list[Board]] = {}
+        for b in boards:
+            by_problem.setdefault(b.problem.slug, []).append(b)
         return {
             "environment": e, "summaries": lb.summaries[name], "reference": lb.reference,
-            "api_url": urls.api_host(name),
-            "boards": [{"board": b, "best": _best(b), "runs": len(b.entries),
-                        "implementations": len({x.implementation_slug for x in b.entries})}
-                       for b in boards_of_host.get(name, [])],
+            "api_url": urls.api_host(name), "boards": boards,
+            "rows": [host_rows(name, bs[0].problem, bs) for bs in by_problem.values()],
+            "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]
+                         for impl in lb.implementations},
         }
 
     for e in hosts:
@@ -264,8 +273,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
         "implementations": lb.implementations,
     }))
     def implementation_context(impl) -> dict:
-        host_names = tuple(sorted({e.run.environment for e in impl.entries},
-                                  key=lambda n: (envs[n].metadata.title.casefold(), n)))
+        host_names = tuple(sorted(impl.hosts, key=lambda n: (envs[n].metadata.title.casefold(), n)))
         timed = lb.problems_of_implementation[impl.slug]
         problems = [p for p in lb.problems if p.slug in timed]
         summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import functools
 import json
 import re
 import sys
@@ -172,6 +173,7 @@ def json_schema() -> dict:
     }
 
 
+@functools.cache  # the same for a given version of this program
 def json_schema_bytes() -> bytes:
     return (json.dumps(json_schema(), ensure_ascii=False, indent=2) + "\n").encode("utf-8")
 

@@ -46,7 +46,7 @@ SERVE_DIR = ".kindex-serve"  # beside kindex.toml; holds site/ and the increment
 INTERNAL = "__kindex/"  # not a possible page name (those start with a letter or digit)
 MARKER = ".kindex-site"  # what build() writes into every folder it made (build.MARKER)
 
-STEP_MS = 30  # a burst of file events ends after this long without another (an editor's save)
+STEP_MS = 10  # a burst of file events ends after this long without another (an editor's save)
 DEBOUNCE_MS = 1600  # ... or after this long at most
 POLL_MS = 300  # how often the watcher looks at the config file and at which folders exist
 LONG_POLL_S = 25.0  # an events request waits this long for a change before answering anyway
