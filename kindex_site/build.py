@@ -156,7 +156,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     notes: list[str] = []
     urls = Urls(config.base_path)
     if not config.run_pages:
-        urls = Urls(config.base_path, {name: urls.board(e.board) for name, e in lb.entry_of_run.items()})
+        urls = Urls(config.base_path, {name: urls.board(board) for name, board in lb.board_of_run.items()})
     absolute = config.absolute_url
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
@@ -316,7 +316,7 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     items = []
     for _, run in dated:
         entry = lb.entry_of_run[run.name]
-        board = entry.board
+        board = lb.board_of_run[run.name]
         timing = run.doc.spec.timing
         host = lb.content.environments[run.environment].metadata.title
         result = (f"rank {entry.rank} of {sum(e.rank is not None for e in board.entries)} ranked, "

@@ -47,7 +47,6 @@ class Entry:
     mixed_hardware: bool = False  # recorded a different GPU than its host's
     is_reference: bool = False
     speedup: Speedup | None = None  # reference mean / this mean, on this board only
-    board: Board | None = field(default=None, repr=False)  # the board it is on
     row_cache: tuple | None = field(default=None, repr=False, compare=False)  # pages.entry_row's
 
     @property
@@ -127,9 +126,14 @@ class Leaderboard:
     problem_keys: dict[str, tuple] = field(default_factory=dict)  # slug → what its boards were made from
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
 
+    # Made when first asked for (the feed, links without run pages): a rebuild need not touch every run.
     @cached_property
     def entry_of_run(self) -> dict[str, Entry]:
         return {e.run.name: e for boards in self.boards.values() for b in boards for e in b.entries}
+
+    @cached_property
+    def board_of_run(self) -> dict[str, Board]:
+        return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.entries}
 
 
 def slugify(text: str) -> str:
@@ -328,7 +332,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, referen
         if board is None:
             statistic = content.protocols[run.protocol].spec.measurement.primaryStatistic
             board = boards[key] = Board(problem, key[0], run.environment, run.protocol, statistic)
-        board.entries.append(Entry(run, label, impl_slug, is_reference=(label == reference), board=board))
+        board.entries.append(Entry(run, label, impl_slug, is_reference=(label == reference)))
     problem_boards = list(boards.values())
     for board in problem_boards:
         environment = content.environments[board.host]

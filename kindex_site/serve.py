@@ -22,6 +22,7 @@ or its list of problems changes. `<base>__kindex/status` (and `/__kindex/status`
 from __future__ import annotations
 
 import errno
+import gc
 import html
 import json
 import os
@@ -206,6 +207,11 @@ class Builder:
                     result = "unchanged"
                 else:
                     result = build(config, memo=self.memo)
+                    if first:
+                        # What the first build made lives as long as the server (most of it in the
+                        # memo): out of the cycle collector's sight, whose full passes over it would
+                        # otherwise stall a later rebuild or request by most of a second on a big site.
+                        gc.freeze()
             except KindexError as e:
                 self._failed(e.problems, summarize(e), started, clock, paths)
             except Exception as e:  # a bug in kindex-site: say so, keep serving what there is
