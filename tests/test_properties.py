@@ -73,8 +73,8 @@ def test_any_mutation_builds_or_fails_cleanly(mutations):
     for path, action, value in mutations:
         try:
             doc = _mutate(doc, path, action, value)
-        except (KeyError, IndexError, TypeError):
-            continue  # an earlier mutation removed or replaced this path
+        except (KeyError, IndexError, TypeError, AttributeError):
+            continue  # an earlier mutation removed or replaced this path (say, with null or a string)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         code, err = build(folder, [doc])
