@@ -127,7 +127,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
             file_problems: list[str] = []
         else:
             read_at = time.time_ns()
-            runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted)
+            runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted,
+                                                      remembered[2] if remembered is not None else ())
             notes += stopped
             index = _FileIndex(runs)
             if memo is not None and not file_problems and stat is not None:
@@ -176,14 +177,23 @@ def _stat_key(path: Path) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str]):
+def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str], earlier: list[Run] = ()):
     """A file's validated runs, its problems (parse and validation), and whether reading stopped
-    early (then the last line says so, and is not itself a problem)."""
+    early (then the last line says so, and is not itself a problem).
+
+    `earlier` are the runs this file gave last time (serve): a document whose place and bytes are
+    unchanged (Source index or line, and digest) is not validated again; its run is taken as it was.
+    """
     validated: list[Run] = []
     problems: list[str] = []
     shared: dict[str, list] = {"protocol": [], "environment": []}  # see _validate
+    same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
     documents = _documents(path, shown, problems, digests, trusted)
     for source, raw in documents:
+        kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
+        if kept is not None:
+            validated.append(kept)
+            continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
             validated.append(Run(*bundle, source))
