@@ -74,6 +74,7 @@ class Memo:
     paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
     manifest: tuple | None = None  # (its file's stamp, the Manifest) as the last build wrote it
+    written: tuple | None = None  # (problem slug → _ProblemOutputs, other paths) that manifest lists
 
 
 @dataclass
@@ -268,8 +269,18 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     changed = stale = None
     if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
         was = previous.outputs
-        changed = sorted(p for p, key in output_keys.items() if p not in was or was[p][0] != key)
-        stale = sorted(p for p in was if p not in outputs)
+        if memo.manifest is not None and previous is memo.manifest[1] and memo.written is not None:
+            # The manifest is the one this process wrote with the last build: a problem whose
+            # outputs are the very ones it wrote then has nothing to compare.
+            last_groups, last_others = memo.written
+            redone = [g for slug, g in groups.items() if last_groups.get(slug) is not g]
+            candidates = [p for g in redone for p in g.keys] + others
+            gone = [p for slug, g in last_groups.items() if groups.get(slug) is not g for p in g.keys]
+            changed = sorted({p for p in candidates if p not in was or was[p][0] != output_keys[p]})
+            stale = sorted({p for p in gone + last_others if p in was and p not in outputs})
+        else:
+            changed = sorted(p for p, key in output_keys.items() if p not in was or was[p][0] != key)
+            stale = sorted(p for p in was if p not in outputs)
     lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
         written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer)
@@ -299,6 +310,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
         summary=summary, warnings=warnings, notes=notes)
     memo.manifest = (cache.write_manifest(out, manifest), manifest)
+    memo.written = (dict(groups), list(others))
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,

@@ -292,8 +292,9 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
 
     protocols = sorted(content.protocols.values(), key=lambda d: (d.metadata.title.casefold(), d.metadata.name))
     hosts_of_protocol: dict[str, set[str]] = {}
-    for r in content.runs:
-        hosts_of_protocol.setdefault(r.protocol, set()).add(r.environment)
+    for boards in lb.boards.values():
+        for b in boards:
+            hosts_of_protocol.setdefault(b.protocol, set()).add(b.host)
     pages.append(Page("protocols/", "protocols.html", "Protocols", {"protocols": protocols}))
     for d in protocols:
         used_by = sorted(hosts_of_protocol.get(d.metadata.name, ()), key=lambda n: (envs[n].metadata.title.casefold(), n))
