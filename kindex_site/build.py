@@ -83,11 +83,10 @@ class _ProblemOutputs:
 
     made_from: tuple
     pages: list[Page]
-    files: dict[str, object]  # output path → dict (JSON) or a function making bytes
-    keys: dict[str, str]  # output path → key, for all of the above
+    outputs: dict[str, object]  # output path → its Page, a dict (JSON) or a function making bytes
+    keys: dict[str, str]  # output path → key
+    claims: dict[str, str]  # casefolded output path → what claims it
     problem_keys: cache.ProblemKeys
-    outputs: dict[str, object] = field(default_factory=dict)  # pages and files by output path
-    claims: dict[str, str] = field(default_factory=dict)  # casefolded output path → what claims it
     # This problem's rows on other pages, rendered: (template, what varies) → HTML.
     fragments: dict[tuple, str] = field(default_factory=dict)
 
@@ -111,7 +110,7 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     claims = {page.output_path.casefold(): f"page /{page.url}" for page in pages}
     claims.update((path.casefold(), f"API document /{path}" if path.endswith(".json") else
                    f"CSV of a table of {problem.slug}") for path in files)
-    return _ProblemOutputs(made_from, pages, files, keys, pk, outputs, claims)
+    return _ProblemOutputs(made_from, pages, outputs, keys, claims, pk)
 
 
 def build(config: Config, memo: Memo | None = None) -> BuildResult:
