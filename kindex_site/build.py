@@ -5,7 +5,9 @@ a JSON document, bytes), refuse two outputs claiming one path, then make and wri
 a fresh folder swapped in at the end, or, when few changed since the last build (cache.py), only
 those, moved into place with Ctrl-C held.
 An error or Ctrl-C at any point leaves the previous site exactly as it was and no temporary folder
-behind: Ctrl-C during the swap is held until the swap is done, then the swap is undone.
+behind: Ctrl-C during the swap is held until the swap is done, then the swap is undone. (During an
+incremental build's moves, Ctrl-C is held until they are done and then stops the build: the site is
+the new one, whole, and the next build is a full one.)
 
 Output is deterministic: the same content gives byte-identical files whatever PYTHONHASHSEED,
 file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EPOCH aside).
@@ -87,8 +89,8 @@ class _ProblemOutputs:
     keys: dict[str, str]  # output path → key
     claims: dict[str, str]  # casefolded output path → what claims it
     problem_keys: cache.ProblemKeys
-    # This problem's rows on other pages, rendered: (template, what varies) → HTML.
-    fragments: dict[tuple, str] = field(default_factory=dict)
+    # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
+    fragments: dict[tuple, tuple] = field(default_factory=dict)
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple
@@ -202,10 +204,13 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         groups[problem.slug] = held
     memo.outputs = groups
     def problem_row(template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
-        fragments = groups[problem.slug].fragments  # (they go when the problem's outputs are made again)
-        if (template, variant) not in fragments:
-            fragments[template, variant] = renderer.fragment(template, make_context())
-        return fragments[template, variant]
+        # Kept with the problem's outputs (they go when those are made again), one per template and
+        # page (variant[0]); a row made for other columns (variant[1:]) is replaced.
+        fragments = groups[problem.slug].fragments
+        held = fragments.get((template, variant[0]))
+        if held is None or held[0] != variant[1:]:
+            held = fragments[template, variant[0]] = (variant[1:], renderer.fragment(template, make_context()))
+        return held[1]
 
     pages = site_pages(lb, urls, markdown_html, problem_row)
     for page in pages:
@@ -422,7 +427,7 @@ def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Rendere
         if interrupted_early():
             raise KeyboardInterrupt
         sizes = _write_outputs(staging, changed, render)
-        with _sigint_held():
+        with _sigint_held() as interrupted_moves:
             cache.applying_path(out).touch()
             for path in sorted(changed):
                 (out / path).parent.mkdir(parents=True, exist_ok=True)
@@ -435,6 +440,10 @@ def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Rendere
                     folder = folder.parent
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if interrupted_moves():
+        # The moves were let finish: the site is the new one, whole, and the "applying" mark stays
+        # (the next build is a full one). Ctrl-C still stops the build, before the manifest.
+        raise KeyboardInterrupt
     return sizes
 
 

@@ -165,7 +165,7 @@ def _still_same(path: Path, stat: tuple[int, int], remembered: tuple, memo: dict
         return False
     if hashlib.sha256(data).hexdigest() != remembered[1]:
         return False
-    memo[shown] = (*remembered[:3], checked_at)  # compared now: later, its time alone will do
+    memo[shown] = (*remembered[:3], checked_at, *remembered[4:])  # compared now: later, its time alone will do
     return True
 
 
@@ -192,6 +192,9 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
     for source, raw in documents:
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
         if kept is not None:
+            # Its protocol and environment models are the ones a fresh read of this file would give
+            # it (shared with an earlier document, or its own), not what it shared last time.
+            kept.definitions = _definitions(raw, shared)
             validated.append(kept)
             continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
@@ -395,6 +398,19 @@ def _validate(raw: object, source: Source, problems: list[str], shared: dict[str
             if reused.get(slot) is None and len(seen) < _SHARED_MAX:
                 seen.append((raw[slot], getattr(bundle, slot)))
     return bundle.run, bundle.protocol, bundle.environment
+
+
+def _definitions(raw: dict, shared: dict[str, list]) -> tuple[BenchmarkProtocol, ExecutionEnvironment]:
+    """A valid bundle's (protocol, environment) models as _validate would give them, without
+    validating its run again: the same sharing, the same models remembered for later documents."""
+    reused = {slot: next((model for text, model in seen if text == raw[slot]), None) for slot, seen in shared.items()}
+    if None not in reused.values():
+        return reused["protocol"], reused["environment"]
+    own = {slot: _SHARED_KINDS[slot].model_validate(raw[slot]) for slot in shared}
+    for slot, seen in shared.items():
+        if reused[slot] is None and len(seen) < _SHARED_MAX:
+            seen.append((raw[slot], own[slot]))
+    return own["protocol"], own["environment"]
 
 
 def _prefixed(slot: str, validate, value):

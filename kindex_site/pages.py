@@ -198,9 +198,10 @@ def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host
     return [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]
 
 
-# What makes one problem's row on a page that lists problems: (template, problem, what else the row
-# depends on, a function giving the template's context) → HTML. build.py renders the template and
-# keeps the row with the problem's outputs, so a rebuild re-renders only changed problems' rows.
+# What makes one problem's row on a page that lists problems: (template, problem, variant, a function
+# giving the template's context) → HTML, where variant is (which page, what else the row depends on,
+# such as the page's columns). build.py renders the template and keeps the row with the problem's
+# outputs, so a rebuild re-renders only changed problems' rows.
 ProblemRow = Callable[[str, Problem, tuple, Callable[[], dict]], str]
 
 
@@ -215,7 +216,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
     host_names = tuple(e.metadata.name for e in hosts)
 
     def home_row(p: Problem) -> str:
-        return problem_row("home_row.html", p, host_names, lambda: {
+        return problem_row("home_row.html", p, ("", host_names), lambda: {
             "problem": p, "cells": overview_cells(lb, p, host_names, urls), "reference": lb.reference})
 
     levels: dict[str, list] = {}
@@ -248,7 +249,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
                   for e in hosts],
     }))
     def host_rows(name: str, problem: Problem, boards: list[Board]) -> str:
-        return problem_row("host_row.html", problem, (name,), lambda: {"boards": [
+        return problem_row("host_row.html", problem, (name, ()), lambda: {"boards": [
             {"board": b, "best": _best(b), "runs": len(b.entries),
              "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
 

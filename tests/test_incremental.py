@@ -208,3 +208,59 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypat
     assert code == 0, err
     assert snapshot(project.root / "site") == snapshot(project.root / "clean")
     assert "08:38:16" in (project.root / "site/api/v1/problems/level1-1-problem-1.json").read_text()
+    for _ in range(2):  # and later rebuilds still work with what that comparison remembered
+        assert build(load_config(None, {}), memo).changed == 0
+
+
+def test_a_kept_document_shows_its_own_definitions(project, monkeypatch, always_incremental):
+    """Documents of one file share a protocol or environment written alike (12 and 12.0 are alike to
+    Python): a document kept as it was when its file changed must show what a fresh read shows."""
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    def bundles(first_host: str) -> list:
+        first = seed_problem_run(first_host, "Impl A", 1_000_000)
+        first["run"]["metadata"]["name"] = "run-0"
+        first["environment"]["spec"]["software"] = {"cuda": 12}
+        second = seed_problem_run("h1", "Impl B", 1_100_000)
+        second["run"]["metadata"]["name"] = "run-1"
+        second["environment"]["spec"]["software"] = {"cuda": 12.0}
+        return [first, second]
+
+    monkeypatch.chdir(project.root)
+    memo = Memo()
+    project.write("content/a.json", bundles("h1"))  # the second is read with the first's environment
+    build(load_config(None, {}), memo)
+    project.write("content/a.json", bundles("h2"))  # the first moves: the second, unchanged, is kept
+    build(load_config(None, {}), memo)
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    assert snapshot(project.root / "site") == snapshot(project.root / "clean")
+    assert '"software":{"cuda":12.0}' in (project.root / "site/api/v1/hosts/h1.json").read_text()
+
+
+def test_ctrl_c_while_files_move_in_lets_them_finish_then_stops(project, monkeypatch, always_incremental):
+    """The moves finish (no half-replaced site); the build still stops (exit 130), and the next build,
+    told by the "applying" mark that the manifest is unsure, is a full one equal to a clean build."""
+    import signal
+
+    from kindex_site import build as build_module
+
+    corpus(project)
+    project.built()
+    CHANGES["a-mean-reorders-a-board"](project)
+    real_replace, sent = os.replace, []
+
+    def replace(src, dst):
+        if not sent and "/site/" in str(dst):
+            sent.append(dst)
+            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C during the first move
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(build_module.os, "replace", replace)
+    code, _, _ = project.build()
+    monkeypatch.setattr(build_module.os, "replace", real_replace)
+    assert sent and code == 130
+    code, out, err = project.build()
+    assert code == 0 and out.startswith("Built "), err
+    rebuild_matches_clean(project)
