@@ -30,7 +30,7 @@ from . import __version__
 # The manifest is marshal'd, not JSON: it holds a key per output (a hundred thousand at a large
 # site) and is read and written on every rebuild; marshal does that ten times faster. It is a
 # cache: another format or Python version only means a full build.
-FORMAT = b"kindex-site manifest 2 " + sys.version.split()[0].encode() + b"\n"
+FORMAT = b"kindex-site manifest 3 " + sys.version.split()[0].encode() + b"\n"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -42,7 +42,7 @@ def manifest_path(out: Path) -> Path:
 @dataclass
 class Manifest:
     settings: str = ""
-    inputs: dict[str, list[int]] = field(default_factory=dict)  # content file → [size, mtime_ns]
+    inputs: dict[str, list[int]] = field(default_factory=dict)  # content file → [size, mtime_ns, ctime_ns]
     outputs: dict[str, list] = field(default_factory=dict)  # output path → [key, size]
     trusted: list[str] = field(default_factory=list)  # sha256 of .json files that loaded cleanly
     summary: dict = field(default_factory=dict)  # pages, runs, files of the last build
@@ -143,7 +143,9 @@ def snapshot(content: Path) -> dict[str, list[int]]:
                 st = os.stat(path)
             except OSError:
                 continue
-            found[os.path.relpath(path, content)] = [st.st_size, st.st_mtime_ns]
+            # The change time too: a file put back with its old size and time (cp -p, mv over it,
+            # touch -r) still has a new ctime, which no one can set.
+            found[os.path.relpath(path, content)] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
     return found
 
 

@@ -155,7 +155,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
 RACY_NS = 100_000_000
 
 
-def _still_same(path: Path, stat: tuple[int, int], remembered: tuple, memo: dict, shown: str) -> bool:
+def _still_same(path: Path, stat: tuple[int, int, int], remembered: tuple, memo: dict, shown: str) -> bool:
     if stat[1] < remembered[3] - RACY_NS:
         return True
     checked_at = time.time_ns()
@@ -169,12 +169,12 @@ def _still_same(path: Path, stat: tuple[int, int], remembered: tuple, memo: dict
     return True
 
 
-def _stat_key(path: Path) -> tuple[int, int] | None:
+def _stat_key(path: Path) -> tuple[int, int, int] | None:
     try:
         st = path.stat()
     except OSError:
         return None
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns  # (ctime: see cache.snapshot)
 
 
 def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str], earlier: list[Run] = ()):
