@@ -14,6 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -122,17 +123,17 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         content.files += 1
         stat = _stat_key(path)
         remembered = memo.get(shown) if memo is not None else None
-        if remembered is not None and remembered[0] == stat and _still_same(path, stat, remembered, memo, shown):
-            _, content.digests[shown], runs, _, index = remembered
+        if remembered is not None and remembered.stat == stat and _still_same(path, remembered, memo, shown):
+            content.digests[shown], runs, index = remembered.digest, remembered.runs, remembered.index
             file_problems: list[str] = []
         else:
             read_at = time.time_ns()
             runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted,
-                                                      remembered[2] if remembered is not None else ())
+                                                      remembered.runs if remembered is not None else ())
             notes += stopped
             index = _FileIndex(runs)
             if memo is not None and not file_problems and stat is not None:
-                memo[shown] = (stat, content.digests.get(shown), runs, read_at, index)
+                memo[shown] = _Remembered(stat, content.digests.get(shown), runs, read_at, index)
         # The checks across files, a file at a time when its runs agree among themselves (the usual
         # case); run by run, to say exactly what is wrong, otherwise.
         if index.clean and not index.names.keys() & run_names.keys() and index.agrees(first_seen, content):
@@ -155,17 +156,28 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
 RACY_NS = 100_000_000
 
 
-def _still_same(path: Path, stat: tuple[int, int, int], remembered: tuple, memo: dict, shown: str) -> bool:
-    if stat[1] < remembered[3] - RACY_NS:
+class _Remembered(NamedTuple):
+    """What load_content's memo keeps of a file that loaded cleanly."""
+
+    stat: tuple[int, int, int]  # size, mtime, ctime when read
+    digest: str  # sha256 of its bytes
+    runs: list[Run]
+    read_at: int  # time.time_ns() just before it was read (or last compared)
+    index: _FileIndex
+
+
+def _still_same(path: Path, remembered: _Remembered, memo: dict, shown: str) -> bool:
+    """Its stat is as remembered: is it the same file? (Yes, unless it was written in the tick it was read.)"""
+    if remembered.stat[1] < remembered.read_at - RACY_NS:
         return True
     checked_at = time.time_ns()
     try:
         data = path.read_bytes()
     except OSError:
         return False
-    if hashlib.sha256(data).hexdigest() != remembered[1]:
+    if hashlib.sha256(data).hexdigest() != remembered.digest:
         return False
-    memo[shown] = (*remembered[:3], checked_at, *remembered[4:])  # compared now: later, its time alone will do
+    memo[shown] = remembered._replace(read_at=checked_at)  # compared now: later, its time alone will do
     return True
 
 
