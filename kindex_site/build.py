@@ -148,6 +148,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         previous = cache.read_manifest(out)
     inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
     lap("start")
+    kept = memo is not None  # a caller keeps the memo for the next build
     memo = memo if memo is not None else Memo()
     content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset(),
                            memo.files)
@@ -297,6 +298,10 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             outputs_made[p] = [output_keys[p], size]
     else:
         cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
+        if kept:  # rows made in worker processes would be lost to the memo: make them here first
+            for page in pages:
+                if callable(page.context):
+                    page.values()
         sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
         outputs_made = {p: [output_keys[p], sizes[p]] for p in outputs}
         changed = sorted(outputs)
