@@ -313,6 +313,9 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         if run_page_bytes:
             warnings.append(f"run pages take {run_page_bytes / 1e6:.0f} MB of that: `run_pages = false` in "
                             "kindex.toml leaves each run's details in its problem's table, JSON and CSV and drops them")
+        elif sum(sizes.values()) > publish.SITE_LIMIT_BYTES:
+            warnings.append("that is without run pages: publish parts of the content as separate sites (say one "
+                            "per KernelBench level), or serve the folder from a host without that limit")
     summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
     manifest = cache.Manifest(
         settings=settings, inputs=inputs, outputs=outputs_made,

@@ -288,7 +288,10 @@ def size_warnings(sizes: dict[str, int], shown_out: str, most: int = 10) -> list
     if len(big) > most:
         warnings.append(f"… and {len(big) - most} more files near {_size(FILE_LIMIT_BYTES)}")
     total = sum(sizes.values())
-    if total >= NEAR * SITE_LIMIT_BYTES:
+    if total > SITE_LIMIT_BYTES:
+        warnings.append(f"{shown_out}/ holds {_size(total)}, over GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
+                        "limit for a published site")
+    elif total >= NEAR * SITE_LIMIT_BYTES:
         warnings.append(f"{shown_out}/ holds {_size(total)}, near GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
                         "limit for a published site")
     return warnings

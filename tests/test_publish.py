@@ -399,8 +399,17 @@ def test_warns_when_the_site_or_a_file_nears_github_limits(project, monkeypatch)
     assert code == 0
     assert re.search(r"^warning: site/schema/kernelindex\.dev-v1alpha1\.json is 1\d kB, near the 10 kB GitHub "
                      r"warns about for one file", err, re.M), err
-    assert re.search(r"^warning: site/ holds \d+ kB, near GitHub Pages' 50 kB limit", err, re.M), err
+    assert re.search(r"^warning: site/ holds \d+ kB, over GitHub Pages' 50 kB limit", err, re.M), err
+    assert re.search(r"^warning: run pages take \d+ MB of that: `run_pages = false`", err, re.M), err
     assert (project.root / "site/index.html").is_file()  # a warning, not a refusal
+    total = sum(p.stat().st_size for p in (project.root / "site").rglob("*") if p.is_file())
+    monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", int(total / 0.9))
+    code, _, err = project.build("--clean")
+    assert code == 0 and re.search(r"^warning: site/ holds \d+ kB, near GitHub Pages'", err, re.M), err
+    project.write("kindex.toml", "run_pages = false\n")
+    monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", 20_000)
+    code, _, err = project.build("--clean")
+    assert code == 0 and "over GitHub Pages' 20 kB limit" in err and "that is without run pages" in err, err
 
 
 # --- the output folder ------------------------------------------------------------------------
