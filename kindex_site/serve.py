@@ -569,6 +569,12 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     """Build, serve and rebuild until Ctrl-C. Returns the exit status."""
     config = load_config(config_path, overrides)
     builder = Builder(config_path, overrides, config)
+    _private_folder(builder.out.parent)
+    lock = _hold(builder.out.parent)
+    if isinstance(lock, str):
+        print(f"error: another kindex-site serve{lock} is serving this project from "
+              f"{display(builder.out.parent)}/; stop it first (Ctrl-C where it runs)", file=sys.stderr)
+        return 1
     try:
         server = _Server((bind, port), builder)
     except OSError as e:
@@ -578,7 +584,6 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
         else:
             print(f"error: cannot listen on {bind} port {port}: {e.strerror or e}", file=sys.stderr)
         return 1
-    _private_folder(builder.out.parent)
     host, actual_port = server.server_address[:2]
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{actual_port}{builder.base_path}"
@@ -627,6 +632,28 @@ def _as_interrupt(server_pid: int, signum, frame) -> None:
         holding(signal.SIGINT, frame)  # build's _sigint_held: it acts on it once the swap is done
     else:
         raise KeyboardInterrupt  # also when Ctrl-C was ignored from the start (a background job)
+
+
+def _hold(folder: Path):
+    """Hold .kindex-serve/ for this process (two servers would build into one folder at once): the
+    open lock file, kept until the process ends; or, when another holds it, " (pid N)" or ""."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: no lock
+        return None
+    handle = open(folder / "lock", "a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        return f" (pid {holder})" if holder.isdigit() else ""
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    return handle
 
 
 def _private_folder(folder: Path) -> None:

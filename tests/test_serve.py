@@ -367,6 +367,21 @@ def test_a_port_in_use_is_one_clear_line(tmp_path):
     assert not (tmp_path / ".kindex-serve" / "site").exists()
 
 
+def test_a_second_server_on_one_project_is_refused(tmp_path, serving):
+    """Two servers would build into one .kindex-serve/ at once: the second says so and stops."""
+    make_project(tmp_path)
+    first = serving(tmp_path).ready()
+    done = subprocess.run([sys.executable, "-m", "kindex_site", "serve", "--port", str(free_port())], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert f"another kindex-site serve (pid {first.proc.pid}) is serving this project" in done.stderr
+    assert first.get("/kindex/")[0] == 200  # the first goes on
+    first.stop()
+    second = serving(tmp_path).ready()  # and once it has stopped, another may start
+    assert second.get("/kindex/")[0] == 200
+
+
 def test_ctrl_c_stops_at_once_without_a_traceback(tmp_path, serving):
     make_project(tmp_path)
     server = serving(tmp_path).ready()
