@@ -394,9 +394,7 @@ def _validate(raw: object, source: Source, problems: list[str], shared: dict[str
         return None
     reused = {}
     if shared is not None and raw.keys() == {"run", "protocol", "environment"}:
-        for slot, seen in shared.items():
-            part = raw[slot]
-            reused[slot] = next((model for text, model in seen if text == part), None)
+        reused = _shared_models(raw, shared)
     try:
         if len(reused) == 2 and None not in reused.values():
             return _prefixed("run", BenchmarkRun.model_validate, raw["run"]), reused["protocol"], reused["environment"]
@@ -406,23 +404,31 @@ def _validate(raw: object, source: Source, problems: list[str], shared: dict[str
             problems.append(f"{source}: {format_location(err['loc'])}: {_message(err)}")
         return None
     if shared is not None:
-        for slot, seen in shared.items():
-            if reused.get(slot) is None and len(seen) < _SHARED_MAX:
-                seen.append((raw[slot], getattr(bundle, slot)))
+        _remember(raw, shared, reused, {"protocol": bundle.protocol, "environment": bundle.environment})
     return bundle.run, bundle.protocol, bundle.environment
 
 
 def _definitions(raw: dict, shared: dict[str, list]) -> tuple[BenchmarkProtocol, ExecutionEnvironment]:
     """A valid bundle's (protocol, environment) models as _validate would give them, without
     validating its run again: the same sharing, the same models remembered for later documents."""
-    reused = {slot: next((model for text, model in seen if text == raw[slot]), None) for slot, seen in shared.items()}
+    reused = _shared_models(raw, shared)
     if None not in reused.values():
         return reused["protocol"], reused["environment"]
     own = {slot: _SHARED_KINDS[slot].model_validate(raw[slot]) for slot in shared}
-    for slot, seen in shared.items():
-        if reused[slot] is None and len(seen) < _SHARED_MAX:
-            seen.append((raw[slot], own[slot]))
+    _remember(raw, shared, reused, own)
     return own["protocol"], own["environment"]
+
+
+def _shared_models(raw: dict, shared: dict[str, list]) -> dict:
+    """Slot → the model an earlier document of the file gave for this one's equal JSON, or None."""
+    return {slot: next((model for text, model in seen if text == raw[slot]), None) for slot, seen in shared.items()}
+
+
+def _remember(raw: dict, shared: dict[str, list], reused: dict, models: dict) -> None:
+    """Remember the bundle's own models for the slots no earlier document matched."""
+    for slot, seen in shared.items():
+        if reused.get(slot) is None and len(seen) < _SHARED_MAX:
+            seen.append((raw[slot], models[slot]))
 
 
 def _prefixed(slot: str, validate, value):

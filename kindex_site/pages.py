@@ -281,8 +281,8 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
         return {
             "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
             "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
-                                 partial(lambda p: {"problem": p, "cells": implementation_cells(
-                                     lb, impl.slug, p, host_names, urls)}, p))
+                                 lambda p=p: {"problem": p, "cells": implementation_cells(
+                                     lb, impl.slug, p, host_names, urls)})
                      for p in problems],
             "summaries": summaries, "reference": lb.reference, "environments": envs,
         }
