@@ -60,7 +60,7 @@ class BuildResult:
 
 def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Content, Leaderboard]:
     """Read and check phases: everything a build needs, or KindexError with every problem."""
-    content = load_content(config.folder("content_dir"), trusted)
+    content = load_content(config.folder("content_dir"), trusted, keep_documents=False)
     return content, build_leaderboard(content, reference=config.reference)
 
 
@@ -71,6 +71,7 @@ class Memo:
     Everything in it is derived from inputs it is keyed by; the output is the same without it."""
 
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
+    files_keep_documents: bool = True  # whether `files` holds whole documents or only their facts
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
@@ -150,8 +151,10 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     lap("start")
     kept = memo is not None  # a caller keeps the memo for the next build
     memo = memo if memo is not None else Memo()
+    if memo.files_keep_documents != config.run_pages:  # (run pages show whole documents; nothing else does)
+        memo.files, memo.files_keep_documents = {}, config.run_pages
     content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset(),
-                           memo.files)
+                           memo.files, keep_documents=config.run_pages)
     lap("read and validate content")
     lb = build_leaderboard(content, reference=config.reference, memo=memo.problems)
     lap("group and rank")
@@ -332,7 +335,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
 
 def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     """The feed's candidates: the newest runs (the feed keeps FEED_ENTRIES of them, ties by URL)."""
-    dated = [(publish.utc_instant(r.doc.spec.observedAt), r) for r in lb.content.runs if r.doc.spec.observedAt]
+    dated = [(publish.utc_instant(r.facts.observed_at), r) for r in lb.content.runs if r.facts.observed_at]
     if len(dated) > publish.FEED_ENTRIES:
         dated.sort(key=lambda ir: ir[0], reverse=True)
         cut = dated[publish.FEED_ENTRIES - 1][0]
@@ -341,17 +344,17 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     for _, run in dated:
         entry = lb.entry_of_run[run.name]
         board = lb.board_of_run[run.name]
-        timing = run.doc.spec.timing
+        facts = run.facts
         host = lb.content.environments[run.environment].metadata.title
         result = (f"rank {entry.rank} of {sum(e.rank is not None for e in board.entries)} ranked, "
                   if entry.rank is not None else "not ranked, ")
-        result += f"mean {format_ms(timing.latencyNs.mean)} ms" if timing else "no timing"
+        result += f"mean {format_ms(facts.mean)} ms" if facts.timed else "no timing"
         items.append({
             "url": urls.run(run.name).removeprefix(urls.base_path),
-            "title": run.doc.metadata.title,
+            "title": facts.title,
             "summary": f"{board.problem.title}: {entry.implementation} on {host}, "
-                       f"{run.doc.spec.status}, {result} (within its own table only).",
-            "observed_at": run.doc.spec.observedAt,
+                       f"{facts.status}, {result} (within its own table only).",
+            "observed_at": facts.observed_at,
         })
     return items
 

@@ -50,13 +50,8 @@ class Entry:
     row_cache: tuple | None = field(default=None, repr=False, compare=False)  # pages.entry_row's
 
     @property
-    def timing(self):
-        return self.run.doc.spec.timing
-
-    @property
     def ci95(self) -> tuple[int, int] | None:
-        t = self.timing
-        return t.latencyNs.confidence95 if t else None
+        return self.run.facts.ci95
 
     @property
     def no_ci(self) -> bool:
@@ -149,15 +144,15 @@ def problem_of(run: Run, known: dict | None = None) -> Problem | str:
     """
     if isinstance(run.grouping, tuple):
         return run.grouping[0]  # told before, by build_leaderboard
-    native = run.doc.spec.sourceNative
-    if native.get("source") == "kernelbench":
-        external = native.get("externalId")
-        if not isinstance(external, str):
+    facts = run.facts
+    if facts.kernelbench:
+        external = facts.external_id
+        if external is None:
             return "run.spec.sourceNative.externalId: a kernelbench run needs its externalId (…/levelN/M_Name.py)"
         key = "/".join(external.split("/")[-2:])
         make = _kernelbench_problem
     else:
-        key = run.doc.metadata.title.split(" · ")[0].strip()
+        key = facts.title.split(" · ")[0].strip()
         make = _titled_problem
     problem = known.get((make, key)) if known is not None else None
     if problem is None:
@@ -189,10 +184,10 @@ def _titled_problem(title: str) -> Problem | str:
 
 
 def implementation_label(run: Run) -> str:
-    parts = [p.strip() for p in run.doc.metadata.title.split(" · ")]
+    parts = [p.strip() for p in run.facts.title.split(" · ")]
     if len(parts) >= 2 and parts[1]:
         return parts[1]
-    return "implementation " + run.doc.spec.implementationDigest.removeprefix("sha256:")[:12]
+    return "implementation " + run.facts.implementation_digest.removeprefix("sha256:")[:12]
 
 
 def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo: dict | None = None) -> Leaderboard:
@@ -327,7 +322,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, referen
     boards: dict[tuple, Board] = {}
     for run in runs:
         _, label, impl_slug = run.grouping
-        key = (run.doc.spec.workloadDigest, run.environment, run.protocol)
+        key = (run.facts.workload_digest, run.environment, run.protocol)
         board = boards.get(key)
         if board is None:
             statistic = content.protocols[run.protocol].spec.measurement.primaryStatistic
@@ -350,8 +345,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, referen
 
 
 def primary_value(entry: Entry, statistic: str) -> int | None:
-    timing = entry.run.doc.spec.timing
-    return getattr(timing.latencyNs, statistic) if timing is not None else None
+    return entry.run.facts[statistic]
 
 
 def _rank(board: Board) -> None:
@@ -361,7 +355,7 @@ def _rank(board: Board) -> None:
     runs on another GPU by their value, then runs that did not pass by status and name.
     """
     rankable = [e for e in board.entries
-                if e.run.doc.spec.status == "passed" and e.timing and not e.mixed_hardware]
+                if e.run.facts.status == "passed" and e.run.facts.timed and not e.mixed_hardware]
     chosen = set(map(id, rankable))
     others = [e for e in board.entries if id(e) not in chosen]
 
@@ -375,7 +369,7 @@ def _rank(board: Board) -> None:
     groups = rank_groups([(primary_value(e, board.statistic), e.ci95 if use_ci else None) for e in rankable])
     for entry, (rank, tied) in zip(rankable, groups):
         entry.rank, entry.tied = rank, tied
-    others.sort(key=lambda e: (e.run.doc.spec.status != "passed", e.run.doc.spec.status, *order(e)))
+    others.sort(key=lambda e: (e.run.facts.status != "passed", e.run.facts.status, *order(e)))
     board.entries = rankable + others
     _disambiguate_labels(board)
 
@@ -384,8 +378,8 @@ def _mark_mixed_hardware(board: Board, environment) -> None:
     hw = environment.spec.hardware
     memory = (hw.model_extra or {}).get("memory")
     for e in board.entries:
-        recorded = e.run.doc.spec.sourceNative.get("hardware")
-        if isinstance(recorded, str) and recorded.strip():
+        recorded = e.run.facts.hardware
+        if recorded is not None and recorded.strip():
             e.mixed_hardware = not same_gpu(recorded, hw.product, hw.formFactor, memory if isinstance(memory, str) else None)
 
 
@@ -401,15 +395,12 @@ def _speedups(board: Board, reference: str) -> None:
         if e is ref:
             e.speedup = Speedup(1.0, (1.0, 1.0) if ref.ci95 else None)  # exactly 1, no noise against itself
         else:
-            e.speedup = speedup(ref.timing.latencyNs.mean, ref.ci95, e.timing.latencyNs.mean, e.ci95)
+            e.speedup = speedup(ref.run.facts.mean, ref.ci95, e.run.facts.mean, e.ci95)
 
 
 def std_ns(entry: Entry) -> int | float | None:
     """The latency standard deviation the run reports in nanoseconds, if it does."""
-    for m in entry.run.doc.spec.measurements:
-        if m.metric == "latency" and m.statistic == "std" and m.unit == "ns":
-            return m.value
-    return None
+    return entry.run.facts.std_ns
 
 
 def _warnings(board: Board, environment) -> list[Warning]:
@@ -420,16 +411,16 @@ def _warnings(board: Board, environment) -> list[Warning]:
 
     mixed = [e for e in entries if e.mixed_hardware]
     if mixed:
-        recorded = sorted({str(e.run.doc.spec.sourceNative.get("hardware")) for e in mixed})
+        recorded = sorted({str(e.run.facts.hardware) for e in mixed})
         found.append(Warning("mixed-hardware",
             f"{_runs(len(mixed))} recorded another GPU ({', '.join(recorded)}) than this host's {host_gpu}; "
             "they are marked and left out of ranks and summaries.", [e.run.name for e in mixed]))
 
-    not_passed = [e for e in entries if e.run.doc.spec.status != "passed"]
+    not_passed = [e for e in entries if e.run.facts.status != "passed"]
     if not_passed:
         counts: dict[str, int] = {}
         for e in not_passed:
-            counts[e.run.doc.spec.status] = counts.get(e.run.doc.spec.status, 0) + 1
+            counts[e.run.facts.status] = counts.get(e.run.facts.status, 0) + 1
         detail = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         found.append(Warning("failed-runs", f"{_runs(len(not_passed))} did not pass ({detail}); they are listed unranked.",
                              [e.run.name for e in not_passed]))
@@ -439,19 +430,19 @@ def _warnings(board: Board, environment) -> list[Warning]:
         found.append(Warning("no-ci", f"{_runs(len(no_ci))} gave no confidence interval; ranked by the mean alone, "
                              "a difference may be noise.", [e.run.name for e in no_ci]))
 
-    noisy = [e for e in entries if e.timing and (sd := std_ns(e)) is not None
-             and sd > HIGH_VARIANCE * e.timing.latencyNs.mean]
+    noisy = [e for e in entries if e.run.facts.timed and (sd := std_ns(e)) is not None
+             and sd > HIGH_VARIANCE * e.run.facts.mean]
     if noisy:
         found.append(Warning("high-variance", f"{_runs(len(noisy))} had a standard deviation above "
                              f"{HIGH_VARIANCE:.0%} of the mean; their timings are noisy.", [e.run.name for e in noisy]))
 
-    outliers = [e for e in entries if e.timing and e.timing.latencyNs.maximum is not None
-                and e.timing.latencyNs.maximum > OUTLIER_FACTOR * e.timing.latencyNs.mean]
+    outliers = [e for e in entries if e.run.facts.maximum is not None
+                and e.run.facts.maximum > OUTLIER_FACTOR * e.run.facts.mean]
     if outliers:
         found.append(Warning("outliers", f"{_runs(len(outliers))} had a slowest sample above {OUTLIER_FACTOR}× "
                              "the mean: some samples were disturbed.", [e.run.name for e in outliers]))
 
-    digests = {e.run.doc.spec.environmentDigest for e in entries}
+    digests = {e.run.facts.environment_digest for e in entries}
     if len(digests) > 1:
         found.append(Warning("environment-changed", f"The runs on this host carry {len(digests)} different "
                              "environment digests: its hardware or software changed between them.",
@@ -469,7 +460,7 @@ def _workloads(boards: list[Board]) -> list[Workload]:
     for b in boards:
         hosts.setdefault(b.workload, set()).add(b.host)
         times = observed.setdefault(b.workload, [])
-        times += [e.run.doc.spec.observedAt for e in b.entries if e.run.doc.spec.observedAt]
+        times += [e.run.facts.observed_at for e in b.entries if e.run.facts.observed_at]
     result = []
     for digest in hosts:
         times = sorted(observed[digest], key=_utc)
@@ -504,10 +495,10 @@ def _disambiguate_labels(board: Board) -> None:
     """Two different implementations with one label on one board get their digest shown."""
     digests: dict[str, set[str]] = {}
     for e in board.entries:
-        digests.setdefault(e.implementation, set()).add(e.run.doc.spec.implementationDigest)
+        digests.setdefault(e.implementation, set()).add(e.run.facts.implementation_digest)
     for e in board.entries:
         if len(digests[e.implementation]) > 1:
-            short = e.run.doc.spec.implementationDigest.removeprefix("sha256:")[:8]
+            short = e.run.facts.implementation_digest.removeprefix("sha256:")[:8]
             e.implementation = f"{e.implementation} ({short})"
 
 

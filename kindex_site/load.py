@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,18 +42,68 @@ class Source:
         return self.file
 
 
+class Facts:
+    """What the site shows and ranks of a run: a few numbers and strings instead of its whole
+    validated document (about 7 KB of models per run; a million runs must fit in 2 GiB).
+
+    Latencies are the input's own integers (nanoseconds), None where the document has none.
+    Strings that many runs repeat (statuses, digests, dates, GPUs) are interned: one copy each.
+    """
+
+    __slots__ = ("title", "status", "timed", "samples", "mean", "minimum", "maximum", "ci95", "statistic",
+                 "observed_at", "std_ns", "hardware", "kernelbench", "external_id",
+                 "workload_digest", "environment_digest", "implementation_digest")
+
+    def __init__(self, doc: BenchmarkRun):
+        spec = doc.spec
+        self.title: str = doc.metadata.title
+        self.status: str = sys.intern(spec.status)
+        timing = spec.timing
+        self.timed = timing is not None
+        lat = timing.latencyNs if timing is not None else None
+        self.samples: int | None = timing.samples if timing is not None else None
+        self.mean: int | None = lat.mean if lat is not None else None
+        self.minimum: int | None = lat.minimum if lat is not None else None
+        self.maximum: int | None = lat.maximum if lat is not None else None
+        self.ci95: tuple[int, int] | None = lat.confidence95 if lat is not None else None
+        self.statistic: str | None = timing.primaryStatistic if timing is not None else None
+        self.observed_at: str | None = sys.intern(spec.observedAt) if spec.observedAt else spec.observedAt
+        # The latency standard deviation the run reports in nanoseconds, if it does.
+        self.std_ns: int | float | None = next(
+            (m.value for m in spec.measurements if m.metric == "latency" and m.statistic == "std" and m.unit == "ns"),
+            None)
+        native = spec.sourceNative
+        hardware = native.get("hardware")  # the GPU the source recorded, checked against the host's
+        self.hardware: str | None = sys.intern(hardware) if isinstance(hardware, str) else None
+        self.kernelbench: bool = native.get("source") == "kernelbench"  # its problem is told by externalId
+        external = native.get("externalId")
+        self.external_id: str | None = external if isinstance(external, str) else None
+        self.workload_digest: str = sys.intern(spec.workloadDigest)
+        self.environment_digest: str = sys.intern(spec.environmentDigest)
+        self.implementation_digest: str = sys.intern(spec.implementationDigest)
+
+    def __getitem__(self, statistic: str) -> int | None:
+        """facts["mean"]: the latency a board's statistic names (templates index by it)."""
+        if statistic not in ("mean", "minimum", "maximum"):
+            raise KeyError(statistic)
+        return getattr(self, statistic)
+
+
 class Run:
     """One validated run, with the protocol and environment its bundle named and where it came from.
 
-    Made once per document and kept while its file is unchanged (a long-running `serve` reuses
-    it), so what is derived from the document alone can be remembered on it (`grouping`).
+    `facts` is what the site shows and ranks; `doc`, the whole validated document, is kept only
+    when a page shows it whole (run pages), else None. Made once per document and kept while its
+    file is unchanged (a long-running `serve` reuses it), so what is derived from the document
+    alone can be remembered on it (`grouping`).
     """
 
-    __slots__ = ("doc", "protocol", "environment", "source", "name", "key", "definitions", "grouping")
+    __slots__ = ("doc", "facts", "protocol", "environment", "source", "name", "key", "definitions", "grouping")
 
     def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
-                 source: Source):
-        self.doc = doc
+                 source: Source, keep_document: bool = True):
+        self.doc = doc if keep_document else None
+        self.facts = Facts(doc)
         self.protocol: str = protocol.metadata.name  # metadata.name of its BenchmarkProtocol
         self.environment: str = environment.metadata.name  # metadata.name of its ExecutionEnvironment
         self.definitions = (protocol, environment)  # as its bundle gave them
@@ -90,7 +141,8 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
                        "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
-def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None) -> Content:
+def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
+                 keep_documents: bool = True) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
@@ -100,6 +152,9 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     `memo` (kept by a long-running caller such as `serve`) remembers each file's validated
     runs by its size and modification time: an unchanged file is not read again. The checks
     across files (duplicate names, differing definitions) always run on everything.
+
+    `keep_documents=False` keeps only each run's `Facts` (a build without run pages): a memo
+    must then not be shared with a build that keeps documents.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -128,7 +183,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
             file_problems: list[str] = []
         else:
             read_at = time.time_ns()
-            runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted,
+            runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted, keep_documents,
                                                       remembered.runs if remembered is not None else ())
             notes += stopped
             index = _FileIndex(runs)
@@ -189,7 +244,8 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns  # (ctime: see cache.snapshot)
 
 
-def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str], earlier: list[Run] = ()):
+def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str], keep_documents: bool,
+               earlier: list[Run] = ()):
     """A file's validated runs, its problems (parse and validation), and whether reading stopped
     early (then the last line says so, and is not itself a problem).
 
@@ -211,7 +267,7 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
             continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
-            validated.append(Run(*bundle, source))
+            validated.append(Run(*bundle, source, keep_documents))
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
@@ -472,8 +528,8 @@ class _FileIndex:
                 seen = self.definitions.setdefault((kind, doc.metadata.name), (doc, run.source))
                 if seen[0] is not doc and seen[0] != doc:
                     self.clean = False
-            timing = run.doc.spec.timing
-            if timing is not None and timing.primaryStatistic != protocol.spec.measurement.primaryStatistic:
+            statistic = run.facts.statistic
+            if statistic is not None and statistic != protocol.spec.measurement.primaryStatistic:
                 self.clean = False
 
     def agrees(self, first_seen: dict, content: Content) -> bool:
@@ -513,10 +569,10 @@ def _add(run: Run, content: Content, first_seen: dict, run_names: dict[str, Sour
     run_names[run.name] = source
 
     wanted = run.definitions[0].spec.measurement.primaryStatistic
-    timing = run.doc.spec.timing
-    if timing is not None and timing.primaryStatistic != wanted:
+    statistic = run.facts.statistic
+    if statistic is not None and statistic != wanted:
         problems.append(
-            f"{source}: run.spec.timing.primaryStatistic: {timing.primaryStatistic!r} differs from "
+            f"{source}: run.spec.timing.primaryStatistic: {statistic!r} differs from "
             f"the protocol's {wanted!r}"
         )
         ok = False

@@ -82,20 +82,19 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
     cached = entry.row_cache
     if cached is not None and cached[0] == urls.links_key:
         return cached[1]
-    spec = entry.run.doc.spec
-    lat = spec.timing.latencyNs if spec.timing else None
+    facts = entry.run.facts
     row = {
         "run": entry.run.name,
         "implementation": entry.implementation,
-        "status": spec.status,
+        "status": facts.status,
         "rank": entry.rank,
-        "mean_ns": lat.mean if lat else None,
-        "ci95_ns": list(lat.confidence95) if lat and lat.confidence95 else None,
-        "min_ns": lat.minimum if lat else None,
-        "max_ns": lat.maximum if lat else None,
+        "mean_ns": facts.mean,
+        "ci95_ns": list(facts.ci95) if facts.ci95 else None,
+        "min_ns": facts.minimum,
+        "max_ns": facts.maximum,
         "std_ns": std_ns(entry),
-        "samples": spec.timing.samples if spec.timing else None,
-        "observed_at": spec.observedAt,
+        "samples": facts.samples,
+        "observed_at": facts.observed_at,
         "url": urls.run(entry.run.name),
         "tied": entry.tied,
         "mixed_hardware": entry.mixed_hardware,
@@ -178,7 +177,7 @@ def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool
     runs = sorted(((e, b) for b in lb.boards[problem.slug] for e in b.entries), key=lambda eb: eb[0].run.name)
     for entry, board in runs:
         r = entry.run
-        pages.append(Page(f"runs/{r.name}/", "run.html", r.doc.metadata.title, {
+        pages.append(Page(f"runs/{r.name}/", "run.html", r.facts.title, {
             "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
             "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
             "document": r.doc,  # dumped when the page is rendered (in a worker, for big sites)
