@@ -103,11 +103,12 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     for page in pages[1:]:
         keys[page.output_path] = cache.run_key(pk, page.context["board"].anchor, page.context["run"])
     api_path = f"api/v1/problems/{problem.slug}.json"
-    files: dict[str, object] = {api_path: problem_document(lb, problem, urls)}
+    # Made when written, like the problem page's context: nothing holds every table's rows at once.
+    files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls))}
     keys[api_path] = pk.problem
     for board in boards:
         path = f"problems/{problem.slug}/{board.anchor}.csv"
-        files[path] = partial(publish.board_csv, [entry_row(e, urls) for e in board.entries])
+        files[path] = partial(_board_csv, board, urls)
         keys[path] = pk.board[board.anchor]
     outputs: dict[str, object] = {page.output_path: page for page in pages} | files
     claims = {page.output_path.casefold(): f"page /{page.url}" for page in pages}
@@ -162,7 +163,9 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     notes: list[str] = []
     urls = Urls(config.base_path)
     if not config.run_pages:
-        urls = Urls(config.base_path, {name: urls.board(board) for name, board in lb.board_of_run.items()})
+        # (one URL string per table, shared by its runs)
+        board_urls = {id(board): urls.board(board) for boards in lb.boards.values() for board in boards}
+        urls = Urls(config.base_path, {name: board_urls[id(board)] for name, board in lb.board_of_run.items()})
     absolute = config.absolute_url
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
@@ -213,7 +216,9 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         fragments = groups[problem.slug].fragments
         held = fragments.get((template, variant[0]))
         if held is None or held[0] != variant[1:]:
-            held = fragments[template, variant[0]] = (variant[1:], renderer.fragment(template, make_context()))
+            held = (variant[1:], renderer.fragment(template, make_context()))
+            if kept:  # (a one-off build would only hold every row of every page until it ends)
+                fragments[template, variant[0]] = held
         return held[1]
 
     pages = site_pages(lb, urls, markdown_html, problem_row)
@@ -371,6 +376,10 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
                for path in sorted(outputs) if path.casefold() in folders]
     if clashes:
         raise KindexError(clashes)
+
+
+def _board_csv(board, urls: Urls) -> bytes:
+    return publish.board_csv([entry_row(e, urls) for e in board.entries])
 
 
 def _json_of(make_doc: Callable[[], dict]) -> bytes:

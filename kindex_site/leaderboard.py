@@ -6,6 +6,7 @@ numbers ever compared with each other; nothing here ranks across boards.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ class Problem:
         return (self.level is None, self.level or 0, self.number or 0, self.title.casefold(), self.slug)
 
 
-@dataclass(eq=False)  # identity: entries are compared by being the same entry, never field by field
+@dataclass(eq=False, slots=True)  # identity: entries are compared by being the same entry, never field by field
 class Entry:
     run: Run
     implementation: str  # label shown in the table
@@ -47,7 +48,6 @@ class Entry:
     mixed_hardware: bool = False  # recorded a different GPU than its host's
     is_reference: bool = False
     speedup: Speedup | None = None  # reference mean / this mean, on this board only
-    row_cache: tuple | None = field(default=None, repr=False, compare=False)  # pages.entry_row's
 
     @property
     def ci95(self) -> tuple[int, int] | None:
@@ -118,7 +118,7 @@ class Leaderboard:
     reference: str  # the reference implementation's label
     workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
-    problem_keys: dict[str, tuple] = field(default_factory=dict)  # slug → what its boards were made from
+    problem_keys: dict[str, str] = field(default_factory=dict)  # slug → digest of what its boards were made from
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
 
     # Made when first asked for (the feed, links without run pages): a rebuild need not touch every run.
@@ -144,21 +144,18 @@ def problem_of(run: Run, known: dict | None = None) -> Problem | str:
     """
     if isinstance(run.grouping, tuple):
         return run.grouping[0]  # told before, by build_leaderboard
-    facts = run.facts
-    if facts.kernelbench:
-        external = facts.external_id
-        if external is None:
+    key = run.facts.problem_text
+    if run.facts.kernelbench:
+        if key is None:
             return "run.spec.sourceNative.externalId: a kernelbench run needs its externalId (…/levelN/M_Name.py)"
-        key = "/".join(external.split("/")[-2:])
         make = _kernelbench_problem
     else:
-        key = facts.title.split(" · ")[0].strip()
         make = _titled_problem
     problem = known.get((make, key)) if known is not None else None
     if problem is None:
         problem = make(key)
         if isinstance(problem, str):
-            return problem.format(external=external) if make is _kernelbench_problem else problem
+            return problem
         if known is not None:
             known[make, key] = problem
     return problem
@@ -167,7 +164,7 @@ def problem_of(run: Run, known: dict | None = None) -> Problem | str:
 def _kernelbench_problem(tail: str) -> Problem | str:
     m = _KERNELBENCH_PROBLEM.match(tail)
     if not m:
-        return ("run.spec.sourceNative.externalId: {external!r} does not end in levelN/M_Name.py "
+        return (f"run.spec.sourceNative.externalId: ends in {tail!r}, not in levelN/M_Name.py "
                 "as KernelBench ids do")
     level, number, name = int(m[1]), int(m[2]), m[3]
     title = " ".join(name.replace("_", " ").split())
@@ -242,7 +239,7 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     for slug, runs in runs_of_problem.items():
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
-        key = keys[slug] = (reference, *(run.key for run in runs))
+        key = keys[slug] = _runs_key(reference, runs)
         state = memo.get(slug) if memo is not None else None
         if state is None or state.key != key:
             state = _ProblemState(key, *_problem_boards(problems[slug], runs, content, reference))
@@ -273,6 +270,14 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
     )
 
 
+def _runs_key(reference: str, runs: list[Run]) -> str:
+    """A digest of what a problem's boards are made from: the reference and its runs' keys, in order."""
+    h = hashlib.sha256(reference.encode())
+    for run in runs:
+        h.update(b"\0" + run.key.encode())
+    return h.hexdigest()
+
+
 def _grouping(run: Run, known_problems: dict, label_slugs: dict[str, str]) -> tuple[Problem, str, str] | str:
     """(problem, implementation label, implementation slug) of a run, or what is wrong."""
     problem = problem_of(run, known_problems)
@@ -285,13 +290,15 @@ def _grouping(run: Run, known_problems: dict, label_slugs: dict[str, str]) -> tu
     if is_windows_device(impl_slug):
         return (f"run.metadata.title: implementation {label!r} would be the folder {impl_slug!r}, "
                 "a reserved device name on Windows")
-    return problem, label, impl_slug
+    # One tuple (and label string) for all runs of a problem and implementation, not one per run.
+    grouping = (problem, label, impl_slug)
+    return known_problems.setdefault(grouping, grouping)
 
 
 class _ProblemState:
     """One problem's boards and workloads, made from the runs its key names, with maps by run."""
 
-    def __init__(self, key: tuple, boards: list[Board], workloads: list[Workload]):
+    def __init__(self, key: str, boards: list[Board], workloads: list[Workload]):
         self.key, self.boards, self.workloads = key, boards, workloads
         self.entries_of_implementation: dict[str, list[Entry]] = {}
         self.best_speedups: dict[tuple[str, str], list[Speedup]] = {}  # for the summaries

@@ -23,7 +23,7 @@ from . import strictjson
 from .errors import KindexError, display
 from .models import NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where a document came from: a file, and the array index or .jsonl line inside it."""
 
@@ -51,7 +51,7 @@ class Facts:
     """
 
     __slots__ = ("title", "status", "timed", "samples", "mean", "minimum", "maximum", "ci95", "statistic",
-                 "observed_at", "std_ns", "hardware", "kernelbench", "external_id",
+                 "observed_at", "std_ns", "hardware", "kernelbench", "problem_text",
                  "workload_digest", "environment_digest", "implementation_digest")
 
     def __init__(self, doc: BenchmarkRun):
@@ -75,9 +75,14 @@ class Facts:
         native = spec.sourceNative
         hardware = native.get("hardware")  # the GPU the source recorded, checked against the host's
         self.hardware: str | None = sys.intern(hardware) if isinstance(hardware, str) else None
-        self.kernelbench: bool = native.get("source") == "kernelbench"  # its problem is told by externalId
-        external = native.get("externalId")
-        self.external_id: str | None = external if isinstance(external, str) else None
+        # The text its problem is told from (leaderboard.problem_of): a KernelBench run's externalId
+        # ends in levelN/M_Name.py, any other run's title starts with the problem. Shared by its problem's runs.
+        self.kernelbench: bool = native.get("source") == "kernelbench"
+        if self.kernelbench:
+            external = native.get("externalId")
+            self.problem_text = sys.intern("/".join(external.split("/")[-2:])) if isinstance(external, str) else None
+        else:
+            self.problem_text = sys.intern(self.title.split(" · ")[0].strip())
         self.workload_digest: str = sys.intern(spec.workloadDigest)
         self.environment_digest: str = sys.intern(spec.environmentDigest)
         self.implementation_digest: str = sys.intern(spec.implementationDigest)
@@ -98,7 +103,7 @@ class Run:
     alone can be remembered on it (`grouping`).
     """
 
-    __slots__ = ("doc", "facts", "protocol", "environment", "source", "name", "key", "definitions", "grouping")
+    __slots__ = ("doc", "facts", "protocol", "environment", "source", "name", "definitions", "grouping")
 
     def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
                  source: Source, keep_document: bool = True):
@@ -109,9 +114,12 @@ class Run:
         self.definitions = (protocol, environment)  # as its bundle gave them
         self.source = source
         self.name: str = doc.metadata.name
-        # Changes whenever this run's document, or where it is said to come from, changes.
-        self.key = f"{source}|{source.digest}"
         self.grouping = None  # leaderboard.py's: its problem and implementation, told from doc alone
+
+    @property
+    def key(self) -> str:
+        """Changes whenever this run's document, or where it is said to come from, changes."""
+        return f"{self.source}|{self.source.digest}"  # (made when asked: a million of them kept weigh 170 MB)
 
     def __repr__(self) -> str:
         return f"Run({self.name!r} from {self.source})"

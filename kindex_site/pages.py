@@ -42,11 +42,6 @@ class Urls:
     def __call__(self, relative: str) -> str:
         return self.base_path + relative
 
-    @property
-    def links_key(self) -> tuple[str, bool]:
-        """Equal for two Urls making the same links (a run's board link stays while its problem does)."""
-        return self.base_path, self.run_boards is None
-
     def problem(self, slug: str) -> str:
         return self(f"problems/{slug}/")
 
@@ -77,11 +72,9 @@ class Urls:
 def entry_row(entry: Entry, urls: Urls) -> dict:
     """One table row and one API entry: the input's own nanoseconds, None where absent.
 
-    Made once per entry and shared by its table, run page, API document and CSV: treat as read-only.
+    Made afresh each time (for a table, a run page, an API document, a CSV): a million rows kept
+    would outweigh the runs themselves.
     """
-    cached = entry.row_cache
-    if cached is not None and cached[0] == urls.links_key:
-        return cached[1]
     facts = entry.run.facts
     row = {
         "run": entry.run.name,
@@ -101,7 +94,6 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
         "reference": entry.is_reference and entry.rank is not None,
         "speedup": speedup_json(entry.speedup),
     }
-    entry.row_cache = (urls.links_key, row)
     return row
 
 
@@ -168,7 +160,9 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
 def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool = True) -> list[Page]:
     """A problem's page, then a page per run of it (unless run_pages is off): all that shows its runs."""
     content = lb.content
-    pages = [Page(f"problems/{problem.slug}/", "problem.html", problem.title, {
+    # Its context is made when the page is rendered (in a worker, for big sites) and then dropped:
+    # a site's table rows, all held at once, would be most of a million-run build's memory.
+    pages = [Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
         "problem": problem, "groups": workload_groups(lb, problem.slug, urls),
         "api_url": urls.api_problem(problem.slug), "reference": lb.reference,
     })]

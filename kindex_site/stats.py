@@ -10,7 +10,7 @@ from dataclasses import dataclass
 Z95 = 1.96  # two-sided 95% normal quantile, the one the sources use for their intervals
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Speedup:
     value: float
     ci95: tuple[float, float] | None

@@ -151,7 +151,7 @@ def test_kernelbench_run_without_parsable_external_id(built_project):
     built_project.write("content/bad.json",
                         bundle({"run.spec.sourceNative.externalId": "whatever"}, name="odd"))
     _fails_cleanly(built_project,
-                   "content/bad.json: run.spec.sourceNative.externalId: 'whatever' does not end in "
+                   "content/bad.json: run.spec.sourceNative.externalId: ends in 'whatever', not in "
                    "levelN/M_Name.py as KernelBench ids do")
 
 
