@@ -252,8 +252,8 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
             problems_of_implementation.setdefault(impl_slug, set()).add(slug)
         for impl_slug, points in state.board_speedups.items():
             implementations[impl_slug].board_speedups += points
-        for host_impl, values in state.best_speedups.items():
-            speedups.setdefault(host_impl, []).extend(values)
+        for host, impl_slug, value in state.best_speedups:
+            speedups.setdefault((host, impl_slug), []).append(value)
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
@@ -301,7 +301,9 @@ class _ProblemState:
     def __init__(self, key: str, boards: list[Board], workloads: list[Workload]):
         self.key, self.boards, self.workloads = key, boards, workloads
         self.entries_of_implementation: dict[str, list[Entry]] = {}
-        self.best_speedups: dict[tuple[str, str], list[Speedup]] = {}  # for the summaries
+        # (host, implementation slug, its best speedup) per board, for the summaries: a flat list, as a
+        # dict of one-element lists per problem weighs more than the speedups themselves.
+        self.best_speedups: list[tuple[str, str, Speedup]] = []
         self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
         self.hosts_of_implementation: dict[str, set[str]] = {}
         for b in boards:
@@ -312,15 +314,15 @@ class _ProblemState:
                 continue
             best: dict[str, Entry] = {}
             highest: dict[str, float] = {}
+            board_key = (b.host, b.problem.slug, b.workload, b.protocol)  # one per board, shared by its points
             for e in b.entries:  # ranked entries come first, fastest first
                 if e.speedup is not None and not e.is_reference:
                     best.setdefault(e.implementation_slug, e)
                     highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
             for impl_slug, e in best.items():
-                self.best_speedups.setdefault((b.host, impl_slug), []).append(e.speedup)
+                self.best_speedups.append((b.host, impl_slug, e.speedup))
             for impl_slug, value in highest.items():
-                self.board_speedups.setdefault(impl_slug, []).append(
-                    ((b.host, b.problem.slug, b.workload, b.protocol), value))
+                self.board_speedups.setdefault(impl_slug, []).append((board_key, value))
 
 
 def _problem_boards(problem: Problem, runs: list[Run], content: Content, reference: str
