@@ -16,6 +16,7 @@ file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EP
 from __future__ import annotations
 
 import gc
+import heapq
 import json
 import multiprocessing
 import os
@@ -26,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from functools import partial
 from dataclasses import dataclass, field
@@ -155,7 +156,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     if memo.files_keep_documents != config.run_pages:  # (run pages show whole documents; nothing else does)
         memo.files, memo.files_keep_documents = {}, config.run_pages
     content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset(),
-                           memo.files, keep_documents=config.run_pages)
+                           memo.files if kept else None, keep_documents=config.run_pages)
     lap("read and validate content")
     lb = build_leaderboard(content, reference=config.reference, memo=memo.problems)
     lap("group and rank")
@@ -163,9 +164,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     notes: list[str] = []
     urls = Urls(config.base_path)
     if not config.run_pages:
-        # (one URL string per table, shared by its runs)
-        board_urls = {id(board): urls.board(board) for boards in lb.boards.values() for board in boards}
-        urls = Urls(config.base_path, {name: board_urls[id(board)] for name, board in lb.board_of_run.items()})
+        urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
     absolute = config.absolute_url
     md = markdown_renderer()
     markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
@@ -338,17 +337,36 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     )
 
 
+class _TableLinks(Mapping):
+    """Run name → the URL of the table that shows it (without run pages), made when asked: a
+    million URLs kept would weigh 100 MB."""
+
+    def __init__(self, urls: Urls, board_of_run: dict):
+        self.urls, self.board_of_run = urls, board_of_run
+
+    def __getitem__(self, name: str) -> str:
+        return self.urls.board(self.board_of_run[name])
+
+    def __iter__(self):
+        return iter(self.board_of_run)
+
+    def __len__(self) -> int:
+        return len(self.board_of_run)
+
+
 def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
-    """The feed's candidates: the newest runs (the feed keeps FEED_ENTRIES of them, ties by URL)."""
-    dated = [(publish.utc_instant(r.facts.observed_at), r) for r in lb.content.runs if r.facts.observed_at]
-    if len(dated) > publish.FEED_ENTRIES:
-        dated.sort(key=lambda ir: ir[0], reverse=True)
-        cut = dated[publish.FEED_ENTRIES - 1][0]
-        dated = [(i, r) for i, r in dated if i >= cut]  # ties at the cut stay: the feed breaks them by URL
+    """The feed's items: its FEED_ENTRIES newest runs."""
+    # The feed's own order (newest first, ties by URL) picks them here, one run at a time: every
+    # run's item made and sorted would be a million dicts on a big corpus.
+    def order(run) -> tuple:
+        return (-publish.utc_instant(run.facts.observed_at).timestamp(), urls.run(run.name).removeprefix(urls.base_path))
+
+    newest = heapq.nsmallest(publish.FEED_ENTRIES, (r for r in lb.content.runs if r.facts.observed_at), key=order)
+    wanted = {r.name for r in newest}
+    shown = {e.run.name: (b, e) for boards in lb.boards.values() for b in boards for e in b.entries if e.run.name in wanted}
     items = []
-    for _, run in dated:
-        entry = lb.entry_of_run[run.name]
-        board = lb.board_of_run[run.name]
+    for run in newest:  # in the feed's order: equal times and URLs (one table's runs) stay in content order
+        board, entry = shown[run.name]
         facts = run.facts
         host = lb.content.environments[run.environment].metadata.title
         result = (f"rank {entry.rank} of {sum(e.rank is not None for e in board.entries)} ranked, "

@@ -121,11 +121,7 @@ class Leaderboard:
     problem_keys: dict[str, str] = field(default_factory=dict)  # slug → digest of what its boards were made from
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
 
-    # Made when first asked for (the feed, links without run pages): a rebuild need not touch every run.
-    @cached_property
-    def entry_of_run(self) -> dict[str, Entry]:
-        return {e.run.name: e for boards in self.boards.values() for b in boards for e in b.entries}
-
+    # Made when first asked for (links without run pages): a rebuild need not touch every run.
     @cached_property
     def board_of_run(self) -> dict[str, Board]:
         return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.entries}
