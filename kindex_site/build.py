@@ -95,20 +95,22 @@ class _ProblemOutputs:
     fragments: dict[tuple, tuple] = field(default_factory=dict)
 
 
-def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple
-                     ) -> _ProblemOutputs:
+def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
+                     board_csvs: bool = True, api_entries: str = "objects") -> _ProblemOutputs:
     boards = lb.boards[problem.slug]
     pk = cache.problem_keys(base, problem.slug, boards)
-    pages = problem_pages(lb, problem, urls, run_pages)
+    pages = problem_pages(lb, problem, urls, run_pages, board_csvs)
     keys = {pages[0].output_path: pk.problem}
     for page in pages[1:]:
         keys[page.output_path] = cache.run_key(pk, page.context["board"].anchor, page.context["run"])
     api_path = f"api/v1/problems/{problem.slug}.json"
     # Made when written, like the problem page's context: nothing holds every table's rows at once.
-    files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls))}
+    files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))}
     keys[api_path] = pk.problem
-    for board in boards:
-        path = f"problems/{problem.slug}/{board.anchor}.csv"
+    from .pages import board_csv_path  # (the problem page links it)
+
+    for board in boards if board_csvs else ():
+        path = board_csv_path(board)
         files[path] = partial(_board_csv, board, urls)
         keys[path] = pk.board[board.anchor]
     outputs: dict[str, object] = {page.output_path: page for page in pages} | files
@@ -315,14 +317,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     lap("render and write")
     sizes = {p: made[1] for p, made in outputs_made.items()}
     warnings += publish.size_warnings(sizes, display(out))
-    if sum(sizes.values()) >= publish.NEAR * publish.SITE_LIMIT_BYTES:
-        run_page_bytes = sum(size for path, size in sizes.items() if path.startswith("runs/"))
-        if run_page_bytes:
-            warnings.append(f"run pages take {run_page_bytes / 1e6:.0f} MB of that: `run_pages = false` in "
-                            "kindex.toml leaves each run's details in its problem's table, JSON and CSV and drops them")
-        elif sum(sizes.values()) > publish.SITE_LIMIT_BYTES:
-            warnings.append("that is without run pages: publish parts of the content as separate sites (say one "
-                            "per KernelBench level), or serve the folder from a host without that limit")
+    warnings += publish.size_advice(sizes, config.api_entries)
     summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
     manifest = cache.Manifest(
         settings=settings, inputs=inputs, outputs=outputs_made,

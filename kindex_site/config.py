@@ -16,7 +16,8 @@ from .errors import KindexError
 
 CONFIG_FILE = "kindex.toml"
 
-# name → (default, kind, min length, max length); in the order errors are reported.
+# name → (default, kind (a type, or a tuple of the strings allowed), min length, max length); in the
+# order errors are reported.
 FIELDS: dict[str, tuple] = {
     "title": ("Kernel Index", str, 1, 200),
     "description": ("Timings of GPU kernel implementations, compared only where they are comparable.", str, None, 1000),
@@ -29,6 +30,12 @@ FIELDS: dict[str, tuple] = {
     # One page per run. Off, a run's details live in its problem's table, JSON and CSV only: for
     # corpora whose run pages alone would pass GitHub Pages' 1 GB (about 5 KB a run).
     "run_pages": (True, bool, None, None),
+    # A CSV per table (problems/<slug>/<host>.csv). Off, the problem's JSON holds the same rows: a
+    # table's CSV takes about 2 KB, 16% of a big site without run pages (docs/scale.md).
+    "board_csvs": (True, bool, None, None),
+    # How a problem's API document holds its runs: "objects" (one per entry, as first published) or
+    # "arrays" (one array per entry under the document's "columns"; 40% smaller). pages.API_ENTRIES.
+    "api_entries": ("objects", ("objects", "arrays"), None, None),
 }
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -82,6 +89,13 @@ def _check_str(value, least: int | None, most: int | None) -> str:
     return value
 
 
+def _check_choice(value, choices: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value in choices:
+        return str(value)
+    *most, last = [repr(c) for c in choices]
+    raise ValueError(f"Input should be {', '.join(most)} or {last}" if most else f"Input should be {last}")
+
+
 def _check_base_url(value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("", "http", "https") or (parts.scheme and not parts.netloc):
@@ -112,6 +126,8 @@ class Config:
     static_dir: str
     reference: str
     run_pages: bool
+    board_csvs: bool
+    api_entries: str
     root: Path  # where relative folders start
     model_fields_set: frozenset[str]  # the settings given rather than defaulted (root included)
 
@@ -126,6 +142,8 @@ class Config:
             try:
                 if kind is bool:
                     checked[name] = _check_bool(value)
+                elif isinstance(kind, tuple):  # one of these strings
+                    checked[name] = _check_choice(value, kind)
                 else:
                     value = _check_str(value, least, most)
                     checked[name] = _check_base_url(value) if name == "base_url" else value

@@ -42,6 +42,11 @@ class Urls:
     def __call__(self, relative: str) -> str:
         return self.base_path + relative
 
+    @property
+    def run_pages(self) -> bool:
+        """Whether each run has a page of its own (else a run's link is its table's, on its problem's page)."""
+        return self.run_boards is None
+
     def problem(self, slug: str) -> str:
         return self(f"problems/{slug}/")
 
@@ -62,11 +67,18 @@ class Urls:
     def protocol(self, name: str) -> str:
         return self(f"protocols/{name}/")
 
+    def board_csv(self, board: Board) -> str:
+        return self(board_csv_path(board))
+
     def api_problem(self, slug: str) -> str:
         return self(f"api/v1/problems/{slug}.json")
 
     def api_host(self, name: str) -> str:
         return self(f"api/v1/hosts/{name}.json")
+
+
+def board_csv_path(board: Board) -> str:
+    return f"problems/{board.problem.slug}/{board.anchor}.csv"
 
 
 def entry_row(entry: Entry, urls: Urls) -> dict:
@@ -157,14 +169,16 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
     return groups
 
 
-def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool = True) -> list[Page]:
-    """A problem's page, then a page per run of it (unless run_pages is off): all that shows its runs."""
+def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool = True,
+                  board_csvs: bool = True) -> list[Page]:
+    """A problem's page, then a page per run of it (unless run_pages is off): all that shows its runs.
+    With board_csvs, each table links to its CSV (written by build.py)."""
     content = lb.content
     # Its context is made when the page is rendered (in a worker, for big sites) and then dropped:
     # a site's table rows, all held at once, would be most of a million-run build's memory.
     pages = [Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
         "problem": problem, "groups": workload_groups(lb, problem.slug, urls),
-        "api_url": urls.api_problem(problem.slug), "reference": lb.reference,
+        "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
     })]
     if not run_pages:
         return pages
@@ -246,43 +260,49 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
             {"board": b, "best": _best(b), "runs": len(b.entries),
              "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
 
-    def host_context(e) -> dict:
+    def host_context(e, pager: Pager | None) -> dict:
         name = e.metadata.name
         boards = boards_of_host.get(name, [])
         by_problem: dict[str, list[Board]] = {}
         for b in boards:
             by_problem.setdefault(b.problem.slug, []).append(b)
+        shown = pager.part(list(by_problem.values())) if pager else by_problem.values()
+        first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
         return {
-            "environment": e, "summaries": lb.summaries[name], "reference": lb.reference,
-            "api_url": urls.api_host(name), "boards": boards,
-            "rows": [host_rows(name, bs[0].problem, bs) for bs in by_problem.values()],
+            "environment": e, "summaries": lb.summaries[name] if first else [], "reference": lb.reference,
+            "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
+            "rows": [host_rows(name, bs[0].problem, bs) for bs in shown],
             "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]
-                         for impl in lb.implementations},
+                         for impl in lb.implementations} if first else {},
         }
 
     for e in hosts:
-        pages.append(Page(f"hosts/{e.metadata.name}/", "host.html", e.metadata.title, partial(host_context, e)))
+        timed_here = len({b.problem.slug for b in boards_of_host.get(e.metadata.name, [])})
+        pages += paged(urls, f"hosts/{e.metadata.name}/", "host.html", e.metadata.title, timed_here,
+                       partial(host_context, e))
 
     pages.append(Page("implementations/", "implementations.html", "Implementations", {
         "implementations": lb.implementations,
     }))
-    def implementation_context(impl) -> dict:
+    def implementation_context(impl, pager: Pager | None) -> dict:
         host_names = tuple(sorted(impl.hosts, key=lambda n: (envs[n].metadata.title.casefold(), n)))
         timed = lb.problems_of_implementation[impl.slug]
         problems = [p for p in lb.problems if p.slug in timed]
+        first = pager is None or pager.number == 1
         summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
         return {
             "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
+            "pager": pager, "first": first,
             "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
                                  lambda p=p: {"problem": p, "cells": implementation_cells(
                                      lb, impl.slug, p, host_names, urls)})
-                     for p in problems],
-            "summaries": summaries, "reference": lb.reference, "environments": envs,
+                     for p in (pager.part(problems) if pager else problems)],
+            "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
         }
 
     for impl in lb.implementations:
-        pages.append(Page(f"implementations/{impl.slug}/", "implementation.html", impl.label,
-                          partial(implementation_context, impl)))
+        pages += paged(urls, f"implementations/{impl.slug}/", "implementation.html", impl.label,
+                       len(lb.problems_of_implementation[impl.slug]), partial(implementation_context, impl))
 
     protocols = sorted(content.protocols.values(), key=lambda d: (d.metadata.title.casefold(), d.metadata.name))
     hosts_of_protocol: dict[str, set[str]] = {}
@@ -299,6 +319,47 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
     for md in content.pages:
         pages.append(Page(f"{md.slug}/", "page.html", md.title, {"html": markdown_html[md.slug], "source": md.source}))
     return pages
+
+
+# Host and implementation pages list every problem timed there: a million runs make 10,000 rows
+# (24 MB of HTML on one implementation's page). Longer lists are split into pages of this many
+# problems, each linking to the others; a site of up to this many problems looks as before.
+PROBLEMS_PER_PAGE = 500
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Which page of a list split into pages this is (numbers from 1), and every page's URL."""
+
+    number: int
+    urls: tuple[str, ...]
+    items: int  # problems in the whole list
+
+    @property
+    def first_item(self) -> int:  # (numbers from 1, as shown)
+        return (self.number - 1) * PROBLEMS_PER_PAGE + 1
+
+    @property
+    def last_item(self) -> int:
+        return min(self.number * PROBLEMS_PER_PAGE, self.items)
+
+    def part(self, items: list) -> list:
+        return items[self.first_item - 1:self.last_item]
+
+
+def paged(urls: Urls, url: str, template: str, title: str, items: int,
+          context: Callable[[Pager | None], dict]) -> list[Page]:
+    """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE, its first page at `url`
+    and the others at url/page/<n>/. The pages' keys are the first's (cache.OutputKeys.of_page reads
+    the host or implementation from the URL), which covers every problem listed on any of them."""
+    count = -(-items // PROBLEMS_PER_PAGE)
+    if count <= 1:
+        return [Page(url, template, title, partial(context, None))]
+    page_urls = [url] + [f"{url}page/{n}/" for n in range(2, count + 1)]
+    absolute = tuple(urls(u) for u in page_urls)
+    return [Page(u, template, title if n == 1 else f"{title} (page {n} of {count})",
+                 partial(context, Pager(n, absolute, items)))
+            for n, u in enumerate(page_urls, start=1)]
 
 
 def _best(board: Board) -> Entry | None:
@@ -350,9 +411,15 @@ def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
     }
 
 
-def problem_document(lb: Leaderboard, p: Problem, urls: Urls) -> dict:
+# How a problem's API document holds its runs (the `api_entries` setting): "objects", one JSON object
+# per entry (kindex-site/v1 as first published); "arrays", one array per entry under the document's
+# "columns", about 40% smaller, for sites that must fit GitHub Pages' 1 GB (docs/scale.md).
+API_ENTRIES = ("objects", "arrays")
+
+
+def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "objects") -> dict:
     """/api/v1/problems/<slug>.json: every board of the problem with its entries."""
-    return {
+    doc = {
         "apiVersion": API_VERSION,
         "slug": p.slug,
         "title": p.title,
@@ -361,22 +428,60 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls) -> dict:
              "hosts": w.hosts}
             for w in lb.workloads[p.slug]
         ],
-        "boards": [
+    }
+    boards = lb.boards[p.slug]
+    protocols = lb.content.protocols
+    if entries == "objects":
+        doc["boards"] = [
             {
                 "host": b.host,
                 "workload": b.workload,
                 "protocol": b.protocol,
-                "comparability": {
-                    "family": lb.content.protocols[b.protocol].spec.comparability.family,
-                    "notes": lb.content.protocols[b.protocol].spec.comparability.notes,
-                },
+                "comparability": _comparability(protocols[b.protocol]),
                 "reference": b.reference.run.name if b.reference else None,
                 "entries": [entry_row(e, urls) for e in b.entries],
                 "warnings": [warning_json(w) for w in b.warnings],
             }
-            for b in lb.boards[p.slug]
-        ],
-    }
+            for b in boards
+        ]
+        return doc
+    # Arrays: what boards repeat is said once (the columns, each protocol's comparability, the
+    # implementations' labels), a board's runs are named by their row in it, and without run pages
+    # an entry's url, its board's, is the board's "url". For sites that must fit in 1 GB.
+    labels = list(dict.fromkeys(e.implementation for b in boards for e in b.entries))
+    label_index = {label: i for i, label in enumerate(labels)}
+    doc["columns"] = list(_flat_entry(boards[0].entries[0], urls, label_index))
+    doc["implementations"] = labels
+    doc["protocols"] = {name: _comparability(protocols[name]) for name in dict.fromkeys(b.protocol for b in boards)}
+    doc["boards"] = []
+    for b in boards:
+        row_of = {e.run.name: i for i, e in enumerate(b.entries)}
+        doc["boards"].append({
+            "host": b.host,
+            "workload": b.workload,
+            "protocol": b.protocol,
+            "url": urls.board(b),
+            "reference": row_of[b.reference.run.name] if b.reference else None,
+            "rows": [list(_flat_entry(e, urls, label_index).values()) for e in b.entries],
+            "warnings": [{**warning_json(w), "runs": [row_of[name] for name in w.runs]} for w in b.warnings],
+        })
+    return doc
+
+
+def _comparability(protocol) -> dict:
+    return {"family": protocol.spec.comparability.family, "notes": protocol.spec.comparability.notes}
+
+
+def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int]) -> dict:
+    """An API entry as an "arrays" row: speedup → speedup, speedup_ci95; the implementation by its
+    index in the document's list; url only where runs have pages of their own."""
+    row = entry_row(entry, urls)
+    speedup = row.pop("speedup")
+    row["speedup"], row["speedup_ci95"] = (speedup["value"], speedup["ci95"]) if speedup else (None, None)
+    row["implementation"] = label_index[row["implementation"]]
+    if not urls.run_pages:
+        del row["url"]
+    return row
 
 
 # --- The home page's problems × hosts overview, and the search page ---------------------------

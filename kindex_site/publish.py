@@ -297,5 +297,36 @@ def size_warnings(sizes: dict[str, int], shown_out: str, most: int = 10) -> list
     return warnings
 
 
+def size_advice(sizes: dict[str, int], api_entries: str) -> list[str]:
+    """What would bring a site near or over GitHub Pages' 1 GB back under it: each setting (docs/scale.md)
+    that would help, with what it saves, measured on this build; else what is left to do."""
+    total = sum(sizes.values())
+    if total < NEAR * SITE_LIMIT_BYTES:
+        return []
+    run_pages = csvs = problem_json = 0
+    for path, size in sizes.items():
+        if path.startswith("runs/"):
+            run_pages += size
+        elif path.startswith("problems/") and path.endswith(".csv"):
+            csvs += size
+        elif path.startswith("api/v1/problems/"):
+            problem_json += size
+    advice = []
+    if run_pages:
+        advice.append(f"run pages take {_size(run_pages)} of that: `run_pages = false` in kindex.toml leaves each "
+                      "run's details in its problem's table and JSON and drops them")
+    if csvs:
+        advice.append(f"tables' CSVs take {_size(csvs)}: `board_csvs = false` in kindex.toml drops them (each "
+                      "problem's JSON holds the same rows)")
+    if api_entries == "objects" and problem_json:
+        advice.append(f"problems' JSON takes {_size(problem_json)}: `api_entries = \"arrays\"` in kindex.toml "
+                      "writes it in about half that (another shape of the same values: docs/scale.md)")
+    if not advice and total > SITE_LIMIT_BYTES:
+        advice.append("that is with every setting that makes the site smaller (docs/scale.md): publish parts of "
+                      "the content as separate sites (say one per KernelBench level), or serve the folder from a "
+                      "host without that limit")
+    return advice
+
+
 if __name__ == "__main__":
     sys.stdout.buffer.write(json_schema_bytes())

@@ -131,21 +131,30 @@ class _Reader(HTMLParser):
         elif tag == "caption":
             self._caption = []
         elif tag == "tr" and self._stack:
+            self._end_cell()
             self._stack[-1]["rows"].append([])
         elif tag in ("td", "th") and self._stack:
+            self._end_cell()
             self._cell = []
+
+    def _end_cell(self):
+        """A cell ends at its end tag, or where HTML implies one (the next cell or row, the table's end)."""
+        if self._cell is not None:
+            self._stack[-1]["rows"][-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
 
     def handle_endtag(self, tag):
         if tag in ("script", "style", "title"):
             self._skip -= 1
-        elif tag == "table" and self._stack:
-            self.tables.append(self._stack.pop())
+        elif tag in ("tr", "thead", "tbody", "table") and self._stack:
+            self._end_cell()
+            if tag == "table":
+                self.tables.append(self._stack.pop())
         elif tag == "caption" and self._caption is not None:
             self._stack[-1]["caption"] = " ".join("".join(self._caption).split())
             self._caption = None
-        elif tag in ("td", "th") and self._cell is not None:
-            self._stack[-1]["rows"][-1].append(" ".join("".join(self._cell).split()))
-            self._cell = None
+        elif tag in ("td", "th"):
+            self._end_cell()
 
     def handle_data(self, data):
         if self._skip:

@@ -8,6 +8,7 @@ import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import pytest
@@ -33,6 +34,8 @@ class Reference(BaseModel):
     static_dir: str = "static"
     reference: str = Field("PyTorch eager", min_length=1, max_length=200)
     run_pages: bool = True
+    board_csvs: bool = True
+    api_entries: Literal["objects", "arrays"] = "objects"
     root: Path = Field(default=Path("."), exclude=True)
 
     @field_validator("base_url")
@@ -74,6 +77,7 @@ SCALARS = [
     datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
     "/", "/a", "/a/", "http://x", "https://x", "https://x/a?b", "https://x/a#f", "http://[::1", "ftp://a",
     "https:///a", "//host/a", "a/b", "HTTPS://x/", "/a?", "/a#", "mailto:x", "https://owner.github.io/repo",
+    "objects", "arrays", "Arrays", "arrays ", "columns",
     " /a", "\t/a\n", "http:/x", "https://x:99/a",
 ]
 
