@@ -177,9 +177,9 @@ def _titled_problem(title: str) -> Problem | str:
 
 
 def implementation_label(run: Run) -> str:
-    parts = [p.strip() for p in run.facts.title.split(" · ")]
-    if len(parts) >= 2 and parts[1]:
-        return parts[1]
+    parts = run.facts.title_parts
+    if len(parts) >= 2 and parts[1].strip():
+        return parts[1].strip()
     return "implementation " + run.facts.implementation_digest.removeprefix("sha256:")[:12]
 
 

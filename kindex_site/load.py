@@ -50,13 +50,16 @@ class Facts:
     Strings that many runs repeat (statuses, digests, dates, GPUs) are interned: one copy each.
     """
 
-    __slots__ = ("title", "status", "timed", "samples", "mean", "minimum", "maximum", "ci95", "statistic",
+    __slots__ = ("title_parts", "status", "timed", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
                  "observed_at", "std_ns", "hardware", "kernelbench", "problem_text",
                  "workload_digest", "environment_digest", "implementation_digest")
 
     def __init__(self, doc: BenchmarkRun):
         spec = doc.spec
-        self.title: str = doc.metadata.title
+        # The title's " · " parts (problem · implementation · host, by convention), each shared by
+        # many runs: one tuple of shared strings weighs a third of the title itself.
+        parts = tuple(sys.intern(part) for part in doc.metadata.title.split(" · "))
+        self.title_parts: tuple[str, ...] = parts  # (joined again, they are the title exactly)
         self.status: str = sys.intern(spec.status)
         timing = spec.timing
         self.timed = timing is not None
@@ -65,7 +68,8 @@ class Facts:
         self.mean: int | None = lat.mean if lat is not None else None
         self.minimum: int | None = lat.minimum if lat is not None else None
         self.maximum: int | None = lat.maximum if lat is not None else None
-        self.ci95: tuple[int, int] | None = lat.confidence95 if lat is not None else None
+        ci95 = lat.confidence95 if lat is not None else None
+        self.ci_low, self.ci_high = ci95 if ci95 is not None else (None, None)
         self.statistic: str | None = timing.primaryStatistic if timing is not None else None
         self.observed_at: str | None = sys.intern(spec.observedAt) if spec.observedAt else spec.observedAt
         # The latency standard deviation the run reports in nanoseconds, if it does.
@@ -82,10 +86,18 @@ class Facts:
             external = native.get("externalId")
             self.problem_text = sys.intern("/".join(external.split("/")[-2:])) if isinstance(external, str) else None
         else:
-            self.problem_text = sys.intern(self.title.split(" · ")[0].strip())
+            self.problem_text = sys.intern(parts[0].strip())
         self.workload_digest: str = sys.intern(spec.workloadDigest)
         self.environment_digest: str = sys.intern(spec.environmentDigest)
         self.implementation_digest: str = sys.intern(spec.implementationDigest)
+
+    @property
+    def title(self) -> str:
+        return " · ".join(self.title_parts)
+
+    @property
+    def ci95(self) -> tuple[int, int] | None:
+        return None if self.ci_low is None else (self.ci_low, self.ci_high)
 
     def __getitem__(self, statistic: str) -> int | None:
         """facts["mean"]: the latency a board's statistic names (templates index by it)."""
