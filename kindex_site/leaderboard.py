@@ -398,7 +398,7 @@ def _speedups(board: Board, reference: str) -> None:
         if e.rank is None:
             continue
         if e is ref:
-            e.speedup = Speedup(1.0, (1.0, 1.0) if ref.ci95 else None)  # exactly 1, no noise against itself
+            e.speedup = Speedup(1.0, 1.0, 1.0) if ref.ci95 else Speedup(1.0)  # exactly 1, no noise against itself
         else:
             e.speedup = speedup(ref.run.facts.mean, ref.ci95, e.run.facts.mean, e.ci95)
 

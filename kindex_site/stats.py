@@ -13,7 +13,12 @@ Z95 = 1.96  # two-sided 95% normal quantile, the one the sources use for their i
 @dataclass(frozen=True, slots=True)
 class Speedup:
     value: float
-    ci95: tuple[float, float] | None
+    ci_low: float | None = None  # its 95% interval, when both sides had one
+    ci_high: float | None = None
+
+    @property
+    def ci95(self) -> tuple[float, float] | None:
+        return None if self.ci_low is None else (self.ci_low, self.ci_high)
 
 
 def standard_error(ci95: tuple[int, int] | list[int] | None) -> float | None:
@@ -33,10 +38,10 @@ def speedup(reference_mean: int, reference_ci, mean: int, ci) -> Speedup:
     ratio = reference_mean / mean
     se_ref, se_run = standard_error(reference_ci), standard_error(ci)
     if se_ref is None or se_run is None:
-        return Speedup(ratio, None)
+        return Speedup(ratio)
     sd = math.sqrt((se_ref / reference_mean) ** 2 + (se_run / mean) ** 2)
     log_ratio = math.log(ratio)
-    return Speedup(ratio, (math.exp(log_ratio - Z95 * sd), math.exp(log_ratio + Z95 * sd)))
+    return Speedup(ratio, math.exp(log_ratio - Z95 * sd), math.exp(log_ratio + Z95 * sd))
 
 
 def geometric_mean(values: list[float]) -> float | None:
