@@ -208,7 +208,8 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         made_from = (lb.problem_keys[problem.slug], base, urls.base_path, config.run_pages)
         held = memo.outputs.get(problem.slug)
         if held is None or held.made_from != made_from:
-            held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from)
+            held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from,
+                                    config.board_csvs, config.api_entries)
         groups[problem.slug] = held
     memo.outputs = groups
     def problem_row(template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
