@@ -40,8 +40,9 @@ from . import cache, publish
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
-from .load import Content, load_content
-from .pages import Page, Urls, api_documents, entry_row, problem_document, problem_pages, site_pages
+from .load import Content, file_records, load_content, restore_files
+from .pages import (Page, Urls, api_documents, entry_row, problem_document, problem_pages, run_page_url,
+                    site_pages)
 from .render import format_ms, make_environment, markdown_renderer
 from .search import index_output as search_index_output
 
@@ -72,7 +73,6 @@ class Memo:
     Everything in it is derived from inputs it is keyed by; the output is the same without it."""
 
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
-    files_keep_documents: bool = True  # whether `files` holds whole documents or only their facts
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
@@ -101,8 +101,9 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     pk = cache.problem_keys(base, problem.slug, boards)
     pages = problem_pages(lb, problem, urls, run_pages, board_csvs)
     keys = {pages[0].output_path: pk.problem}
-    for page in pages[1:]:
-        keys[page.output_path] = cache.run_key(pk, page.context["board"].anchor, page.context["run"])
+    shown_on = {run_page_url(e.run.name): (b.anchor, e.run) for b in boards for e in b.entries} if run_pages else {}
+    for page in pages[1:]:  # run pages
+        keys[page.output_path] = cache.run_key(pk, *shown_on[page.url])
     api_path = f"api/v1/problems/{problem.slug}.json"
     # Made when written, like the problem page's context: nothing holds every table's rows at once.
     files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))}
@@ -155,10 +156,17 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     lap("start")
     kept = memo is not None  # a caller keeps the memo for the next build
     memo = memo if memo is not None else Memo()
-    if memo.files_keep_documents != config.run_pages:  # (run pages show whole documents; nothing else does)
-        memo.files, memo.files_keep_documents = {}, config.run_pages
-    content = load_content(config.folder("content_dir"), frozenset(previous.trusted) if previous else frozenset(),
-                           memo.files if kept else None, keep_documents=config.run_pages)
+    content_dir = config.folder("content_dir")
+    if not kept:  # a command-line build: the runs the last one validated, where their files are unchanged
+        memo.files = restore_files(cache.read_runs(out), content_dir)
+    # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
+    content = load_content(content_dir, frozenset(previous.trusted) if previous else frozenset(),
+                           memo.files, keep_documents=config.run_pages)
+    validated = None  # the runs to store for the next command-line build, if they changed (at the end)
+    if not kept:
+        if content.read or memo.files.keys() != content.digests.keys():  # (a file read anew, or one gone)
+            validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
+        memo.files = {}  # a one-off build needs them no longer
     lap("read and validate content")
     lb = build_leaderboard(content, reference=config.reference, memo=memo.problems)
     lap("group and rank")
@@ -223,7 +231,8 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
                 fragments[template, variant[0]] = held
         return held[1]
 
-    pages = site_pages(lb, urls, markdown_html, problem_row)
+    listing_pages = site_pages(lb, urls, markdown_html, problem_row)
+    pages = list(listing_pages)
     for page in pages:
         claim(page.output_path, page, f"page /{page.url}")
     for group in groups.values():  # a problem's outputs at once (tens of thousands of paths on a big site)
@@ -309,7 +318,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     else:
         cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
         if kept:  # rows made in worker processes would be lost to the memo: make them here first
-            for page in pages:
+            for page in listing_pages:
                 if callable(page.context):
                     page.values()
         sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
@@ -325,6 +334,8 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
         trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
         summary=summary, warnings=warnings, notes=notes)
     memo.manifest = (cache.write_manifest(out, manifest), manifest)
+    if validated is not None:
+        cache.write_runs(out, file_records(validated, content.digests))
     memo.written = (dict(groups), list(others))
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),

@@ -92,11 +92,57 @@ def manifest_stamp(out: Path) -> tuple | None:
     return st.st_ino, st.st_mtime_ns, st.st_size
 
 
-def forget(out: Path) -> None:
+def forget(out: Path, runs: bool = False) -> None:
+    """Drop the manifest (and with `runs`, the validated runs: a --clean build starts from nothing)."""
+    for path in (manifest_path(out), runs_path(out)) if runs else (manifest_path(out),):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+# --- validated runs, for the next command-line build (load.file_records / restore_files) -----------
+
+
+def runs_path(out: Path) -> Path:
+    return manifest_path(out).with_suffix(".runs")
+
+
+def _runs_format() -> bytes:
+    # The records are load.py's Facts, field by field: any change to the loader or the models (or
+    # another Python) makes them another format, which is then not read.
+    h = hashlib.sha256()
+    for name in ("load.py", "models.py"):
+        h.update((PACKAGE_DIR / name).read_bytes())
+    return b"kindex-site runs 1 " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
+
+
+def read_runs(out: Path) -> list:
+    """What write_runs stored (file by file), or nothing when it is missing or of another format."""
+    entries = []
     try:
-        manifest_path(out).unlink()
-    except OSError:
-        pass
+        with runs_path(out).open("rb") as f:
+            if f.readline() != _runs_format():
+                return []
+            while True:
+                try:
+                    entries.append(marshal.load(f))
+                except EOFError:
+                    return entries
+    except (OSError, ValueError, TypeError):
+        return []  # unreadable: every file is read again
+
+
+def write_runs(out: Path, entries) -> None:
+    """Store file_records' entries one by one (a million runs never become one object)."""
+    path = runs_path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".tmp")
+    with temp.open("wb") as f:
+        f.write(_runs_format())
+        for entry in entries:
+            marshal.dump(entry, f)
+    os.replace(temp, path)
 
 
 def _hash_tree(h, root: Path) -> None:

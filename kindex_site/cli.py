@@ -103,7 +103,7 @@ def _build(args: argparse.Namespace) -> int:
     if args.clean:
         from .cache import forget
 
-        forget(config.folder("output_dir"))
+        forget(config.folder("output_dir"), runs=True)
     else:
         from .cache import up_to_date
 

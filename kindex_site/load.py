@@ -7,6 +7,7 @@ A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bund
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -109,17 +110,19 @@ class Facts:
 class Run:
     """One validated run, with the protocol and environment its bundle named and where it came from.
 
-    `facts` is what the site shows and ranks; `doc`, the whole validated document, is kept only
-    when a page shows it whole (run pages), else None. Made once per document and kept while its
-    file is unchanged (a long-running `serve` reuses it), so what is derived from the document
-    alone can be remembered on it (`grouping`).
+    `facts` is what the site shows and ranks; `doc`, the whole validated document, is held only
+    when pages show it whole (run pages), else read again from its file when asked. Made once per
+    document and kept while its file is unchanged (a long-running `serve` reuses it; a command-line
+    build restores it from the last one's, see `file_records`), so what is derived from the
+    document alone can be remembered on it (`grouping`).
     """
 
-    __slots__ = ("doc", "facts", "protocol", "environment", "source", "name", "definitions", "grouping")
+    __slots__ = ("_doc", "origin", "facts", "protocol", "environment", "source", "name", "definitions", "grouping")
 
     def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
-                 source: Source, keep_document: bool = True):
-        self.doc = doc if keep_document else None
+                 source: Source, keep_document: bool = True, origin: Path | None = None):
+        self._doc = doc if keep_document else None
+        self.origin = origin  # the file it came from (one Path shared by the file's runs), to read it again
         self.facts = Facts(doc)
         self.protocol: str = protocol.metadata.name  # metadata.name of its BenchmarkProtocol
         self.environment: str = environment.metadata.name  # metadata.name of its ExecutionEnvironment
@@ -127,6 +130,13 @@ class Run:
         self.source = source
         self.name: str = doc.metadata.name
         self.grouping = None  # leaderboard.py's: its problem and implementation, told from doc alone
+
+    @property
+    def doc(self) -> BenchmarkRun | None:
+        """The whole validated document; read again from its file when only its facts were kept."""
+        if self._doc is None and self.origin is not None:
+            self._doc = document_at(self.origin, self.source)
+        return self._doc
 
     @property
     def key(self) -> str:
@@ -153,6 +163,7 @@ class Content:
     pages: list[MarkdownPage] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     files: int = 0
+    read: int = 0  # files read and validated this time (the others were remembered unchanged)
     digests: dict[str, str] = field(default_factory=dict)  # shown path → sha256 of the file's bytes
 
 
@@ -173,8 +184,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     runs by its size and modification time: an unchanged file is not read again. The checks
     across files (duplicate names, differing definitions) always run on everything.
 
-    `keep_documents=False` keeps only each run's `Facts` (a build without run pages): a memo
-    must then not be shared with a build that keeps documents.
+    `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
+    whole document is then read again from its file if it is asked for.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -206,9 +217,10 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
             runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted, keep_documents,
                                                       remembered.runs if remembered is not None else ())
             notes += stopped
+            content.read += 1
             index = _FileIndex(runs)
             if memo is not None and not file_problems and stat is not None:
-                memo[shown] = _Remembered(stat, content.digests.get(shown), runs, read_at, index)
+                memo[shown] = _Remembered(stat, content.digests.get(shown), runs, read_at, index, rel)
         # The checks across files, a file at a time when its runs agree among themselves (the usual
         # case); run by run, to say exactly what is wrong, otherwise.
         if index.clean and not index.names.keys() & run_names.keys() and index.agrees(first_seen, content):
@@ -239,6 +251,7 @@ class _Remembered(NamedTuple):
     runs: list[Run]
     read_at: int  # time.time_ns() just before it was read (or last compared)
     index: _FileIndex
+    rel: str  # its path under the content folder
 
 
 def _still_same(path: Path, remembered: _Remembered, memo: dict, shown: str) -> bool:
@@ -287,7 +300,7 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
             continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
-            validated.append(Run(*bundle, source, keep_documents))
+            validated.append(Run(*bundle, source, keep_documents, path))
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
@@ -325,7 +338,8 @@ MAX_LINE_BYTES = 2**20  # one bundle is a few KB; a longer .jsonl line is not a 
 MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a million lines
 
 
-def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str]):
+def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
+               plain: bool = False):
     """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems."""
     try:
         if path.suffix == ".jsonl":
@@ -350,7 +364,7 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
     if not text.strip():
         problems.append(f"{shown}: file is empty")
         return
-    decoder = _PLAIN_DECODER if file_digest in trusted else _DECODER
+    decoder = _PLAIN_DECODER if plain or file_digest in trusted else _DECODER
     if text.lstrip(" \t\r\n").startswith("["):
         # An array: each element keeps its own digest, so that changing one run of a file of
         # hundreds (the importer writes such files) changes only what shows that run.
@@ -635,3 +649,75 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
             break
     return MarkdownPage(slug=slug, title=title, markdown=text, source=shown)
 
+
+
+# --- Runs kept between command-line builds ----------------------------------------------------
+# A command-line build starts in a new process: without these, it would parse and validate every
+# document again to change one page. cache.py stores each cleanly loaded file's runs as plain values
+# (marshal), keyed like the memo (size, modification and change time; the racily-clean rule); the
+# next build restores them into load_content's memo, where a file found changed is read again.
+
+
+def file_records(memo: dict, present: dict[str, str]):
+    """The memo's files still present (`present`: Content.digests), each as plain values."""
+    kinds = {BenchmarkProtocol: "protocol", ExecutionEnvironment: "environment"}
+    for shown, r in memo.items():
+        if shown not in present:
+            continue
+        definitions: list[tuple[str, dict]] = []
+        numbers: dict[int, int] = {}  # id(model) → its place in definitions
+        records = []
+        for run in r.runs:
+            pair = []
+            for model in run.definitions:
+                number = numbers.get(id(model))
+                if number is None:
+                    number = numbers[id(model)] = len(definitions)
+                    # What was set, as JSON: validating it again gives an equal model (cache.py's format
+                    # names this code's version, so the fields are the same).
+                    definitions.append((kinds[type(model)], model.model_dump(mode="json", exclude_unset=True)))
+                pair.append(number)
+            s = run.source
+            records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1],
+                            tuple(getattr(run.facts, name) for name in Facts.__slots__)))
+        yield (shown, r.rel, r.stat, r.digest, r.read_at, definitions, records)
+
+
+def restore_files(entries, content_dir: Path) -> dict:
+    """load_content's memo from file_records' values (from the last build's cache)."""
+    kinds = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
+    memo = {}
+    for shown, rel, stat, digest, read_at, definitions, records in entries:
+        try:
+            models = [kinds[kind].model_validate(value) for kind, value in definitions]
+        except (KeyError, ValidationError):
+            continue  # not what this version writes: the file is read again
+        origin = content_dir / rel
+        runs = []
+        for index, line, run_digest, name, protocol, environment, facts in records:
+            run = Run.__new__(Run)
+            run._doc, run.origin, run.facts = None, origin, Facts.__new__(Facts)
+            for slot, value in zip(Facts.__slots__, facts):
+                setattr(run.facts, slot, value)
+            run.definitions = (models[protocol], models[environment])
+            run.protocol, run.environment = models[protocol].metadata.name, models[environment].metadata.name
+            run.source, run.name, run.grouping = Source(shown, index, line, run_digest), name, None
+            runs.append(run)
+        memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel)
+    return memo
+
+
+def document_at(path: Path, source: Source) -> BenchmarkRun:
+    """A run's whole document, read again from its file (a run kept only its facts)."""
+    found = _bundles_of(path, _stat_key(path)).get((source.index, source.line))
+    if found is None or found[0] != source.digest:
+        raise KindexError(f"{source}: changed while the site was being built; build again")
+    return _prefixed("run", BenchmarkRun.model_validate, found[1]["run"])
+
+
+@functools.lru_cache(maxsize=2)  # the runs asked for one after another mostly share a file
+def _bundles_of(path: Path, stat: tuple | None) -> dict[tuple, tuple[bytes, object]]:
+    """(index, line) → (digest, parsed bundle) of every document in a file (as `stat` found it), as
+    _documents tells them. (It was checked when it was first read: no duplicate-key hook now.)"""
+    documents = _documents(path, str(path), [], {}, frozenset(), plain=True)
+    return {(s.index, s.line): (s.digest, raw) for s, raw in documents if raw is not _INVALID}

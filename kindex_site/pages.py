@@ -62,7 +62,7 @@ class Urls:
     def run(self, name: str) -> str:
         if self.run_boards is not None:
             return self.run_boards[name]
-        return self(f"runs/{name}/")
+        return self(run_page_url(name))
 
     def protocol(self, name: str) -> str:
         return self(f"protocols/{name}/")
@@ -75,6 +75,10 @@ class Urls:
 
     def api_host(self, name: str) -> str:
         return self(f"api/v1/hosts/{name}.json")
+
+
+def run_page_url(name: str) -> str:
+    return f"runs/{name}/"
 
 
 def board_csv_path(board: Board) -> str:
@@ -184,14 +188,20 @@ def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool
         return pages
     runs = sorted(((e, b) for b in lb.boards[problem.slug] for e in b.entries), key=lambda eb: eb[0].run.name)
     for entry, board in runs:
-        r = entry.run
-        pages.append(Page(f"runs/{r.name}/", "run.html", r.facts.title, {
-            "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
-            "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
-            "document": r.doc,  # dumped when the page is rendered (in a worker, for big sites)
-            "table_api_url": urls.api_problem(problem.slug),
-        }))
+        # Made when rendered (in a worker, for big sites): a run whose document was not kept in
+        # memory has it read again from its file then, and only if its page is made at all.
+        pages.append(Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
+                          partial(_run_context, content, urls, problem, entry, board)))
     return pages
+
+
+def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board) -> dict:
+    r = entry.run
+    return {
+        "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
+        "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
+        "document": r.doc, "table_api_url": urls.api_problem(problem.slug),
+    }
 
 
 def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host_names: tuple[str, ...],

@@ -183,3 +183,11 @@ def tables(html: str, css_class: str | None = None) -> list[dict]:
 
 def latency_tables(html: str) -> list[dict]:
     return tables(html, "latency")
+
+
+@pytest.fixture
+def always_incremental(monkeypatch):
+    """However much changed, take the incremental path (normally a big change swaps a new folder in)."""
+    from kindex_site import build as build_module
+
+    monkeypatch.setattr(build_module, "INCREMENTAL_MAX_SHARE", 1.0)

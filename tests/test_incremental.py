@@ -75,14 +75,6 @@ def _override_template(project) -> None:
         project.write(f"templates/{src.name}", text)
 
 
-@pytest.fixture
-def always_incremental(monkeypatch):
-    """However much changed, take the incremental path (normally a big change swaps a new folder in)."""
-    from kindex_site import build as build_module
-
-    monkeypatch.setattr(build_module, "INCREMENTAL_MAX_SHARE", 1.0)
-
-
 @pytest.mark.parametrize("change", CHANGES.values(), ids=CHANGES.keys())
 def test_rebuild_after_a_change_equals_a_clean_build(project, change, always_incremental):
     corpus(project)
@@ -268,4 +260,35 @@ def test_ctrl_c_while_files_move_in_lets_them_finish_then_stops(project, monkeyp
     assert sent and code == 130
     code, out, err = project.build()
     assert code == 0 and out.startswith("Built "), err
+    rebuild_matches_clean(project)
+
+
+def test_a_run_kept_from_the_last_build_shows_its_whole_document(project, always_incremental):
+    """A command-line rebuild takes an unchanged file's runs from .kindex-cache/ (their facts only);
+    a run page made again for such a run reads the whole document from its file."""
+    a = seed_problem_run("h1", "Impl A", 1_000_000)
+    a["run"]["spec"]["sourceNative"]["note"] = "only in a.json"
+    project.write("content/a.json", a)
+    project.write("content/b.json", seed_problem_run("h1", "Impl B", 2_000_000))
+    project.built()
+    assert (project.root / ".kindex-cache/site.runs").is_file()
+    page = project.root / "site/runs/run-h1-impl-a/index.html"
+    before = page.read_text()
+    project.write("content/b.json", seed_problem_run("h1", "Impl B", 500_000))  # now the faster: a's rank changes
+    rebuild_matches_clean(project)
+    after = page.read_text()
+    assert after != before and "only in a.json" in after
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00\xffnot marshal", None])
+def test_a_damaged_cache_of_runs_is_read_around(project, always_incremental, damage):
+    corpus(project)
+    project.built()
+    stored = project.root / ".kindex-cache/site.runs"
+    header, _, body = stored.read_bytes().partition(b"\n")
+    # Garbage after the right header, a file cut short, or another version's header.
+    stored.write_bytes(header + b"\n" + damage if damage is not None else b"kindex-site runs 0\n" + body)
+    if damage == b"":
+        stored.write_bytes(header + b"\n" + body[: len(body) // 2])
+    CHANGES["a-mean-reorders-a-board"](project)
     rebuild_matches_clean(project)

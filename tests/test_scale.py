@@ -4,22 +4,13 @@ pages, and the build's advice when a site nears the limit."""
 
 from __future__ import annotations
 
-import inspect
-import json
-
 import pytest
 
 from conftest import read_html, seed_problem_run
-from kindex_site import build as build_module
 from kindex_site import pages, publish
 from kindex_site.render import format_ms
-from test_incremental import always_incremental, rebuild_matches_clean  # noqa: F401 (a fixture)
+from test_incremental import rebuild_matches_clean
 from test_publish import crawl
-
-# build.py's `_build` must hand these settings to `_problem_outputs`; until it does, they have no effect.
-settings_passed = pytest.mark.skipif(
-    "config.board_csvs" not in inspect.getsource(build_module._build),
-    reason="build.py does not yet pass board_csvs and api_entries to _problem_outputs")
 
 
 def problems(project, count: int, hosts=("gpu-a", "gpu-b"), impls=("PyTorch eager", "Triton kernel")) -> None:
@@ -80,7 +71,6 @@ def test_with_run_pages_rows_link_to_them(project):
 # --- board_csvs and api_entries ---------------------------------------------------------------
 
 
-@settings_passed
 def test_board_csvs_off_leaves_out_the_csvs_and_their_links(project):
     problems(project, 2)
     project.write("kindex.toml", "run_pages = false\nboard_csvs = false\n")
@@ -95,7 +85,6 @@ def test_board_csvs_off_leaves_out_the_csvs_and_their_links(project):
     assert 'href="/problems/level1-1-problem-1/gpu-a.csv"' in project.page("problems/level1-1-problem-1")
 
 
-@settings_passed
 @pytest.mark.parametrize("run_pages", [True, False])
 def test_api_entries_arrays_hold_the_same_values_as_objects(project, run_pages):
     problems(project, 2)
@@ -158,7 +147,7 @@ def test_long_host_and_implementation_pages_are_split_and_list_every_problem_onc
         for n, url in enumerate(urls, start=1):
             html = project.page(url)
             listed += listed_problems(html)
-            assert f"of 5; page" in html and '<strong aria-current="page">' + str(n) in html
+            assert "of 5; page" in html and '<strong aria-current="page">' + str(n) in html
             for other in set(urls) - {url}:  # each page links to every other one
                 assert f'href="/kindex/{other}"' in html
         assert listed == [f"Problem {n}" for n in range(1, 6)]
@@ -218,7 +207,6 @@ def test_a_big_site_is_told_which_settings_would_help(project, monkeypatch):
     assert code == 0 and "`run_pages = false`" not in err and "`board_csvs = false`" in err, err
 
 
-@settings_passed
 def test_a_site_with_every_setting_is_told_what_is_left(project, monkeypatch):
     problems(project, 2)
     monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", 20_000)
