@@ -273,7 +273,8 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
                 claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
 
     paths = frozenset(outputs)
-    if paths != memo.paths:  # (the same paths as the last build's were checked then)
+    # The same paths as the last build's were checked then (by this process, or the one that wrote the manifest).
+    if paths != memo.paths and (previous is None or previous.outputs.keys() != paths):
         _refuse_file_folder_clashes(outputs, claimed_by)
         memo.paths = paths
 

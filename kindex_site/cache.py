@@ -117,20 +117,29 @@ def _runs_format() -> bytes:
     return b"kindex-site runs 1 " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
 
 
-def read_runs(out: Path) -> list:
-    """What write_runs stored (file by file), or nothing when it is missing or of another format."""
-    entries = []
+def read_runs(out: Path):
+    """What write_runs stored, entry by entry; nothing when it is missing or of another format, and
+    no more than its intact entries when it was cut short."""
     try:
-        with runs_path(out).open("rb") as f:
-            if f.readline() != _runs_format():
-                return []
-            while True:
-                try:
-                    entries.append(marshal.load(f))
-                except EOFError:
-                    return entries
-    except (OSError, ValueError, TypeError):
-        return []  # unreadable: every file is read again
+        data = runs_path(out).read_bytes()
+    except OSError:
+        return
+    header = _runs_format()
+    if not data.startswith(header):
+        return
+    # Each entry is its length (8 bytes) and its marshal'd bytes: loads() on a slice is many times
+    # quicker than load() from a file, which reads piece by piece.
+    at, view = len(header), memoryview(data)
+    while at + 8 <= len(data):
+        size = int.from_bytes(view[at:at + 8], "little")
+        if at + 8 + size > len(data):
+            return
+        try:
+            entry = marshal.loads(view[at + 8:at + 8 + size])
+        except (ValueError, EOFError, TypeError):
+            return  # damaged: the files it would have told of are read again
+        yield entry
+        at += 8 + size
 
 
 def write_runs(out: Path, entries) -> None:
@@ -141,7 +150,9 @@ def write_runs(out: Path, entries) -> None:
     with temp.open("wb") as f:
         f.write(_runs_format())
         for entry in entries:
-            marshal.dump(entry, f)
+            blob = marshal.dumps(entry)
+            f.write(len(blob).to_bytes(8, "little"))
+            f.write(blob)
     os.replace(temp, path)
 
 
@@ -230,17 +241,20 @@ class ProblemKeys:
 
 
 def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
-    board = {b.anchor: _digest(base, slug, b.anchor, *(e.run.key for e in b.entries)) for b in boards}
+    board: dict[str, str] = {}
     hosts: dict[str, list[str]] = {}
     shown: dict[str, list[str]] = {}
     for b in boards:
+        run_keys = [e.run.key for e in b.entries]  # (made when asked: once here)
+        board[b.anchor] = _digest(base, slug, b.anchor, *run_keys)
         hosts.setdefault(b.host, []).append(board[b.anchor])
-        for e in b.entries:
+        for e, run_key in zip(b.entries, run_keys):
             # An implementation's page shows its own rows; their ranks and speedups depend on the rest
             # of the board, so what they came to (rounded or not) is part of the key.
+            s = e.speedup
             shown.setdefault(e.implementation_slug, []).append(
-                f"{b.anchor}|{e.run.key}|{e.implementation}|{e.rank}|{e.tied}|{e.mixed_hardware}|"
-                f"{e.is_reference}|{e.speedup!r}")
+                f"{b.anchor}|{run_key}|{e.implementation}|{e.rank}|{e.tied}|{e.mixed_hardware}|{e.is_reference}|"
+                + ("-" if s is None else f"{s.value!r},{s.ci_low!r},{s.ci_high!r}"))
     return ProblemKeys(
         problem=_digest(base, slug, *board.values()),
         board=board,

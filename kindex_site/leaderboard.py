@@ -468,7 +468,7 @@ def _workloads(boards: list[Board]) -> list[Workload]:
         times += [e.run.facts.observed_at for e in b.entries if e.run.facts.observed_at]
     result = []
     for digest in hosts:
-        times = sorted(observed[digest], key=_utc)
+        times = sorted(set(observed[digest]), key=_utc)  # (a few distinct times among many runs)
         result.append(Workload(digest, times[0] if times else None, times[-1] if times else None, sorted(hosts[digest])))
     # Oldest first; workloads never observed last; the digest breaks ties.
     return sorted(result, key=lambda w: (w.first_observed is None, _utc(w.first_observed) if w.first_observed else "", w.digest))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import operator
 import os
 import re
 import sys
@@ -168,7 +169,7 @@ class Content:
 
 
 # Section names the site uses itself; a Markdown page may not take one.
-RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search",
+RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search", "page",
                        "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
@@ -678,9 +679,18 @@ def file_records(memo: dict, present: dict[str, str]):
                     definitions.append((kinds[type(model)], model.model_dump(mode="json", exclude_unset=True)))
                 pair.append(number)
             s = run.source
-            records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1],
-                            tuple(getattr(run.facts, name) for name in Facts.__slots__)))
+            records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts)))
         yield (shown, r.rel, r.stat, r.digest, r.read_at, definitions, records)
+
+
+_fact_values = operator.attrgetter(*Facts.__slots__)  # a run's facts as one tuple, in slot order
+
+
+def _restored_facts(values: tuple) -> Facts:
+    facts = Facts.__new__(Facts)
+    for slot, value in zip(Facts.__slots__, values):
+        setattr(facts, slot, value)
+    return facts
 
 
 def restore_files(entries, content_dir: Path) -> dict:
@@ -694,14 +704,16 @@ def restore_files(entries, content_dir: Path) -> dict:
             continue  # not what this version writes: the file is read again
         origin = content_dir / rel
         runs = []
+        pairs = {}  # (protocol, environment) numbers → (definitions, their names): shared by the file's runs
         for index, line, run_digest, name, protocol, environment, facts in records:
+            pair = pairs.get((protocol, environment))
+            if pair is None:
+                definitions = (models[protocol], models[environment])
+                pair = pairs[protocol, environment] = (definitions, *(d.metadata.name for d in definitions))
             run = Run.__new__(Run)
-            run._doc, run.origin, run.facts = None, origin, Facts.__new__(Facts)
-            for slot, value in zip(Facts.__slots__, facts):
-                setattr(run.facts, slot, value)
-            run.definitions = (models[protocol], models[environment])
-            run.protocol, run.environment = models[protocol].metadata.name, models[environment].metadata.name
-            run.source, run.name, run.grouping = Source(shown, index, line, run_digest), name, None
+            run._doc, run.origin, run.facts, run.grouping = None, origin, _restored_facts(facts), None
+            run.definitions, run.protocol, run.environment = pair
+            run.source, run.name = Source(shown, index, line, run_digest), name
             runs.append(run)
         memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel)
     return memo
