@@ -236,22 +236,33 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
         return problem_row("home_row.html", p, ("", host_names), lambda: {
             "problem": p, "cells": overview_cells(lb, p, host_names, urls), "reference": lb.reference})
 
-    levels: dict[str, list] = {}
+    def level_of(p: Problem) -> str:
+        return f"Level {p.level}" if p.level is not None else "Other problems"
+
+    level_sizes: dict[str, int] = {}
     for p in lb.problems:
-        heading = f"Level {p.level}" if p.level is not None else "Other problems"
-        levels.setdefault(heading, []).append({"problem": p, "row": home_row(p)})
+        level_sizes[level_of(p)] = level_sizes.get(level_of(p), 0) + 1
     several_workloads = any(len({(b.host, b.workload) for b in boards}) > len({b.host for b in boards})
                             for boards in lb.boards.values())
-    pages.append(Page("", "home.html", "Home", {
-        "levels": levels, "api_url": urls("api/v1/index.json"), "reference": lb.reference,
-        "overview_hosts": hosts, "bands": SPEEDUP_BANDS, "several_workloads": several_workloads,
-        "counts": {
-            "problems": len(lb.problems),
-            "hosts": len(envs),
-            "implementations": len(lb.implementations),
-            "runs": len(content.runs),
-        },
-    }))
+
+    def home_context(pager: Pager | None) -> dict:
+        levels: dict[str, list] = {}
+        for p in pager.part(lb.problems) if pager else lb.problems:
+            levels.setdefault(level_of(p), []).append({"problem": p, "row": home_row(p)})
+        return {
+            "levels": levels, "level_sizes": level_sizes, "pager": pager, "first": pager is None or pager.number == 1,
+            "api_url": urls("api/v1/index.json"), "reference": lb.reference,
+            "overview_hosts": hosts, "bands": SPEEDUP_BANDS, "several_workloads": several_workloads,
+            "counts": {
+                "problems": len(lb.problems),
+                "hosts": len(envs),
+                "implementations": len(lb.implementations),
+                "runs": len(content.runs),
+            },
+        }
+
+    # The first page stays at the root (where visitors land); the rest of a long list at /page/<n>/.
+    pages += paged(urls, "", "home.html", "Home", len(lb.problems), home_context, later_title="Problems")
     pages.append(search_page(lb, urls))
 
 
@@ -331,9 +342,10 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
     return pages
 
 
-# Host and implementation pages list every problem timed there: a million runs make 10,000 rows
-# (24 MB of HTML on one implementation's page). Longer lists are split into pages of this many
-# problems, each linking to the others; a site of up to this many problems looks as before.
+# The home page lists every problem, host and implementation pages every problem timed there: a
+# million runs make 10,000 rows (30 MB of HTML on the home page, 24 MB on one implementation's).
+# Longer lists are split into pages of this many problems, each linking to the others; a site of up
+# to this many problems looks as before.
 PROBLEMS_PER_PAGE = 500
 
 
@@ -358,16 +370,17 @@ class Pager:
 
 
 def paged(urls: Urls, url: str, template: str, title: str, items: int,
-          context: Callable[[Pager | None], dict]) -> list[Page]:
+          context: Callable[[Pager | None], dict], later_title: str | None = None) -> list[Page]:
     """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE, its first page at `url`
-    and the others at url/page/<n>/. The pages' keys are the first's (cache.OutputKeys.of_page reads
-    the host or implementation from the URL), which covers every problem listed on any of them."""
+    and the others at url/page/<n>/, titled `later_title` (default: `title`) and their number.
+    The pages' keys are the first's (cache.OutputKeys.of_page reads the host or implementation from
+    the URL; the home pages' is the whole site's), which covers every problem listed on any of them."""
     count = -(-items // PROBLEMS_PER_PAGE)
     if count <= 1:
         return [Page(url, template, title, partial(context, None))]
     page_urls = [url] + [f"{url}page/{n}/" for n in range(2, count + 1)]
     absolute = tuple(urls(u) for u in page_urls)
-    return [Page(u, template, title if n == 1 else f"{title} (page {n} of {count})",
+    return [Page(u, template, title if n == 1 else f"{later_title or title} (page {n} of {count})",
                  partial(context, Pager(n, absolute, items)))
             for n, u in enumerate(page_urls, start=1)]
 

@@ -1,27 +1,30 @@
 """Settings and layouts that keep a million-run site under GitHub Pages' 1 GB (docs/scale.md):
-`board_csvs`, `api_entries`, lean pages without run pages, host and implementation pages split into
-pages, and the build's advice when a site nears the limit."""
+`board_csvs`, `api_entries`, lean pages without run pages, home, host and implementation pages split
+into pages, and the build's advice when a site nears the limit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from conftest import read_html, seed_problem_run
+from conftest import read_html, seed_problem_run, tables, visible_text
 from kindex_site import pages, publish
 from kindex_site.render import format_ms
 from test_incremental import rebuild_matches_clean
 from test_publish import crawl
 
 
-def problems(project, count: int, hosts=("gpu-a", "gpu-b"), impls=("PyTorch eager", "Triton kernel")) -> None:
-    """`count` problems, each timed by every implementation on every host."""
+def problems(project, count: int, hosts=("gpu-a", "gpu-b"), impls=("PyTorch eager", "Triton kernel"),
+             level=lambda n: 1) -> None:
+    """`count` problems, each timed by every implementation on every host; problem n at level(n)."""
     runs = []
     for n in range(1, count + 1):
         for h, host in enumerate(hosts):
             for i, impl in enumerate(impls):
                 doc = seed_problem_run(host, impl, 1_000_000 + 1000 * n + 100 * h + 7 * i)
                 doc["run"]["metadata"]["name"] = f"p{n}-{host}-{i}"
-                doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level1/{n}_Problem_{n}.py"
+                doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level{level(n)}/{n}_Problem_{n}.py"
                 runs.append(doc)
     project.write("content/runs.json", runs)
 
@@ -163,7 +166,70 @@ def test_short_lists_stay_on_one_page(project, monkeypatch):
     problems(project, 2)
     project.built()
     assert not (project.root / "site/hosts/gpu-a/page").exists()
-    assert 'class="pager"' not in project.page("hosts/gpu-a")
+    assert not (project.root / "site/page").exists()
+    assert 'class="pager"' not in project.page("hosts/gpu-a") and 'class="pager"' not in project.page("")
+
+
+def test_a_site_at_the_limit_is_the_same_as_one_far_under_it(project, monkeypatch):
+    problems(project, 2, level=lambda n: n)
+    project.built()
+    unsplit = project.snapshot()
+    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    project.built("--clean")  # (no input changed: without it, the build would do nothing)
+    assert project.snapshot() == unsplit
+
+
+# --- the home page split into pages -----------------------------------------------------------
+
+
+def home_listed(html: str) -> list[str]:
+    """The problems' links in the home overview's tables, in order."""
+    return re.findall(r'<th scope="row"><a href="([^"]+)">', html)
+
+
+def test_a_long_home_page_is_split_and_lists_every_problem_once_in_order(project, monkeypatch):
+    problems(project, 5, level=lambda n: 1 if n <= 3 else 2)
+    project.built("--base-url", "https://example.org/kindex/")
+    unsplit = home_listed(project.page(""))
+    assert len(unsplit) == 5
+    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    project.built("--base-url", "https://example.org/kindex/", "--clean")  # (no input changed)
+    site = project.root / "site"
+    urls = ["", "page/2/", "page/3/"]
+    assert not (site / "page/4").exists() and not (site / "page/1").exists()
+    listed = []
+    for n, url in enumerate(urls, start=1):
+        html = project.page(url)
+        listed += home_listed(html)
+        assert html.count('class="pager"') == 2 and '<strong aria-current="page">' + str(n) in html
+        for other in set(urls) - {url}:  # each page links to every other one
+            assert f'href="/kindex/{other}"' in html
+        assert "of 5; page" in visible_text(html)
+    assert listed == unsplit  # each problem once, in the unsplit page's order
+
+    first, second = project.page(""), project.page("page/2/")
+    assert "<title>Kernel Index</title>" in first
+    assert "<title>Problems (page 2 of 3) · Kernel Index</title>" in second
+    # What the site is and its counts are on the first page only; the legend and API link on each.
+    for shown in ('class="counts"', "Numbers are comparable only within one table"):
+        assert shown in first and shown not in second
+    for shown in ('class="legend"', '<a href="/kindex/api/v1/index.json">this page as JSON</a>'):
+        assert shown in first and shown in second
+    assert 'href="/kindex/">the first page</a>' in second
+    # Level 1 (problems 1-3) is cut by the page break: its captions say so.
+    assert [t["caption"].split(";")[0] for t in tables(first, "overview")] == ["Level 1: 2 problems here, of 3"]
+    assert [t["caption"].split(";")[0] for t in tables(second, "overview")] == [
+        "Level 1: 1 problem here, of 3", "Level 2: 1 problem here, of 2"]
+    assert crawl(site, "https://example.org/kindex/") > 0
+    assert "https://example.org/kindex/page/3/" in (site / "sitemap.xml").read_text()
+
+
+def test_a_markdown_page_may_not_take_the_home_pages_folder(project):
+    problems(project, 1)
+    project.write("content/pages/page.md", "# Page\n")
+    code, _, err = project.build()
+    assert code == 1
+    assert "content/pages/page.md: page name 'page' is reserved for the site's own /page/ section" in err
 
 
 def test_pages_added_and_dropped_incrementally_equal_a_clean_build(project, monkeypatch, always_incremental):
@@ -172,10 +238,14 @@ def test_pages_added_and_dropped_incrementally_equal_a_clean_build(project, monk
     project.built()
     problems(project, 3)  # three pages become two
     rebuild_matches_clean(project)
-    assert not (project.root / "site/hosts/gpu-a/page/3").exists()
+    assert not (project.root / "site/hosts/gpu-a/page/3").exists() and not (project.root / "site/page/3").exists()
     problems(project, 7)  # and four
     rebuild_matches_clean(project)
     assert (project.root / "site/implementations/pytorch-eager/page/4/index.html").is_file()
+    assert (project.root / "site/page/4/index.html").is_file()
+    problems(project, 2)  # and one: no pager left on any page
+    rebuild_matches_clean(project)
+    assert not (project.root / "site/page").exists() and 'class="pager"' not in project.page("")
 
 
 # --- the build's advice -----------------------------------------------------------------------
