@@ -246,7 +246,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
     for path, make_doc in api_documents(lb, urls).items():
         claim(path, partial(_json_of, make_doc), f"API document /{path}")
-    claim(publish.SCHEMA_PATH, publish.json_schema_bytes(), "the content format's JSON Schema")
+    claim(publish.SCHEMA_PATH, publish.json_schema_bytes, "the content format's JSON Schema")  # (made if changed)
     claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
         page_urls = sorted(p.url for p in pages)

@@ -20,8 +20,6 @@ import sys
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
-from pydantic.json_schema import models_json_schema
-
 from .models import API_VERSION, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
 SCHEMA_PATH = "schema/kernelindex.dev-v1alpha1.json"
@@ -153,6 +151,8 @@ def _csv_cell(value) -> str:
 
 def json_schema() -> dict:
     """The content format: a .json file holds a bundle or an array of bundles."""
+    from pydantic.json_schema import models_json_schema  # (50 ms to import: only when the schema is made)
+
     _, defs = models_json_schema(
         [(m, "validation") for m in (Bundle, BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment)],
         ref_template="#/$defs/{model}",
