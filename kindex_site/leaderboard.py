@@ -195,10 +195,18 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
 
     known_problems: dict = {}
     label_slugs: dict[str, str] = {}
+    told: dict[tuple, tuple | str] = {}  # what a grouping is told from → the grouping (one per problem × label)
     for run in content.runs:
         grouping = run.grouping  # told from the document alone, so kept on the run across rebuilds
         if grouping is None:
-            grouping = run.grouping = _grouping(run, known_problems, label_slugs)
+            f = run.facts
+            parts = f.title_parts
+            from_ = (f.kernelbench, f.problem_text,
+                     parts[1] if len(parts) >= 2 and parts[1].strip() else f.implementation_digest)
+            grouping = told.get(from_)
+            if grouping is None:
+                grouping = told[from_] = _grouping(run, known_problems, label_slugs)
+            run.grouping = grouping
         if isinstance(grouping, str):
             errors.append(f"{run.source}: {grouping}")
             continue
