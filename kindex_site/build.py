@@ -41,8 +41,8 @@ from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, file_records, load_content, restore_files
-from .pages import (Page, Urls, api_documents, entry_row, problem_document, problem_pages, run_page_url,
-                    site_pages)
+from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
+                    run_page_url, site_pages)
 from .render import format_ms, make_environment, markdown_renderer
 from .search import index_output as search_index_output
 
@@ -108,9 +108,7 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     # Made when written, like the problem page's context: nothing holds every table's rows at once.
     files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))}
     keys[api_path] = pk.problem
-    from .pages import board_csv_path  # (the problem page links it)
-
-    for board in boards if board_csvs else ():
+    for board in boards if board_csvs else ():  # (the problem page links them: board_csv_path)
         path = board_csv_path(board)
         files[path] = partial(_board_csv, board, urls)
         keys[path] = pk.board[board.anchor]
