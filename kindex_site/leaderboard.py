@@ -195,14 +195,12 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
 
     known_problems: dict = {}
     label_slugs: dict[str, str] = {}
-    told: dict[tuple, tuple | str] = {}  # what a grouping is told from → the grouping (one per problem × label)
+    told: dict[tuple, tuple | str] = {}  # what _grouping reads of a run → its answer
     for run in content.runs:
         grouping = run.grouping  # told from the document alone, so kept on the run across rebuilds
         if grouping is None:
             f = run.facts
-            parts = f.title_parts
-            from_ = (f.kernelbench, f.problem_text,
-                     parts[1] if len(parts) >= 2 and parts[1].strip() else f.implementation_digest)
+            from_ = (f.kernelbench, f.problem_text, f.title_parts[1:2], f.implementation_digest)
             grouping = told.get(from_)
             if grouping is None:
                 grouping = told[from_] = _grouping(run, known_problems, label_slugs)

@@ -52,7 +52,7 @@ class Facts:
     Strings that many runs repeat (statuses, digests, dates, GPUs) are interned: one copy each.
     """
 
-    __slots__ = ("title_parts", "status", "timed", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
+    __slots__ = ("title_parts", "status", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
                  "observed_at", "std_ns", "hardware", "kernelbench", "problem_text",
                  "workload_digest", "environment_digest", "implementation_digest")
 
@@ -64,7 +64,6 @@ class Facts:
         self.title_parts: tuple[str, ...] = parts  # (joined again, they are the title exactly)
         self.status: str = sys.intern(spec.status)
         timing = spec.timing
-        self.timed = timing is not None
         lat = timing.latencyNs if timing is not None else None
         self.samples: int | None = timing.samples if timing is not None else None
         self.mean: int | None = lat.mean if lat is not None else None
@@ -96,6 +95,10 @@ class Facts:
     @property
     def title(self) -> str:
         return " · ".join(self.title_parts)
+
+    @property
+    def timed(self) -> bool:
+        return self.mean is not None  # (timing always has a mean)
 
     @property
     def ci95(self) -> tuple[int, int] | None:
