@@ -23,6 +23,7 @@ import os
 import secrets
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -683,7 +684,7 @@ def _write_atomically(out: Path, write: Callable[[Path], dict[str, int]]) -> dic
             # The new site is in place: from here on nothing is undone (a Ctrl-C is ignored).
             swapped, previous, old = False, old, None
             if previous is not None:
-                shutil.rmtree(previous, ignore_errors=True)
+                _remove_old_site(previous, len(sizes))
         return sizes
     except BaseException:
         with _sigint_held():
@@ -695,6 +696,39 @@ def _write_atomically(out: Path, write: Callable[[Path], dict[str, int]]) -> dic
             finally:
                 shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+# Removing a big old site costs as much as writing it (each deleted file is a journal entry, and a
+# discard on some disks): from this many files on, a detached process removes it while the user
+# goes on with the new site. The folder keeps its marker until last, so that if that process dies,
+# the next build's sweep still knows the folder for ours and removes it.
+BACKGROUND_REMOVE_MIN = 5000
+_REMOVE_SCRIPT = """
+import os, shutil, sys
+root = sys.argv[1]
+for entry in os.scandir(root):
+    if entry.name != %r:
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            os.unlink(entry.path)
+shutil.rmtree(root, ignore_errors=True)
+""" % MARKER
+_removers: list[subprocess.Popen] = []  # kept so that a long-running caller (serve) reaps them
+
+
+def _remove_old_site(folder: Path, files: int) -> None:
+    """Remove the site just swapped out: here when small, else in a detached process."""
+    _removers[:] = [p for p in _removers if p.poll() is None]
+    if files >= BACKGROUND_REMOVE_MIN:
+        try:
+            _removers.append(subprocess.Popen(
+                [sys.executable, "-c", _REMOVE_SCRIPT, str(folder)], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))  # (Ctrl-C: not its)
+            return
+        except OSError:
+            pass  # no process to be had: remove it here
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextmanager

@@ -619,6 +619,17 @@ def test_ctrl_c_during_the_first_build_leaves_no_site(project, monkeypatch):
     assert not (project.root / "site").exists() and _leftovers(project) == []
 
 
+def test_a_big_old_site_is_removed_by_a_detached_process(project, monkeypatch):
+    _previous_site(project)
+    monkeypatch.setattr(build_module, "BACKGROUND_REMOVE_MIN", 1)  # as if the old site were big
+    project.built("--clean")  # a full build: the old site is swapped out whole
+    remover = build_module._removers[-1]
+    assert remover.wait(timeout=60) == 0
+    assert _leftovers(project) == []
+    html = (project.root / "site/runs/run-h-impl-4/index.html").read_text()
+    assert "Impl 4" in html and not (project.root / "site/runs/run-h-old-impl").exists()
+
+
 def test_leftovers_of_a_killed_build_are_swept(project):
     project.write("content/seed.json", SEED)
     project.built()
