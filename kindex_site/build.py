@@ -120,10 +120,14 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     return _ProblemOutputs(made_from, pages, outputs, keys, claims, pk)
 
 
+_last_build_objects: list = []  # what the last one-off build made (see the end of _build)
+
+
 def build(config: Config, memo: Memo | None = None) -> BuildResult:
     """Build the site; `memo` lets a long-running caller (serve) redo only what changed."""
     # A build makes millions of small objects that live until it ends and form no cycles worth
     # finding: the cycle collector would rescan them again and again (3x the load time at 100k runs).
+    _last_build_objects.clear()
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -337,6 +341,11 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     if validated is not None:
         cache.write_runs(out, file_records(validated, content.digests))
     memo.written = (dict(groups), list(others))
+    if not kept:
+        # A one-off build is followed by the process's end (cli.run skips the interpreter's
+        # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
+        # one-run rebuild. They are dropped when the next build in this process starts.
+        _last_build_objects[:] = [content, lb, outputs, groups, output_keys, claimed_by, pages]
     return BuildResult(
         pages=len(pages), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
