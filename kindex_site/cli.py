@@ -181,7 +181,10 @@ def run() -> NoReturn:
     The interpreter's own teardown would free every object a big build made, one by one (half a
     second at 100,000 runs) for nothing: the operating system takes the memory back whole.
     """
-    code = main()
+    try:
+        code = main()
+    except BrokenPipeError:  # the reader left (`kindex-site build | head -c 0`): the work is done, the rest unsaid
+        code = 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -196,3 +196,29 @@ def test_template_error_is_reported_without_traceback(project):
     code, _, err = project.build()
     assert code == 1 and "Traceback" not in err and "templates/home.html" in err and "nope" in err
     assert project.snapshot() == before
+
+
+def test_the_command_says_everything_then_exits_and_a_closed_pipe_is_no_traceback(project):
+    """`kindex-site` leaves without the interpreter's teardown (cli.run): its output must still all arrive."""
+    import os
+    import subprocess
+    import sys
+
+    project.write("content/good.json", SEED)
+    command = [sys.executable, "-m", "kindex_site", "build", "--timings"]
+    done = subprocess.run(command, cwd=project.root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Built 10 pages from 1 run in ") and done.stdout.endswith(" → site/\n")
+    assert "render and write" in done.stderr and "save the manifest" in done.stderr
+    assert (project.root / "site/index.html").is_file()
+
+    # Nobody reads the output any more (`kindex-site build | head -c 0`): no traceback, status 1.
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        gone = subprocess.run(command[:-1] + ["--clean"], cwd=project.root, stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert gone.returncode == 1 and "Traceback" not in gone.stderr, gone.stderr
+    assert (project.root / "site/index.html").is_file()  # the build itself was done
