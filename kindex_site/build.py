@@ -693,7 +693,7 @@ def _write_atomically(out: Path, write: Callable[[Path], dict[str, int]]) -> dic
             # The new site is in place: from here on nothing is undone (a Ctrl-C is ignored).
             swapped, previous, old = False, old, None
             if previous is not None:
-                _remove_old_site(previous, len(sizes))
+                _remove_old_site(previous, f".{out.name}.old-", len(sizes))
         return sizes
     except BaseException:
         with _sigint_held():
@@ -708,31 +708,42 @@ def _write_atomically(out: Path, write: Callable[[Path], dict[str, int]]) -> dic
 
 
 # Removing a big old site costs as much as writing it (each deleted file is a journal entry, and a
-# discard on some disks): from this many files on, a detached process removes it while the user
-# goes on with the new site. The folder keeps its marker until last, so that if that process dies,
-# the next build's sweep still knows the folder for ours and removes it.
+# discard on some disks): from this many files on (the new site's: the old one is about as big), a
+# detached process removes it while the user goes on with the new site. It first renames the folder
+# after its own pid, so that a build's sweep leaves the folder to it while it lives, and removes the
+# marker last, so that if it dies, a later sweep still knows the folder for ours.
 BACKGROUND_REMOVE_MIN = 5000
 _REMOVE_SCRIPT = """
 import os, shutil, sys
-root = sys.argv[1]
-for entry in os.scandir(root):
+old, prefix = sys.argv[1], sys.argv[2]
+folder, name = os.path.split(old)
+root = os.path.join(folder, "%%s%%d-%%s" %% (prefix, os.getpid(), name[len(prefix):].split("-", 1)[1]))
+try:
+    os.rename(old, root)
+except OSError:
+    sys.exit()  # a sweep took it first
+for entry in list(os.scandir(root)):
     if entry.name != %r:
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        else:
-            os.unlink(entry.path)
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # removed meanwhile, or not removable: the rest still goes
 shutil.rmtree(root, ignore_errors=True)
 """ % MARKER
 _removers: list[subprocess.Popen] = []  # kept so that a long-running caller (serve) reaps them
 
 
-def _remove_old_site(folder: Path, files: int) -> None:
-    """Remove the site just swapped out: here when small, else in a detached process."""
+def _remove_old_site(folder: Path, prefix: str, files: int) -> None:
+    """Remove the site just swapped out (`folder`, named prefix + pid + token): here when small, else
+    in a detached process (not on Windows, where a console's Ctrl-C would reach it, nor in a frozen app)."""
     _removers[:] = [p for p in _removers if p.poll() is None]
-    if files >= BACKGROUND_REMOVE_MIN:
+    if files >= BACKGROUND_REMOVE_MIN and os.name == "posix" and sys.executable and not getattr(sys, "frozen", False):
         try:
             _removers.append(subprocess.Popen(
-                [sys.executable, "-c", _REMOVE_SCRIPT, str(folder)], stdin=subprocess.DEVNULL,
+                [sys.executable, "-I", "-c", _REMOVE_SCRIPT, str(folder), prefix], stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))  # (Ctrl-C: not its)
             return
         except OSError:

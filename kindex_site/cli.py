@@ -186,6 +186,8 @@ def run() -> NoReturn:
     except BrokenPipeError:  # the reader left (`kindex-site build | head -c 0`): the work is done, the rest unsaid
         code = 1
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed when we started (`kindex-site build >&-`): nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (`kindex-site build | head`), a closed stream

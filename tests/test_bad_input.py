@@ -222,3 +222,9 @@ def test_the_command_says_everything_then_exits_and_a_closed_pipe_is_no_tracebac
         os.close(write_end)
     assert gone.returncode == 1 and "Traceback" not in gone.stderr, gone.stderr
     assert (project.root / "site/index.html").is_file()  # the build itself was done
+
+    # Started with its output closed (`kindex-site build >&-`): nothing to say it to, no failure.
+    closed = subprocess.run(command[:-1] + ["--clean"], cwd=project.root, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, timeout=120,
+                            preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr

@@ -630,6 +630,21 @@ def test_a_big_old_site_is_removed_by_a_detached_process(project, monkeypatch):
     assert "Impl 4" in html and not (project.root / "site/runs/run-h-old-impl").exists()
 
 
+def test_the_background_remover_and_a_sweep_share_a_folder_without_harm(project):
+    """The next build's sweep may meet the folder while the remover works: both finish, nothing is left."""
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    old = project.root / f".site.old-{dead}-0a1b"
+    for i in range(300):
+        project.write(f"{old.name}/runs/r{i}/index.html", "old page")
+    project.write(f"{old.name}/.kindex-site", "marker")
+    build_module._remove_old_site(old, ".site.old-", build_module.BACKGROUND_REMOVE_MIN)
+    remover = build_module._removers[-1]
+    build_module._sweep_leftovers(project.root / "site")  # (the folder, by whichever name it has by then)
+    assert remover.wait(timeout=60) == 0
+    build_module._sweep_leftovers(project.root / "site")
+    assert _leftovers(project) == []
+
+
 def test_leftovers_of_a_killed_build_are_swept(project):
     project.write("content/seed.json", SEED)
     project.built()
