@@ -130,14 +130,16 @@ def build(config: Config, memo: Memo | None = None) -> BuildResult:
     _last_build_objects.clear()
     collecting = gc.isenabled()
     gc.disable()
+    progress = _Progress(time.perf_counter(), sys.stderr is not None and sys.stderr.isatty())
     try:
-        return _build(config, memo)
+        return _build(config, memo, progress)
     finally:
+        progress.done()
         if collecting:
             gc.enable()
 
 
-def _build(config: Config, memo: Memo | None) -> BuildResult:
+def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResult:
     started = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
@@ -163,16 +165,19 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
     if not kept:  # a command-line build: the runs the last one validated, where their files are unchanged
         memo.files = restore_files(cache.read_runs(out), content_dir)
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
+    progress.phase("reading content")
     content = load_content(content_dir, frozenset(previous.trusted) if previous else frozenset(),
-                           memo.files, keep_documents=config.run_pages)
+                           memo.files, keep_documents=config.run_pages, progress=progress.at)
     validated = None  # the runs to store for the next command-line build, if they changed (at the end)
     if not kept:
         if content.read or memo.files.keys() != content.digests.keys():  # (a file read anew, or one gone)
             validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
         memo.files = {}  # a one-off build needs them no longer
     lap("read and validate content")
+    progress.phase("grouping and ranking")
     lb = build_leaderboard(content, reference=config.reference, memo=memo.problems)
     lap("group and rank")
+    progress.phase("planning pages")
     warnings = list(content.warnings)
     notes: list[str] = []
     urls = Urls(config.base_path)
@@ -311,7 +316,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             stale = sorted(p for p in was if p not in outputs)
     lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
-        written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer)
+        written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer, progress)
         # The last manifest's list, brought up to date in place (it is about to be replaced whole;
         # until then the "applying" mark makes any reader take it for stale).
         outputs_made = previous.outputs
@@ -325,7 +330,7 @@ def _build(config: Config, memo: Memo | None) -> BuildResult:
             for page in listing_pages:
                 if callable(page.context):
                     page.values()
-        sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer))
+        sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer, progress))
         outputs_made = {p: [output_keys[p], sizes[p]] for p in outputs}
         changed = sorted(outputs)
     lap("render and write")
@@ -462,7 +467,7 @@ class _Renderer:
 INCREMENTAL_MAX_SHARE = 0.3
 
 
-def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Renderer") -> dict[str, int]:
+def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Renderer", progress: "_Progress") -> dict[str, int]:
     """Make the changed outputs beside the site, then move them in and delete stale ones.
 
     Everything that can fail (rendering, a full disk) happens before the site is touched. The
@@ -480,7 +485,7 @@ def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Rendere
     try:
         if interrupted_early():
             raise KeyboardInterrupt
-        sizes = _write_outputs(staging, changed, render)
+        sizes = _write_outputs(staging, changed, render, progress)
         with _sigint_held() as interrupted_moves:
             cache.applying_path(out).touch()
             for path in sorted(changed):
@@ -513,7 +518,7 @@ def _workers() -> int:
     return max(1, min(cpus, 8))
 
 
-def _write_outputs(staging: Path, outputs: dict, render: _Renderer) -> dict[str, int]:
+def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _Progress) -> dict[str, int]:
     """Make and write every output into staging; return each file's size.
 
     Big sites are written by forked worker processes (they inherit the planned outputs, so nothing
@@ -523,14 +528,13 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer) -> dict[str,
     for folder in sorted({p.rpartition("/")[0] for p in paths if "/" in p}):
         (staging / folder).mkdir(parents=True, exist_ok=True)
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
-    progress = _Progress(len(paths))
+    progress.phase("writing", len(paths))
     workers = _workers()
     if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         sizes: dict[str, int] = {}
         for chunk in chunks:
             sizes.update(_write_chunk_in(staging, outputs, render, chunk))
             progress.advance(len(chunk))
-        progress.done()
         return sizes
     global _FORKED_JOB
     _FORKED_JOB = (staging, outputs, render, chunks)
@@ -544,7 +548,6 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer) -> dict[str,
                 progress.advance(len(result))
     finally:
         _FORKED_JOB = None
-        progress.done()
     return sizes
 
 
@@ -589,25 +592,44 @@ class _Lap:
 
 
 class _Progress:
-    """A one-line progress count on a terminal, for builds long enough to wonder about; else silent."""
+    """What a build is doing, on one line of a terminal once it has run PROGRESS_AFTER seconds
+    (reading and writing say how far they are); silent when stderr is not a terminal."""
 
-    def __init__(self, total: int):
-        self.total, self.done_count = total, 0
-        self.started = time.perf_counter()
-        self.shown = False
-        self.enabled = sys.stderr.isatty() and total > 0
+    def __init__(self, started: float, enabled: bool):
+        self.started, self.enabled = started, enabled
+        self.shown, self.last_shown = False, 0.0
+        self.label, self.total, self.count = "", 0, 0
+
+    def phase(self, label: str, total: int = 0) -> None:
+        self.label, self.total, self.count = label, total, 0
+        self._show(force=True)
+
+    def at(self, count: int, total: int) -> None:
+        self.count, self.total = count, total
+        self._show(force=count >= total)
 
     def advance(self, n: int) -> None:
-        self.done_count += n
-        if self.enabled and time.perf_counter() - self.started > 1.0:
-            self.shown = True
-            sys.stderr.write(f"\rwriting {self.done_count}/{self.total} files")
-            sys.stderr.flush()
+        self.at(self.count + n, self.total)
+
+    def _show(self, force: bool) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self.started < PROGRESS_AFTER or (not force and now - self.last_shown < 0.1):
+            return
+        self.shown, self.last_shown = True, now
+        files = "file" if self.total == 1 else "files"
+        text = f"{self.label}: {self.count:,} of {self.total:,} {files}" if self.total else f"{self.label}…"
+        sys.stderr.write("\r\033[K" + text)
+        sys.stderr.flush()
 
     def done(self) -> None:
+        """Clear the line (what the build says next starts on a clean one)."""
         if self.shown:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
+            self.shown = False
+
+
+PROGRESS_AFTER = 1.0  # seconds: a quicker build says nothing until it is done
 
 
 def _template_problem(e: jinja2.TemplateError, template: str) -> str:

@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import NamedTuple
 
 from pydantic import ValidationError
@@ -177,7 +178,7 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
 
 
 def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
-                 keep_documents: bool = True) -> Content:
+                 keep_documents: bool = True, progress: Callable[[int, int], None] | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
@@ -190,6 +191,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
 
     `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
     whole document is then read again from its file if it is asked for.
+
+    `progress(done, total)` is told of each file read (for a progress line).
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -199,7 +202,10 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     run_names: dict[str, Source] = {}
     notes = 0  # "stopped reading" lines: said, but not problems themselves
 
-    for path in _content_files(content_dir, content.warnings):
+    paths = _content_files(content_dir, content.warnings)
+    for done, path in enumerate(paths, 1):
+        if progress is not None:
+            progress(done, len(paths))
         rel = path.relative_to(content_dir).as_posix()
         shown = display(path)
         if rel.startswith("pages/") and rel.count("/") == 1 and path.suffix == ".md":

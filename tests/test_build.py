@@ -292,3 +292,32 @@ def test_parallel_writers_give_the_same_site_as_one(project, monkeypatch):
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
     project.built()
     assert project.snapshot() == serial
+
+
+def test_a_long_build_says_what_it_is_doing_on_a_terminal_and_nothing_elsewhere(project, monkeypatch,
+                                                                                  always_incremental):
+    import sys
+
+    from kindex_site import build as build_module
+
+    project.write("content/a.json", [seed_problem_run("h", f"Impl {i}", 1000 + i) for i in range(3)])
+    project.write("content/b.json", SEED)
+    code, out, err = project.build()  # not a terminal (a log, CI): no progress line, whatever the time
+    assert code == 0 and "\r" not in err and "\033" not in err and "writing" not in err
+
+    monkeypatch.setattr(build_module, "PROGRESS_AFTER", 0.0)  # as if each build had run for a second
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    code, out, err = project.build("--clean")
+    assert code == 0 and out.startswith("Built ")
+    shown = [part.removeprefix("\033[K") for part in err.split("\r")]
+    assert "reading content: 2 of 2 files" in shown
+    assert "grouping and ranking…" in shown and "planning pages…" in shown
+    files = sum(1 for p in (project.root / "site").rglob("*") if p.is_file()) - 1  # (less the marker)
+    assert f"writing: {files} of {files} files" in shown
+    # The line is cleared before anything else is said: no progress text is left on the terminal.
+    assert all(line.startswith("note: ") for line in err.rsplit("\r\033[K", 1)[1].splitlines())
+
+    project.write("content/b.json", bundle(mean=5_120_000))  # an incremental build says so too
+    code, out, err = project.build()
+    changed = int(re.search(r", (\d+) files changed", out).group(1))  # (none removed: all written)
+    assert f"writing: {changed} of {changed} files" in [part.removeprefix("\033[K") for part in err.split("\r")]
