@@ -87,13 +87,41 @@ class _ProblemOutputs:
     """Everything that shows one problem's runs: its page, run pages, API document and CSVs."""
 
     made_from: tuple
-    pages: list[Page]
-    outputs: dict[str, object]  # output path → its Page, a dict (JSON) or a function making bytes
+    page_urls: list[str]
+    outputs: dict[str, object]  # output path → its Page, a dict (JSON) or a function making bytes (or UNPLANNED)
     keys: dict[str, str]  # output path → key
     claims: dict[str, str]  # casefolded output path → what claims it
     problem_keys: cache.ProblemKeys
     # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
     fragments: dict[tuple, tuple] = field(default_factory=dict)
+    plan: tuple | None = None  # as the last command-line build stored it (cache.read_plans), if taken from there
+
+    def stored(self) -> tuple:
+        """What cache.write_plans keeps of it: all but the outputs' makers."""
+        if self.plan is not None:
+            return self.plan
+        pages = tuple(p for p, item in self.outputs.items() if isinstance(item, Page))
+        files = tuple(p for p, item in self.outputs.items() if not isinstance(item, Page))
+        pk = self.problem_keys
+        return (self.made_from, pages, files, tuple(self.keys[p] for p in pages + files),
+                (pk.problem, pk.board, pk.host, pk.implementation))
+
+
+# The maker of an output a stored plan names: made for real (_problem_outputs) only if it must be written.
+UNPLANNED = object()
+
+
+def _planned(slug: str, plan: tuple) -> _ProblemOutputs:
+    """A problem's outputs as a command-line build stored them: the same `made_from` gives the same
+    paths, keys and claims (they are made from nothing else), so an unchanged problem is not planned
+    again. (Their makers are not stored: see UNPLANNED.)"""
+    made_from, pages, files, keys, pk = plan
+    claims = {p.casefold(): f"page /{p.removesuffix('index.html')}" for p in pages}
+    claims.update((p.casefold(), f"API document /{p}" if p.endswith(".json") else f"CSV of a table of {slug}")
+                  for p in files)
+    return _ProblemOutputs(made_from, [p.removesuffix("index.html") for p in pages],
+                           dict.fromkeys(pages + files, UNPLANNED), dict(zip(pages + files, keys)), claims,
+                           cache.ProblemKeys(*pk), plan=plan)
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
@@ -117,7 +145,7 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     claims = {page.output_path.casefold(): f"page /{page.url}" for page in pages}
     claims.update((path.casefold(), f"API document /{path}" if path.endswith(".json") else
                    f"CSV of a table of {problem.slug}") for path in files)
-    return _ProblemOutputs(made_from, pages, outputs, keys, claims, pk)
+    return _ProblemOutputs(made_from, [page.url for page in pages], outputs, keys, claims, pk)
 
 
 _last_build_objects: list = []  # what the last one-off build made (see the end of _build)
@@ -220,14 +248,28 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
 
     base = cache.base_key(settings, content)
     groups: dict[str, _ProblemOutputs] = {}
+    # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
+    plans = {} if kept else cache.read_plans(out)
     for problem in lb.problems:
         made_from = (lb.problem_keys[problem.slug], base, urls.base_path, config.run_pages)
         held = memo.outputs.get(problem.slug)
         if held is None or held.made_from != made_from:
-            held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from,
-                                    config.board_csvs, config.api_entries)
+            plan = plans.get(problem.slug)
+            if plan is not None and plan[0] == made_from:
+                held = _planned(problem.slug, plan)
+            else:
+                held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from,
+                                        config.board_csvs, config.api_entries)
         groups[problem.slug] = held
     memo.outputs = groups
+
+    def plan_for_real(slugs) -> None:
+        """Make the outputs of problems taken from stored plans, for writing them."""
+        of_slug = {p.slug: p for p in lb.problems}
+        for slug in slugs:
+            group = groups[slug] = _problem_outputs(lb, of_slug[slug], urls, config.run_pages, base,
+                                                    groups[slug].made_from, config.board_csvs, config.api_entries)
+            outputs.update(group.outputs)
     def problem_row(template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
         # Kept with the problem's outputs (they go when those are made again), one per template and
         # page (variant[0]); a row made for other columns (variant[1:]) is replaced.
@@ -240,8 +282,8 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
         return held[1]
 
     listing_pages = site_pages(lb, urls, markdown_html, problem_row)
-    pages = list(listing_pages)
-    for page in pages:
+    page_urls = [page.url for page in listing_pages]
+    for page in listing_pages:
         claim(page.output_path, page, f"page /{page.url}")
     for group in groups.values():  # a problem's outputs at once (tens of thousands of paths on a big site)
         if len(group.claims) != len(group.outputs) or not claimed_by.keys().isdisjoint(group.claims):
@@ -249,7 +291,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
                 claim(path, data, group.claims[path.casefold()])
         claimed_by.update(group.claims)
         outputs.update(group.outputs)
-        pages += group.pages
+        page_urls += group.page_urls
     # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
     claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
     for path, make_doc in api_documents(lb, urls).items():
@@ -257,7 +299,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     claim(publish.SCHEMA_PATH, publish.json_schema_bytes, "the content format's JSON Schema")  # (made if changed)
     claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
-        page_urls = sorted(p.url for p in pages)
+        page_urls.sort()
         claim("sitemap.xml", partial(publish.sitemap_xml, absolute, page_urls), "the sitemap")
         def feed() -> bytes:  # made only when its key changed
             return publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
@@ -316,6 +358,9 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
             stale = sorted(p for p in was if p not in outputs)
     lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
+        unplanned = {p for p in changed if outputs[p] is UNPLANNED}
+        if unplanned:  # (the site is not what the plans were stored with: a file of an unchanged problem is missing)
+            plan_for_real([slug for slug, g in groups.items() if g.plan is not None and not unplanned.isdisjoint(g.keys)])
         written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer, progress)
         # The last manifest's list, brought up to date in place (it is about to be replaced whole;
         # until then the "applying" mark makes any reader take it for stale).
@@ -326,6 +371,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
             outputs_made[p] = [output_keys[p], size]
     else:
         cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
+        plan_for_real([slug for slug, g in groups.items() if g.plan is not None])
         if kept:  # rows made in worker processes would be lost to the memo: make them here first
             for page in listing_pages:
                 if callable(page.context):
@@ -337,7 +383,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     sizes = {p: made[1] for p, made in outputs_made.items()}
     warnings += publish.size_warnings(sizes, display(out))
     warnings += publish.size_advice(sizes, config.api_entries)
-    summary = {"pages": len(pages), "runs": len(content.runs), "files": len(outputs)}
+    summary = {"pages": len(page_urls), "runs": len(content.runs), "files": len(outputs)}
     manifest = cache.Manifest(
         settings=settings, inputs=inputs, outputs=outputs_made,
         trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
@@ -345,14 +391,16 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     memo.manifest = (cache.write_manifest(out, manifest), manifest)
     if validated is not None:
         cache.write_runs(out, file_records(validated, content.digests))
+    if not kept and (plans.keys() != groups.keys() or any(g.plan is None for g in groups.values())):
+        cache.write_plans(out, {slug: g.stored() for slug, g in groups.items()})
     memo.written = (dict(groups), list(others))
     if not kept:
         # A one-off build is followed by the process's end (cli.run skips the interpreter's
         # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
         # one-run rebuild. They are dropped when the next build in this process starts.
-        _last_build_objects[:] = [content, lb, outputs, groups, output_keys, claimed_by, pages]
+        _last_build_objects[:] = [content, lb, outputs, groups, output_keys, claimed_by, page_urls, plans]
     return BuildResult(
-        pages=len(pages), runs=len(content.runs), files=len(outputs),
+        pages=len(page_urls), runs=len(content.runs), files=len(outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
         changed=len(changed) + (len(stale) if stale else 0), timings=lap.done("save the manifest"),
     )

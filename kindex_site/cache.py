@@ -93,8 +93,8 @@ def manifest_stamp(out: Path) -> tuple | None:
 
 
 def forget(out: Path, runs: bool = False) -> None:
-    """Drop the manifest (and with `runs`, the validated runs: a --clean build starts from nothing)."""
-    for path in (manifest_path(out), runs_path(out)) if runs else (manifest_path(out),):
+    """Drop the manifest (and with `runs`, the validated runs and plans: a --clean build starts from nothing)."""
+    for path in (manifest_path(out), runs_path(out), plans_path(out)) if runs else (manifest_path(out),):
         try:
             path.unlink()
         except OSError:
@@ -153,6 +153,38 @@ def write_runs(out: Path, entries) -> None:
             blob = marshal.dumps(entry)
             f.write(len(blob).to_bytes(8, "little"))
             f.write(blob)
+    os.replace(temp, path)
+
+
+# --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
+
+
+PLANS_FORMAT = b"kindex-site plans 1 " + sys.version.split()[0].encode() + b"\n"
+
+
+def plans_path(out: Path) -> Path:
+    return manifest_path(out).with_suffix(".plans")
+
+
+def read_plans(out: Path) -> dict:
+    """Problem slug → what the last command-line build planned for it (keyed inside by what it was
+    made from: settings and code included); nothing when missing, damaged or of another format."""
+    try:
+        data = plans_path(out).read_bytes()
+        if data.startswith(PLANS_FORMAT):
+            plans = marshal.loads(data[len(PLANS_FORMAT):])
+            if isinstance(plans, dict):
+                return plans
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return {}
+
+
+def write_plans(out: Path, plans: dict) -> None:
+    path = plans_path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".tmp")
+    temp.write_bytes(PLANS_FORMAT + marshal.dumps(plans))
     os.replace(temp, path)
 
 

@@ -292,3 +292,46 @@ def test_a_damaged_cache_of_runs_is_read_around(project, always_incremental, dam
         stored.write_bytes(header + b"\n" + body[: len(body) // 2])
     CHANGES["a-mean-reorders-a-board"](project)
     rebuild_matches_clean(project)
+
+
+def test_a_command_line_rebuild_plans_only_the_changed_problem(project, monkeypatch, always_incremental):
+    from kindex_site import build as build_module
+
+    corpus(project)
+    project.built()
+    assert (project.root / ".kindex-cache/site.plans").is_file()
+    planned = []
+    real = build_module._problem_outputs
+    monkeypatch.setattr(build_module, "_problem_outputs",
+                        lambda lb, problem, *rest: planned.append(problem.slug) or real(lb, problem, *rest))
+    CHANGES["a-mean-reorders-a-board"](project)  # one run of one problem
+    code, out, err = project.build()
+    assert code == 0 and "changed" in out, err
+    assert len(planned) == 1  # the others' paths and keys came from the last build's plans
+    monkeypatch.setattr(build_module, "_problem_outputs", real)
+    rebuild_matches_clean(project)
+
+
+def test_plans_that_do_not_fit_the_site_are_made_for_real(project, always_incremental):
+    """Plans stored by one build, a site written by another: what must be written is made, not assumed."""
+    corpus(project)
+    project.write("kindex.toml", 'title = "First"\n')
+    project.built()
+    plans = project.root / ".kindex-cache/site.plans"
+    first_plans = plans.read_bytes()
+    project.write("kindex.toml", 'title = "Second"\n')
+    project.built()  # every page re-made: its title is in each
+    plans.write_bytes(first_plans)  # plans that fit "First", a site and manifest of "Second"
+    project.write("kindex.toml", 'title = "First"\n')
+    rebuild_matches_clean(project)
+    assert "<title>Kernel" not in project.page("/") and "First" in project.page("/")
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00\xffnot marshal", b"kindex-site plans 0\n"])
+def test_damaged_plans_are_read_around(project, always_incremental, damage):
+    corpus(project)
+    project.built()
+    plans = project.root / ".kindex-cache/site.plans"
+    plans.write_bytes(plans.read_bytes()[:30] + damage if damage.startswith(b"\x00") else damage)
+    CHANGES["a-mean-reorders-a-board"](project)
+    rebuild_matches_clean(project)
