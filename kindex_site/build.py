@@ -358,9 +358,11 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
             stale = sorted(p for p in was if p not in outputs)
     lap("compare with the last build")
     if changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs):
+        # (A file of an unchanged problem to write: the site is not the one its plan was stored with.)
         unplanned = {p for p in changed if outputs[p] is UNPLANNED}
-        if unplanned:  # (the site is not what the plans were stored with: a file of an unchanged problem is missing)
-            plan_for_real([slug for slug, g in groups.items() if g.plan is not None and not unplanned.isdisjoint(g.keys)])
+        if unplanned:
+            plan_for_real([slug for slug, g in groups.items()
+                           if g.plan is not None and not unplanned.isdisjoint(g.keys)])
         written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer, progress)
         # The last manifest's list, brought up to date in place (it is about to be replaced whole;
         # until then the "applying" mark makes any reader take it for stale).
@@ -515,7 +517,8 @@ class _Renderer:
 INCREMENTAL_MAX_SHARE = 0.3
 
 
-def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Renderer", progress: "_Progress") -> dict[str, int]:
+def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Renderer",
+                   progress: "_Progress") -> dict[str, int]:
     """Make the changed outputs beside the site, then move them in and delete stale ones.
 
     Everything that can fail (rendering, a full disk) happens before the site is touched. The
