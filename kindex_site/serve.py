@@ -567,6 +567,7 @@ def inject(body: bytes, builder: Builder) -> bytes:
 
 def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", port: int = 8000) -> int:
     """Build, serve and rebuild until Ctrl-C. Returns the exit status."""
+    gc.enable()  # (cli.run turns the cycle collector off for one-shot commands; this one runs on)
     config = load_config(config_path, overrides)
     builder = Builder(config_path, overrides, config)
     _private_folder(builder.out.parent)
