@@ -116,9 +116,7 @@ def _planned(slug: str, plan: tuple) -> _ProblemOutputs:
     paths, keys and claims (they are made from nothing else), so an unchanged problem is not planned
     again. (Their makers are not stored: see UNPLANNED.)"""
     made_from, pages, files, keys, pk = plan
-    claims = {p.casefold(): f"page /{p.removesuffix('index.html')}" for p in pages}
-    claims.update((p.casefold(), f"API document /{p}" if p.endswith(".json") else f"CSV of a table of {slug}")
-                  for p in files)
+    claims = _claims(slug, [p.removesuffix("index.html") for p in pages], files)
     return _ProblemOutputs(made_from, [p.removesuffix("index.html") for p in pages],
                            dict.fromkeys(pages + files, UNPLANNED), dict(zip(pages + files, keys)), claims,
                            cache.ProblemKeys(*pk), plan=plan)
@@ -142,10 +140,16 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
         files[path] = partial(_board_csv, board, urls)
         keys[path] = pk.board[board.anchor]
     outputs: dict[str, object] = {page.output_path: page for page in pages} | files
-    claims = {page.output_path.casefold(): f"page /{page.url}" for page in pages}
+    page_urls = [page.url for page in pages]
+    return _ProblemOutputs(made_from, page_urls, outputs, keys, _claims(problem.slug, page_urls, files), pk)
+
+
+def _claims(slug: str, page_urls: list[str], files) -> dict[str, str]:
+    """Casefolded output path → what claims it, for a problem's pages (by URL) and other files."""
+    claims = {(url + "index.html").casefold(): f"page /{url}" for url in page_urls}
     claims.update((path.casefold(), f"API document /{path}" if path.endswith(".json") else
-                   f"CSV of a table of {problem.slug}") for path in files)
-    return _ProblemOutputs(made_from, [page.url for page in pages], outputs, keys, claims, pk)
+                   f"CSV of a table of {slug}") for path in files)
+    return claims
 
 
 _last_build_objects: list = []  # what the last one-off build made (see the end of _build)

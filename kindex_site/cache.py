@@ -71,11 +71,7 @@ def applying_path(out: Path) -> Path:
 
 def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
     """Write it; return its stamp (see manifest_stamp)."""
-    path = manifest_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(path.name + ".tmp")
-    temp.write_bytes(FORMAT + marshal.dumps(dict(manifest.__dict__)))
-    os.replace(temp, path)
+    _write_whole(manifest_path(out), FORMAT + marshal.dumps(dict(manifest.__dict__)))
     applying_path(out).unlink(missing_ok=True)  # the manifest now says what the site holds
     return manifest_stamp(out)
 
@@ -181,10 +177,14 @@ def read_plans(out: Path) -> dict:
 
 
 def write_plans(out: Path, plans: dict) -> None:
-    path = plans_path(out)
+    _write_whole(plans_path(out), PLANS_FORMAT + marshal.dumps(plans))
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write a cache file whole or not at all (a reader never sees half of it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
-    temp.write_bytes(PLANS_FORMAT + marshal.dumps(plans))
+    temp.write_bytes(data)
     os.replace(temp, path)
 
 

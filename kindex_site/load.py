@@ -15,9 +15,9 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import NamedTuple
 
 from pydantic import ValidationError
