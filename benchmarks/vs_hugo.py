@@ -4,7 +4,9 @@
 For each corpus: lay it out as a Hugo project (../shared/bench/hugo_peer.py), then for several
 rounds, alternating, time `hugo` (a full build into an empty folder), `kindex-site build` into an
 empty folder with no cache (full: the same start as Hugo's), then again with nothing changed (no-op)
-and with one run changed (one file).
+and with one run changed (one file). Then `kindex-site build --watch` runs, and one run is changed
+again several times: each is timed from just before the file is written to the watcher's
+"Rebuilt in" line (the file-system event, the rebuild and the site's files in place).
 Prints medians, the ratios kindex/Hugo-full and peak RSS. Absolute times drift on shared
 machines; ratios measured in one run are what to compare.
 
@@ -18,12 +20,15 @@ import argparse
 import json
 import os
 import platform
+import queue
 import re
+import signal
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import date
 from pathlib import Path
@@ -65,6 +70,40 @@ def touch_one_run(content: Path, flip: bool) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
+def watched_edits(project: Path, kindex: list[str], edits: int, flip_first: bool) -> list[float]:
+    """Seconds from a one-run edit to `build --watch` saying it rebuilt, for each of `edits` edits."""
+    err_path = project / "watch.err"
+    with open(err_path, "w") as err:
+        proc = subprocess.Popen([*kindex, "build", "--watch"], cwd=project, stdout=subprocess.PIPE, stderr=err,
+                                text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+
+    def next_line(starting: tuple[str, ...]) -> str:
+        while True:
+            try:
+                line = lines.get(timeout=600)
+            except queue.Empty:
+                proc.kill()
+                sys.exit(f"build --watch said nothing for 10 minutes:\n{err_path.read_text()}")
+            if line.startswith(starting):
+                return line
+
+    try:
+        next_line(("Watching",))
+        seconds = []
+        for i in range(edits):
+            time.sleep(0.5)  # the watcher idle again
+            started = time.perf_counter()
+            touch_one_run(project / "content", flip=(i % 2 == 0) == flip_first)
+            next_line(("Rebuilt in", "Fixed; rebuilt in"))
+            seconds.append(time.perf_counter() - started)
+        return seconds
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+
+
 def bench(size: str, rounds: int, work: Path) -> dict:
     project = make_project(size, work)
     hugo_dir = project / "hugo"
@@ -89,6 +128,8 @@ def bench(size: str, rounds: int, work: Path) -> dict:
             rss[name] = max(rss.get(name, 0), peak)
             if name == "full":
                 pages = re.search(r"Built (\d+) pages from (\d+) runs", out).group(0)
+    # (The last one-run round wrote flip=(rounds - 1) % 2 == 0: the first watched edit writes the other.)
+    results["watch"] = watched_edits(project, kindex, max(5, rounds), flip_first=(rounds - 1) % 2 != 0)
     med = {k: statistics.median(v) for k, v in results.items()}
     return {"size": size, "what": pages, "median": med, "rss": rss}
 
@@ -113,13 +154,13 @@ def main() -> int:
           f"· Hugo {hugo_version} · median of {args.rounds} rounds · in {args.work or tempfile.gettempdir()}")
     print()
     print("| corpus | built | Hugo full | kindex full (ratio) | no-op (÷ Hugo full) | one run changed (÷ Hugo full) "
-          "| peak RSS Hugo / kindex full |")
-    print("|---|---|---|---|---|---|---|")
+          "| one run changed, `--watch` (÷ Hugo full) | peak RSS Hugo / kindex full |")
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         m, rss = row["median"], row["rss"]
         print(f"| {row['size']} | {row['what']} | {m['hugo']:.2f} s | {m['full']:.2f} s ({m['full'] / m['hugo']:.2f}) "
               f"| {m['noop']:.2f} s ({m['noop'] / m['hugo']:.3f}) | {m['one']:.2f} s ({m['one'] / m['hugo']:.3f}) "
-              f"| {rss['hugo'] // 1024} / {rss['full'] // 1024} MiB |")
+              f"| {m['watch']:.2f} s ({m['watch'] / m['hugo']:.3f}) | {rss['hugo'] // 1024} / {rss['full'] // 1024} MiB |")
     return 0
 
 

@@ -21,6 +21,7 @@ import hashlib
 import json
 import marshal
 import os
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,13 @@ def forget(out: Path, runs: bool = False) -> None:
             path.unlink()
         except OSError:
             pass
+    if runs:
+        shutil.rmtree(templates_path(out), ignore_errors=True)
+
+
+def templates_path(out: Path) -> Path:
+    """Compiled templates (Jinja's bytecode cache: each file checked against its template's source)."""
+    return out.parent / ".kindex-cache" / f"{out.name}.templates"
 
 
 # --- validated runs, for the next command-line build (load.file_records / restore_files) -----------

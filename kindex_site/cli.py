@@ -20,7 +20,8 @@ SITE_COMMANDS = ("build", "check", "serve")
 
 EXAMPLES = {
     "build": "example:\n  kindex-site build                      # content/ → site/, settings from ./kindex.toml\n"
-             "  kindex-site build --content data --out public --base-url https://me.github.io/board/",
+             "  kindex-site build --content data --out public --base-url https://me.github.io/board/\n"
+             "  kindex-site build --watch              # rebuild site/ on every change until Ctrl-C",
     "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem\n"
              "  kindex-site check --strict             # warnings count as problems too",
     "serve": "example:\n  kindex-site serve                      # http://127.0.0.1:8000/, rebuilt on every change\n"
@@ -55,6 +56,9 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--timings", action="store_true", help="print how long each phase of the build took")
     p.add_argument("--clean", action="store_true",
                    help="ignore what the last build left in .kindex-cache/ and make every file anew")
+    p.add_argument("--watch", action="store_true",
+                   help="stay running and rebuild whenever content, templates, static files or the config "
+                        "change (Ctrl-C stops); a rebuild redoes only what changed, in memory")
     p.set_defaults(run=_build)
 
     p = commands.add_parser("check", help="validate content/ without writing anything", epilog=EXAMPLES["check"],
@@ -101,6 +105,11 @@ def _print_warnings(warnings: list[str]) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
+    if args.watch:
+        from .watch import watch_build
+
+        return watch_build(args.config, {"content_dir": args.content, "output_dir": args.out,
+                                         "base_url": args.base_url}, clean=args.clean, timings=args.timings)
     config = _config(args)
     if args.clean:
         from .cache import forget

@@ -7,9 +7,8 @@ added to HTML responses on the way out, and exist nowhere on disk.
 
 Three kinds of thread:
 
-- the main thread builds (one rebuild at a time; changes that arrive meanwhile fold into the next),
-  so that Ctrl-C during a build is handled exactly as in `kindex-site build`;
-- a daemon thread watches content/, templates/, static/ (watchfiles) and the config file;
+- the main thread builds, and a daemon thread watches content/, templates/, static/ and the config
+  file: both as in `kindex-site build --watch` (watch.py);
 - `ThreadingHTTPServer` answers requests in daemon threads, under the base path as GitHub Pages
   would: `x/` → `x/index.html`, `x` → 301 to `x/` for a folder, anything missing → `404.html`
   with status 404; anything leaving the folder (`..`, encoded slashes, backslashes, NUL, dotfiles,
@@ -27,29 +26,22 @@ import html
 import json
 import os
 import re
-import secrets
 import signal
 import socket
 import socketserver
 import sys
 import threading
-import time
-import traceback
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote
 
-from .config import CONFIG_FILE, Config, load_config
-from .errors import KindexError, display, plural, summarize
+from .config import load_config
+from .errors import display, plural
+from .watch import Builder, _as_interrupt, _hold, _problem, watch
 
 SERVE_DIR = ".kindex-serve"  # beside kindex.toml; holds site/ and the incremental manifest
 INTERNAL = "__kindex/"  # not a possible page name (those start with a letter or digit)
-MARKER = ".kindex-site"  # what build() writes into every folder it made (build.MARKER)
-
-STEP_MS = 10  # a burst of file events ends after this long without another (an editor's save)
-DEBOUNCE_MS = 1600  # ... or after this long at most
-POLL_MS = 300  # how often the watcher looks at the config file and at which folders exist
 LONG_POLL_S = 25.0  # an events request waits this long for a change before answering anyway
 WAIT_FOR_BUILD_S = 120.0  # a request for a missing file waits for a running build, at most this long
 
@@ -98,285 +90,6 @@ OVERLAY_STYLE = (
     "padding:1rem 1.25rem;background:#3b0a0a;color:#fff;font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,"
     "Consolas,monospace;box-shadow:0 4px 24px rgba(0,0,0,.5);text-align:left"
 )
-
-
-class Builder:
-    """The state shared by the three kinds of thread, guarded by one condition variable."""
-
-    def __init__(self, config_path: Path | None, overrides: dict, config: Config):
-        self.config_path = config_path
-        self.overrides = {k: v for k, v in overrides.items() if v is not None}
-        self.out = (config.root / SERVE_DIR / "site").absolute()
-        self.overrides["output_dir"] = str(self.out)
-        self.config = config  # the last config that loaded: it says which folders to watch
-        from .build import Memo
-
-        self.memo = Memo()  # what rebuilds reuse: validated files, ranked problems, planned pages
-        self.cond = threading.Condition()
-        self.instance = secrets.token_hex(4)  # a restarted server's pages reload too
-        self.generation = 0  # bumped whenever what a page shows may have changed
-        self.builds = 0  # rebuilds finished, successful or not
-        self.errors: list[str] = []
-        self.building = True  # the first build is about to start
-        self.pending: list[str] = []  # paths changed since the current or last rebuild began
-        self.requested = False
-        self.watching = False
-        self.stopping = False
-        self.base_path = config.base_path  # of the site being served (the last good build)
-        self.last: dict = {}
-        self.shown_warnings: list[str] | None = None
-
-    # --- used by the watcher and the HTTP threads -------------------------------------------
-
-    @property
-    def version(self) -> str:
-        return f"{self.instance}-{self.generation}"
-
-    def request(self, paths: list[str]) -> None:
-        with self.cond:
-            self.pending += paths
-            self.requested = True
-            self.cond.notify_all()
-
-    def status(self) -> dict:
-        with self.cond:
-            return {
-                "version": self.version, "build": self.builds, "building": self.building, "pending": self.requested,
-                "watching": self.watching, "ok": not self.errors, "errors": [_problem(line) for line in self.errors],
-                "base": self.base_path, "site": str(self.out), "last": self.last,
-            }
-
-    def has_site(self) -> bool:
-        return (self.out / MARKER).is_file()
-
-    def wait_for_build(self, timeout: float) -> None:
-        """Until no rebuild is running or asked for (a file may be on its way into the site)."""
-        with self.cond:
-            self.cond.wait_for(lambda: not (self.building or self.requested) or self.stopping, timeout)
-
-    def wait_for_change(self, since: str, timeout: float) -> None:
-        with self.cond:
-            self.cond.wait_for(lambda: self.version != since or self.stopping, timeout)
-
-    def watched(self) -> tuple[tuple[str, ...], Path]:
-        """The folders to watch that exist, and the config file (watched by polling its stat)."""
-        config = self.config
-        folders: list[str] = []
-        for name in ("content_dir", "templates_dir", "static_dir"):
-            folder = Path(getattr(config, name))  # the project's own (not the bundled defaults)
-            folder = (folder if folder.is_absolute() else config.root / folder).absolute()
-            if folder.is_dir() and str(folder) not in folders:
-                folders.append(str(folder))
-        return tuple(folders), self.config_path or Path(CONFIG_FILE)
-
-    # --- the main thread ---------------------------------------------------------------------
-
-    def run_forever(self) -> None:
-        while True:
-            self.next_rebuild()
-
-    def next_rebuild(self, timeout: float | None = None) -> bool:
-        """Wait for a change, then rebuild once for everything that changed since the last one began."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self.cond:
-            while not self.requested:
-                if deadline is not None and time.monotonic() >= deadline:
-                    return False
-                self.cond.wait(0.5)  # with a timeout, so that Ctrl-C is seen at once
-            self.requested = False
-            paths, self.pending = self.pending, []
-        self.rebuild(paths)
-        return True
-
-    def rebuild(self, paths: list[str], first: bool = False) -> None:
-        from . import cache
-        from .build import build
-
-        started, clock = time.time(), time.perf_counter()
-        with self.cond:
-            self.building = True
-        result = config = None
-        try:
-            try:
-                config = load_config(self.config_path, self.overrides)
-                self.config = config
-                # A saved file goes straight to the build (which compares anyway); otherwise (the first
-                # build, an editor's scratch file come and gone) ask the manifest first: nothing to do?
-                saved = any(os.path.isfile(p) for p in paths)
-                if not self.errors and not saved and cache.up_to_date(config, os.environ) is not None:
-                    result = "unchanged"
-                else:
-                    result = build(config, memo=self.memo)
-                    if first:
-                        # What the first build made lives as long as the server (most of it in the
-                        # memo): out of the cycle collector's sight, whose full passes over it would
-                        # otherwise stall a later rebuild or request by most of a second on a big site.
-                        gc.freeze()
-            except KindexError as e:
-                self._failed(e.problems, summarize(e), started, clock, paths)
-            except Exception as e:  # a bug in kindex-site: say so, keep serving what there is
-                traceback.print_exc()
-                line = f"kindex-site: internal error: {type(e).__name__}: {e}"
-                self._failed([line], "an internal error", started, clock, paths)
-            else:
-                self._built(result, config, started, clock, paths, first)
-        finally:
-            with self.cond:
-                self.building = False
-                self.cond.notify_all()
-
-    def _failed(self, problems: list[str], summary: str, started: float, clock: float, paths: list[str]) -> None:
-        seconds = time.perf_counter() - clock
-        with self.cond:
-            if problems != self.errors:
-                self.generation += 1  # the overlay changes
-            self.errors = list(problems)
-            self.builds += 1
-            self.last = {"result": "failed", "started": started, "finished": time.time(), "seconds": seconds,
-                         "changed": 0, "timings": {}, "paths": paths[:20]}
-            self.cond.notify_all()
-        for line in problems:
-            print(line, file=sys.stderr)
-        keep = ("still serving the last good site" if self.has_site()
-                else "nothing to serve until they are fixed")
-        print(f"error: {summary}; {keep}", file=sys.stderr, flush=True)
-
-    def _built(self, result, config: Config, started: float, clock: float, paths: list[str], first: bool) -> None:
-        from . import cache
-
-        seconds = time.perf_counter() - clock
-        if result == "unchanged":
-            manifest = cache.read_manifest(self.out)
-            warnings, notes = (manifest.warnings, manifest.notes) if manifest else ([], [])
-            changed, timings = 0, {}
-            summary = manifest.summary if manifest else {"pages": 0, "runs": 0}
-        else:
-            warnings, notes, changed, timings = result.warnings, result.notes, result.changed, result.timings
-            summary = {"pages": result.pages, "runs": result.runs}
-        with self.cond:
-            fixed = bool(self.errors)
-            if changed or fixed or self.base_path != config.base_path:
-                self.generation += 1
-            self.errors = []
-            self.base_path = config.base_path
-            self.builds += 1
-            self.last = {"result": "unchanged" if result == "unchanged" else "built", "started": started,
-                         "finished": time.time(), "seconds": seconds, "changed": changed, "timings": timings,
-                         "paths": paths[:20]}
-            self.cond.notify_all()
-        if warnings != self.shown_warnings:
-            for w in warnings:
-                print(f"warning: {w}", file=sys.stderr)
-            self.shown_warnings = list(warnings)
-        if first:
-            for note in notes:
-                print(f"note: {note}", file=sys.stderr)
-            done = "Up to date:" if result == "unchanged" else f"Built in {seconds:.1f} s:"
-            print(f"{done} {plural(summary['pages'], 'page')} from {plural(summary['runs'], 'run')} "
-                  f"→ {display(self.out)}/", flush=True)
-            return
-        if result != "unchanged":  # (nothing is said about an editor's scratch file come and gone)
-            again = "Fixed; rebuilt" if fixed else "Rebuilt"
-            print(f"{again} in {seconds:.2f} s: {plural(changed, 'file')} changed{_changed_paths(paths)}",
-                  flush=True)
-            self._forget_deleted()
-
-    def _forget_deleted(self) -> None:
-        for shown in [k for k in self.memo.files if not os.path.exists(k)]:
-            del self.memo.files[shown]
-
-    def stop(self) -> None:
-        with self.cond:
-            self.stopping = True
-            self.cond.notify_all()
-
-
-def _changed_paths(paths: list[str]) -> str:
-    unique = sorted({display(Path(p)) for p in paths})
-    if not unique:
-        return ""
-    more = f" and {plural(len(unique) - 1, 'more file')}" if len(unique) > 1 else ""
-    return f" ({unique[0]}{more})"
-
-
-_WHERE = re.compile(r"^(?P<file>.*?)(?:\[\d+\]|:\d+)?$")
-
-
-def _problem(line: str) -> dict:
-    """A problem line `where: what` as {file, where, message, line}, for the status document."""
-    where, sep, message = line.partition(": ")
-    if not sep:
-        where, message = "", line
-    return {"file": _WHERE.match(where)["file"], "where": where, "message": message, "line": line}
-
-
-# --- watching ------------------------------------------------------------------------------------
-
-
-class _Filter:
-    """watchfiles' default filter (editor backups, swap files, .git …), and no dotfiles: the build skips them."""
-
-    def __init__(self, folders: tuple[str, ...]):
-        import watchfiles
-
-        self.default = watchfiles.DefaultFilter()
-        self.folders = [Path(f) for f in folders]
-
-    def __call__(self, change, path: str) -> bool:
-        if not self.default(change, path):
-            return False
-        p = Path(path)
-        for folder in self.folders:
-            if p.is_relative_to(folder):
-                return not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        return True
-
-
-def _stamp(path: Path):
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns, st.st_ino
-
-
-def watch(builder: Builder, stop: threading.Event) -> None:
-    """Request a rebuild on every change; restart when the set of folders to watch changes."""
-    import watchfiles
-
-    folders, config_file = builder.watched()
-    stamp = _stamp(config_file)
-    while not stop.is_set():
-        try:
-            if not folders:  # nothing for watchfiles (no content folder yet): poll the config file
-                stop.wait(POLL_MS / 1000)
-                changes: set = set()
-                iterator = iter([changes])
-            else:
-                iterator = watchfiles.watch(*folders, watch_filter=_Filter(folders), step=STEP_MS,
-                                            debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=POLL_MS,
-                                            yield_on_timeout=True, raise_interrupt=False)
-            for changes in iterator:
-                with builder.cond:
-                    builder.watching = True
-                paths = sorted(path for _, path in changes)
-                now = _stamp(config_file)
-                if now != stamp:
-                    stamp = now
-                    paths.append(str(config_file))
-                if paths:
-                    builder.request(paths)
-                if stop.is_set():
-                    return
-                again, config_file = builder.watched()
-                if again != folders:  # a folder appeared or went, or kindex.toml names others
-                    folders = again
-                    builder.request([])  # what was in the new folders is news to the site
-                    break
-        except Exception as e:  # a folder vanished under the watcher: look again shortly
-            print(f"warning: watching for changes: {e}; trying again", file=sys.stderr, flush=True)
-            stop.wait(1.0)
-            folders, config_file = builder.watched()
 
 
 # --- HTTP ----------------------------------------------------------------------------------------
@@ -569,9 +282,10 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     """Build, serve and rebuild until Ctrl-C. Returns the exit status."""
     gc.enable()  # (cli.run turns the cycle collector off for one-shot commands; this one runs on)
     config = load_config(config_path, overrides)
-    builder = Builder(config_path, overrides, config)
+    out = (config.root / SERVE_DIR / "site").absolute()
+    builder = Builder(config_path, {**overrides, "output_dir": str(out)}, config, out)
     _private_folder(builder.out.parent)
-    lock = _hold(builder.out.parent)
+    lock = _hold(builder.out.parent / "lock")
     if isinstance(lock, str):
         print(f"error: another kindex-site serve{lock} is serving this project from "
               f"{display(builder.out.parent)}/; stop it first (Ctrl-C where it runs)", file=sys.stderr)
@@ -620,41 +334,6 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
             signal.signal(signal.SIGINT, previous_int)
     print("Stopped.", flush=True)
     return 0
-
-
-def _as_interrupt(server_pid: int, signum, frame) -> None:
-    """SIGTERM stops the server as Ctrl-C does, and is held as Ctrl-C is while a build swaps files in."""
-    if os.getpid() != server_pid:  # a build's forked worker, told to stop by its pool: stop as it would
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-        return
-    holding = signal.getsignal(signal.SIGINT)
-    if callable(holding) and holding is not signal.default_int_handler:
-        holding(signal.SIGINT, frame)  # build's _sigint_held: it acts on it once the swap is done
-    else:
-        raise KeyboardInterrupt  # also when Ctrl-C was ignored from the start (a background job)
-
-
-def _hold(folder: Path):
-    """Hold .kindex-serve/ for this process (two servers would build into one folder at once): the
-    open lock file, kept until the process ends; or, when another holds it, " (pid N)" or ""."""
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system: no lock
-        return None
-    handle = open(folder / "lock", "a+", encoding="utf-8")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        holder = handle.read().strip()
-        handle.close()
-        return f" (pid {holder})" if holder.isdigit() else ""
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    return handle
 
 
 def _private_folder(folder: Path) -> None:

@@ -401,10 +401,12 @@ def test_changes_during_a_rebuild_fold_into_the_next(project, monkeypatch):
     """In-process: while one rebuild runs, three files are added; exactly one more rebuild takes them all."""
     from kindex_site import build as build_module
     from kindex_site.config import load_config
-    from kindex_site.serve import Builder
+    from kindex_site.serve import SERVE_DIR
+    from kindex_site.watch import Builder
 
     project.write("content/seed.json", SEED)
-    builder = Builder(None, {}, load_config(None, {}))
+    out = (project.root / SERVE_DIR / "site").absolute()
+    builder = Builder(None, {"output_dir": str(out)}, load_config(None, {}), out)
     real_build, runs = build_module.build, []
 
     def build_meanwhile_changed(config, memo=None):

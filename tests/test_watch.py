@@ -1,0 +1,132 @@
+"""`kindex-site build --watch` as a user runs it: a subprocess that rebuilds site/ on every change."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import SEED, bundle
+from test_serve import kindex_build, make_project, snapshot, write
+
+SEED_RUN = SEED["run"]["metadata"]["name"]
+
+
+class Watching:
+    """`python -m kindex_site build --watch` in `root`; stop() ends it (and kill, whatever happens)."""
+
+    def __init__(self, root: Path, *args: str):
+        self.out_path, self.err_path = root / "watch.out", root / "watch.err"
+        with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "kindex_site", "build", "--watch", *args], cwd=root,
+                                         stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+    def out(self) -> str:
+        return self.out_path.read_text(errors="replace")
+
+    def err(self) -> str:
+        return self.err_path.read_text(errors="replace")
+
+    def wait_for(self, text: str, where: str = "out", times: int = 1, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while getattr(self, where)().count(text) < times:
+            if self.proc.poll() is not None:
+                pytest.fail(f"build --watch exited with {self.proc.returncode}:\n{self.out()}{self.err()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"timed out waiting for {text!r}:\n{self.out()}{self.err()}")
+            time.sleep(0.02)
+
+    def stop(self, sig=signal.SIGINT) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+@pytest.fixture
+def watching():
+    started: list[Watching] = []
+
+    def start(root: Path, *args: str) -> Watching:
+        started.append(Watching(root, *args))
+        return started[-1]
+
+    yield start
+    for w in started:
+        w.stop()
+        if w.proc.poll() is None:
+            w.proc.kill()
+
+
+def mean_shown(root: Path) -> str:
+    """The seed run's mean latency as its page in site/ shows it."""
+    page = (root / "site" / "runs" / SEED_RUN / "index.html").read_text(encoding="utf-8")
+    return page.split("<dt>Mean latency</dt><dd>", 1)[1].split("<", 1)[0]
+
+
+def test_build_watch_rebuilds_the_site_on_every_change_and_keeps_the_last_good_one(tmp_path, watching):
+    root = make_project(tmp_path)
+    kindex_build(root)  # a site already built: the watcher finds it up to date and starts from it
+    w = watching(root)
+    w.wait_for("Watching content/, templates/, static/, kindex.toml; Ctrl-C stops")
+    assert w.out().startswith("Up to date: ") and "→ site/" in w.out()
+    assert mean_shown(root) == "4.94 ms"
+
+    write(root, "content/seed.json", bundle(mean=5_120_000))
+    w.wait_for("Rebuilt in ")
+    assert "file changed" in w.out() or "files changed" in w.out()
+    assert "(content/seed.json)" in w.out()
+    assert mean_shown(root) == "5.12 ms"
+
+    # Bad input: the file and the field are named, and site/ stays as it was, byte for byte.
+    before = snapshot(root / "site")
+    write(root, "content/seed.json", bundle({"run.spec.timing.samples": 0}, mean=6_000_000))
+    w.wait_for("the last good site stays in place; watching for changes", where="err")
+    assert "content/seed.json: run.spec.timing.samples: Input should be greater than or equal to 1" in w.err()
+    assert "Traceback" not in w.err()
+    assert snapshot(root / "site") == before
+
+    write(root, "content/seed.json", bundle(mean=6_000_000))
+    w.wait_for("Fixed; rebuilt in ")
+    assert mean_shown(root) == "6.00 ms"
+    # A template edit is a change too.
+    base = root / "templates" / "base.html"
+    base.write_text(base.read_text(encoding="utf-8").replace("built with kindex-site", "built by the watcher"),
+                    encoding="utf-8")
+    w.wait_for("Rebuilt in ", times=2)
+    assert "built by the watcher" in (root / "site" / "index.html").read_text(encoding="utf-8")
+
+    # After these incremental rebuilds site/ is exactly what a build of the same inputs gives.
+    kindex_build(root, "--out", "built")
+    assert snapshot(root / "site") == snapshot(root / "built")
+
+    assert w.stop(signal.SIGINT) == 0
+    assert w.out().rstrip().endswith("Stopped.") and "Traceback" not in w.err()
+    # Nothing was left that a command-line build would redo: it finds site/ up to date.
+    done = subprocess.run([sys.executable, "-m", "kindex_site", "build"], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("Up to date: "), done.stdout + done.stderr
+
+
+def test_build_watch_from_nothing_then_a_second_watcher_is_refused_and_sigterm_stops(tmp_path, watching):
+    root = make_project(tmp_path)
+    w = watching(root, "--out", "public")
+    w.wait_for("Watching ")
+    assert w.out().startswith("Built in ") and "→ public/" in w.out()
+    assert (root / "public" / "runs" / SEED_RUN / "index.html").is_file()
+
+    second = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--watch", "--out", "public"], cwd=root,
+                            capture_output=True, text=True, timeout=30)
+    assert second.returncode == 1 and "Traceback" not in second.stderr
+    assert f"another kindex-site build --watch (pid {w.proc.pid}) is building into public/" in second.stderr
+
+    assert w.stop(signal.SIGTERM) == 0 and "Traceback" not in w.err()
+    assert w.out().rstrip().endswith("Stopped.")
