@@ -44,7 +44,7 @@ from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, file_records, load_content, restore_files
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
                     run_page_url, site_pages)
-from .render import format_ms, make_environment, markdown_renderer
+from .render import format_ms, make_environment, markdown_html
 from .search import index_output as search_index_output
 
 
@@ -219,8 +219,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     if not config.run_pages:
         urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
     absolute = config.absolute_url
-    md = markdown_renderer()
-    markdown_html = {p.slug: md.render(p.markdown) for p in content.pages}
+    page_html = {p.slug: markdown_html(p.markdown) for p in content.pages}
 
     # Templates are compiled once per look (the settings key covers every template's bytes): a
     # long-running caller keeps the environment; the globals are this build's.
@@ -292,7 +291,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
                 fragments[template, variant[0]] = held
         return held[1]
 
-    listing_pages = site_pages(lb, urls, markdown_html, problem_row)
+    listing_pages = site_pages(lb, urls, page_html, problem_row)
     page_urls = [page.url for page in listing_pages]
     for page in listing_pages:
         claim(page.output_path, page, f"page /{page.url}")

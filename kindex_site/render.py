@@ -309,6 +309,17 @@ def markdown_renderer() -> MarkdownIt:
     return md
 
 
+@lru_cache(maxsize=256)
+def markdown_html(text: str) -> str:
+    """A Markdown page's HTML; remembered, as a rebuild (serve, build --watch) renders every page's again."""
+    return _markdown().render(text)
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return markdown_renderer()
+
+
 def _once(env: jinja2.Environment):
     """The `once` global: `{% call once("name") %}…{% endcall %}` renders its body the first time and
     gives the same HTML again while the environment's globals are the same objects (a build sets
