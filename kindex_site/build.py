@@ -44,7 +44,7 @@ from .leaderboard import Leaderboard, build_leaderboard
 from .load import Content, file_records, load_content, restore_files
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
                     run_page_url, site_pages)
-from .render import format_ms, make_environment, markdown_html
+from .render import CompiledTemplates, format_ms, make_environment, markdown_html
 from .search import index_output as search_index_output
 
 
@@ -228,7 +228,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
         # Compiled once, not by every build: compiling the templates is a quarter of a one-run rebuild.
         compiled = cache.templates_path(out)
         compiled.mkdir(parents=True, exist_ok=True)
-        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(compiled))
+        env.bytecode_cache = CompiledTemplates(str(compiled))
         # A project's own templates folder need not hold every template: missing ones (say a 404.html
         # added after the project was set up) come from the bundled defaults.
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])

@@ -309,6 +309,18 @@ def markdown_renderer() -> MarkdownIt:
     return md
 
 
+class CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Jinja's bytecode cache in a folder (each entry checked against its template's source), for
+    builds to share. Only a cache: an entry that cannot be written (a full disk, the folder removed
+    by a --clean meanwhile) means one more compile next time, never a failed build."""
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
 @lru_cache(maxsize=256)
 def markdown_html(text: str) -> str:
     """A Markdown page's HTML; remembered, as a rebuild (serve, build --watch) renders every page's again."""

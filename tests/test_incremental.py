@@ -83,6 +83,18 @@ def test_rebuild_after_a_change_equals_a_clean_build(project, change, always_inc
     rebuild_matches_clean(project)
 
 
+def test_a_template_edited_in_place_is_compiled_again(project):
+    """Compiled templates are kept in .kindex-cache between builds: an edit must never be served stale."""
+    corpus(project)
+    _override_template(project)
+    project.built()
+    assert any((project.root / ".kindex-cache" / "site.templates").iterdir())
+    base = project.root / "templates" / "base.html"
+    base.write_text(base.read_text().replace('<body class="custom">', '<body class="edited">'))
+    rebuild_matches_clean(project)
+    assert '<body class="edited">' in (project.root / "site" / "index.html").read_text()
+
+
 def test_one_run_changed_rewrites_only_what_shows_it(project, always_incremental):
     corpus(project)
     project.built()
