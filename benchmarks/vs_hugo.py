@@ -100,7 +100,7 @@ def watched_edits(project: Path, kindex: list[str], edits: int, flip_first: bool
             seconds.append(time.perf_counter() - started)
         return seconds
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # (SIGINT is ignored by a job started in the background)
         proc.wait(timeout=60)
 
 

@@ -80,6 +80,7 @@ class Memo:
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
     manifest: tuple | None = None  # (its file's stamp, the Manifest) as the last build wrote it
     written: tuple | None = None  # (problem slug → _ProblemOutputs, other paths) that manifest lists
+    built: bool = False  # a build with this memo has succeeded
 
 
 @dataclass
@@ -176,7 +177,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     timings: dict[str, float] = {}
     lap = _Lap(timings)
     out = config.folder("output_dir")
-    _refuse_unsafe_output(out, config)
+    refuse_unsafe_output(out, config)
     try:
         updated = publish.source_date(os.environ)
     except ValueError as e:
@@ -196,7 +197,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     content_dir = config.folder("content_dir")
     # A command-line build, or a resident builder's first: the runs the last build validated,
     # where their files are unchanged.
-    first = not memo.files
+    first = not memo.built
     if first:
         memo.files = restore_files(cache.read_runs(out), content_dir)
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
@@ -226,9 +227,10 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     if memo.renderer is None or memo.renderer[0] != settings:
         env = make_environment(templates_dir, {})
         # Compiled once, not by every build: compiling the templates is a quarter of a one-run rebuild.
-        compiled = cache.templates_path(out)
-        compiled.mkdir(parents=True, exist_ok=True)
-        env.bytecode_cache = CompiledTemplates(str(compiled))
+        try:
+            env.bytecode_cache = CompiledTemplates(cache.templates_path(out), cache.code_stamp())
+        except OSError:
+            pass  # (no folder to be had for it: compiled in memory, as before there was a cache)
         # A project's own templates folder need not hold every template: missing ones (say a 404.html
         # added after the project was set up) come from the bundled defaults.
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
@@ -412,6 +414,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     if not kept and (plans.keys() != groups.keys() or any(g.plan is None for g in groups.values())):
         cache.write_plans(out, {slug: g.stored() for slug, g in groups.items()})
     memo.written = (dict(groups), list(others))
+    memo.built = True
     if not kept:
         # A one-off build is followed by the process's end (cli.run skips the interpreter's
         # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
@@ -509,7 +512,7 @@ class _Renderer:
             if name not in self.templates:
                 try:
                     self.templates[name] = self.env.get_template(name)
-                except jinja2.TemplateError:
+                except Exception:  # (an unused broken template must not fail the build: it is only warm-up)
                     pass
 
     def fragment(self, name: str, context: dict) -> Markup:
@@ -720,7 +723,7 @@ MARKER = ".kindex-site"
 MARKER_TEXT = "This folder is written by kindex-site build; it is replaced on each build.\n"
 
 
-def _refuse_unsafe_output(out: Path, config: Config) -> None:
+def refuse_unsafe_output(out: Path, config: Config) -> None:
     resolved = out.resolve()
     content = config.folder("content_dir").resolve()
     root = config.root.resolve()

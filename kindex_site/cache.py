@@ -101,8 +101,14 @@ def forget(out: Path, runs: bool = False) -> None:
 
 
 def templates_path(out: Path) -> Path:
-    """Compiled templates (Jinja's bytecode cache: each file checked against its template's source)."""
+    """Compiled templates (render.CompiledTemplates)."""
+    out = out.resolve()
     return out.parent / ".kindex-cache" / f"{out.name}.templates"
+
+
+def watch_lock_path(out: Path) -> Path:
+    """Held by the `build --watch` that builds into `out` (watch._hold)."""
+    return manifest_path(out).with_suffix(".watch-lock")
 
 
 # --- validated runs, for the next command-line build (load.file_records / restore_files) -----------
@@ -210,9 +216,17 @@ def settings_key(config, folders: list[Path], environ: dict) -> str:
     program's own code (an upgrade rebuilds everything) and SOURCE_DATE_EPOCH."""
     h = hashlib.sha256()
     h.update(json.dumps(config.model_dump(mode="json"), sort_keys=True).encode())
-    h.update(f"\n{__version__}\n{environ.get('SOURCE_DATE_EPOCH', '')}\n".encode())
+    h.update(f"\n{environ.get('SOURCE_DATE_EPOCH', '')}\n".encode())
     for folder in folders:
         _hash_tree(h, folder)
+    h.update(code_stamp().encode())
+    return h.hexdigest()
+
+
+def code_stamp() -> str:
+    """This program's version and the size and time of each of its files: an upgrade, or an edit of
+    kindex-site itself, makes it another program whose earlier outputs are not to be trusted."""
+    h = hashlib.sha256(f"{__version__}\n".encode())
     for path in sorted(PACKAGE_DIR.rglob("*.py")):
         st = path.stat()
         h.update(f"{path.relative_to(PACKAGE_DIR)}:{st.st_size}:{st.st_mtime_ns}\n".encode())

@@ -111,6 +111,13 @@ def _build(args: argparse.Namespace) -> int:
         return watch_build(args.config, {"content_dir": args.content, "output_dir": args.out,
                                          "base_url": args.base_url}, clean=args.clean, timings=args.timings)
     config = _config(args)
+    from .cache import watch_lock_path
+    from .watch import holder
+
+    watcher = holder(watch_lock_path(config.folder("output_dir")))
+    if watcher is not None:
+        raise KindexError(f"{display(config.folder('output_dir'))}/: a kindex-site build --watch{watcher} is "
+                          "building into it (it rebuilds on every change); stop it first to build here")
     if args.clean:
         from .cache import forget
 

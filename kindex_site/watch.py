@@ -302,6 +302,7 @@ def watch(builder: Builder, stop: threading.Event) -> None:
             for changes in iterator:
                 with builder.cond:
                     builder.watching = True
+                    builder.cond.notify_all()
                 paths = sorted(path for _, path in changes)
                 now = _stamp(config_file)
                 if now != stamp:
@@ -354,7 +355,28 @@ def _hold(lock: Path):
     handle.truncate()
     handle.write(f"{os.getpid()}\n")
     handle.flush()
+    # A build's forked workers would hold it too (a worker outliving a killed parent would keep
+    # the folder locked): theirs is closed; the lock stays with this process's own.
+    os.register_at_fork(after_in_child=handle.close)
     return handle
+
+
+def holder(lock: Path) -> str | None:
+    """Who holds `lock` (" (pid N)", or "" if it says not), or None when no one does."""
+    try:
+        import fcntl
+
+        handle = open(lock, "r", encoding="utf-8")
+    except (ImportError, OSError):  # no locks here, or no lock file: no watcher
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            text = handle.read().strip()
+            return f" (pid {text})" if text.isdigit() else ""
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
 
 
 def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, timings: bool = False) -> int:
@@ -362,17 +384,22 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
     Ctrl-C. A rebuild keeps what the last one made in memory (the memo), so a one-run change takes a
     fraction of a command-line build. Returns the exit status."""
     from . import cache
+    from .build import refuse_unsafe_output
 
     gc.enable()  # (cli.run turns the cycle collector off for one-shot commands; this one runs on)
     config = load_config(config_path, overrides)
     out = config.folder("output_dir").absolute()
+    refuse_unsafe_output(out, config)  # (before the lock beside it is made)
     # Pinned as the settings spell it (an edit of kindex.toml's output_dir takes a restart), so
     # the settings key is a command-line build's and the first build finds its site up to date.
     overrides = {**overrides, "output_dir": config.output_dir}
     builder = Builder(config_path, overrides, config, out, timings=timings, serving=False)
-    lock_path = cache.manifest_path(out).with_suffix(".watch-lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    lock = _hold(lock_path)
+    lock_path = cache.watch_lock_path(out)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        lock = _hold(lock_path)
+    except OSError as e:
+        raise KindexError(f"{display(lock_path)}: cannot lock it: {e.strerror or e}") from None
     if isinstance(lock, str):
         print(f"error: another kindex-site build --watch{lock} is building into {display(out)}/; "
               "stop it first (Ctrl-C where it runs)", file=sys.stderr)
@@ -386,6 +413,8 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
         watcher.start()
         builder.rebuild([], first=True)
         folders, config_file = builder.watched()
+        with builder.cond:  # (an edit saved once the line below is out must not be missed)
+            builder.cond.wait_for(lambda: builder.watching or not folders, timeout=10)
         watched = ", ".join([display(Path(f)) + "/" for f in folders] + [display(config_file)])
         print(f"Watching {watched}; Ctrl-C stops", flush=True)
         builder.run_forever()

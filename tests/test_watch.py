@@ -82,7 +82,7 @@ def test_build_watch_rebuilds_the_site_on_every_change_and_keeps_the_last_good_o
     assert mean_shown(root) == "4.94 ms"
 
     write(root, "content/seed.json", bundle(mean=5_120_000))
-    w.wait_for("Rebuilt in ")
+    w.wait_for("Rebuilt in ")  # (one save can come as two events, so each wait below counts from here)
     assert "file changed" in w.out() or "files changed" in w.out()
     assert "(content/seed.json)" in w.out()
     assert mean_shown(root) == "5.12 ms"
@@ -100,10 +100,15 @@ def test_build_watch_rebuilds_the_site_on_every_change_and_keeps_the_last_good_o
     assert mean_shown(root) == "6.00 ms"
     # A template edit is a change too.
     base = root / "templates" / "base.html"
+    rebuilt = w.out().count("Rebuilt in ")
     base.write_text(base.read_text(encoding="utf-8").replace("built with kindex-site", "built by the watcher"),
                     encoding="utf-8")
-    w.wait_for("Rebuilt in ", times=2)
-    assert "built by the watcher" in (root / "site" / "index.html").read_text(encoding="utf-8")
+    w.wait_for("Rebuilt in ", times=rebuilt + 1)
+    home = root / "site" / "index.html"
+    deadline = time.monotonic() + 10  # (a save split in two events: the second rebuild has it)
+    while "built by the watcher" not in home.read_text(encoding="utf-8") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "built by the watcher" in home.read_text(encoding="utf-8")
 
     # After these incremental rebuilds site/ is exactly what a build of the same inputs gives.
     kindex_build(root, "--out", "built")
@@ -128,5 +133,26 @@ def test_build_watch_from_nothing_then_a_second_watcher_is_refused_and_sigterm_s
     assert second.returncode == 1 and "Traceback" not in second.stderr
     assert f"another kindex-site build --watch (pid {w.proc.pid}) is building into public/" in second.stderr
 
+    # A one-off build into the folder the watcher owns would race it: refused, the site untouched.
+    before = snapshot(root / "public")
+    one_off = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--out", "public", "--clean"], cwd=root,
+                             capture_output=True, text=True, timeout=60)
+    assert one_off.returncode == 1 and "Traceback" not in one_off.stderr
+    assert (f"public/: a kindex-site build --watch (pid {w.proc.pid}) is building into it" in one_off.stderr)
+    assert snapshot(root / "public") == before
+    # Another folder is another matter.
+    kindex_build(root, "--out", "elsewhere")
+
     assert w.stop(signal.SIGTERM) == 0 and "Traceback" not in w.err()
     assert w.out().rstrip().endswith("Stopped.")
+    # Once it has stopped, one-off builds go ahead.
+    kindex_build(root, "--out", "public")
+
+
+def test_build_watch_refuses_an_unsafe_output_folder_at_once(tmp_path):
+    root = make_project(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--watch", "--out", "content/site"],
+                          cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "content/site: refusing to write the site there: it is inside the content folder" in done.stderr
+    assert not (root / "content" / ".kindex-cache").exists() and not (root / "content" / "site").exists()
