@@ -26,19 +26,17 @@ import html
 import json
 import os
 import re
-import signal
 import socket
 import socketserver
 import sys
 import threading
-from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote
 
 from .config import load_config
 from .errors import display, plural
-from .watch import Builder, _as_interrupt, _hold, _problem, watch
+from .watch import Builder, _hold, _problem, run_until_stopped
 
 SERVE_DIR = ".kindex-serve"  # beside kindex.toml; holds site/ and the incremental manifest
 INTERNAL = "__kindex/"  # not a possible page name (those start with a letter or digit)
@@ -303,36 +301,18 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{actual_port}{builder.base_path}"
 
-    stop = threading.Event()
-    previous_term = signal.signal(signal.SIGTERM, partial(_as_interrupt, os.getpid()))
     http_thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                                    name="kindex-serve-http", daemon=True)
-    watcher = threading.Thread(target=watch, args=(builder, stop), name="kindex-serve-watch", daemon=True)
-    try:
-        http_thread.start()
-        watcher.start()
-        print(f"Building {display(builder.out)}/ …", flush=True)
-        builder.rebuild([], first=True)
-        folders, config_file = builder.watched()
-        watched = ", ".join([display(Path(f)) + "/" for f in folders] + [display(config_file)])
-        print(f"Serving {url} — watching {watched}; Ctrl-C stops", flush=True)
-        builder.run_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: no traceback
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        try:
-            stop.set()
-            builder.stop()
-            if http_thread.is_alive():
-                server.shutdown()
-            server.server_close()
-            watcher.join(timeout=2.0)
-        finally:
-            signal.signal(signal.SIGTERM, previous_term)
-            signal.signal(signal.SIGINT, previous_int)
-    print("Stopped.", flush=True)
+
+    def stop_serving() -> None:
+        if http_thread.is_alive():
+            server.shutdown()
+        server.server_close()
+
+    http_thread.start()
+    print(f"Building {display(builder.out)}/ …", flush=True)
+    run_until_stopped(builder, lambda watched: print(f"Serving {url} — watching {watched}; Ctrl-C stops", flush=True),
+                      stop_serving)
     return 0
 
 

@@ -406,6 +406,13 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
         return 1
     if clean:
         cache.forget(out, runs=True)
+    run_until_stopped(builder, lambda watched: print(f"Watching {watched}; Ctrl-C stops", flush=True))
+    return 0
+
+
+def run_until_stopped(builder: Builder, announce, stopping=lambda: None) -> None:
+    """Start the watcher, build once, `announce` what is watched, then rebuild on every change
+    until Ctrl-C or SIGTERM; `stopping` runs as it stops (serve's HTTP server). Ends with "Stopped."."""
     stop = threading.Event()
     previous_term = signal.signal(signal.SIGTERM, partial(_as_interrupt, os.getpid()))
     watcher = threading.Thread(target=watch, args=(builder, stop), name="kindex-watch", daemon=True)
@@ -413,10 +420,9 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
         watcher.start()
         builder.rebuild([], first=True)
         folders, config_file = builder.watched()
-        with builder.cond:  # (an edit saved once the line below is out must not be missed)
+        with builder.cond:  # (an edit saved once it is announced must not be missed)
             builder.cond.wait_for(lambda: builder.watching or not folders, timeout=10)
-        watched = ", ".join([display(Path(f)) + "/" for f in folders] + [display(config_file)])
-        print(f"Watching {watched}; Ctrl-C stops", flush=True)
+        announce(", ".join([display(Path(f)) + "/" for f in folders] + [display(config_file)]))
         builder.run_forever()
     except KeyboardInterrupt:
         pass
@@ -426,9 +432,9 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
         try:
             stop.set()
             builder.stop()
+            stopping()
             watcher.join(timeout=2.0)
         finally:
             signal.signal(signal.SIGTERM, previous_term)
             signal.signal(signal.SIGINT, previous_int)
     print("Stopped.", flush=True)
-    return 0
