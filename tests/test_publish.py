@@ -539,7 +539,7 @@ def test_ctrl_c_while_writing_leaves_the_previous_site(project, monkeypatch):
         if len(written) == 7:
             raise KeyboardInterrupt
         written.append(path)
-        path.write_bytes(data)
+        Path(path).write_bytes(data)
 
     monkeypatch.setattr(build_module, "_write_file", interrupted)
     code, _, err = project.build()
