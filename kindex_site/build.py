@@ -18,7 +18,6 @@ from __future__ import annotations
 import gc
 import heapq
 import json
-import multiprocessing
 import os
 import secrets
 import shutil
@@ -220,7 +219,6 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     if not config.run_pages:
         urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
     absolute = config.absolute_url
-    page_html = {p.slug: markdown_html(p.markdown) for p in content.pages}
 
     # Templates are compiled once per look (the settings key covers every template's bytes): a
     # long-running caller keeps the environment; the globals are this build's.
@@ -293,7 +291,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
                 fragments[template, variant[0]] = held
         return held[1]
 
-    listing_pages = site_pages(lb, urls, page_html, problem_row)
+    listing_pages = site_pages(lb, urls, markdown_html, problem_row)
     page_urls = [page.url for page in listing_pages]
     for page in listing_pages:
         claim(page.output_path, page, f"page /{page.url}")
@@ -609,7 +607,7 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
     progress.phase("writing", len(paths))
     workers = _workers()
-    if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or not _can_fork():
         sizes: dict[str, int] = {}
         for chunk in chunks:
             sizes.update(_write_chunk_in(staging, outputs, render, chunk))
@@ -621,6 +619,8 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     _FORKED_JOB = (staging, outputs, render, chunks)
     sizes = {}
     try:
+        import multiprocessing
+
         with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_ignores_sigint) as pool:
             for result in pool.imap_unordered(_write_chunk_forked, range(len(chunks))):
                 if isinstance(result, KindexError):
@@ -630,6 +630,12 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     finally:
         _FORKED_JOB = None
     return sizes
+
+
+def _can_fork() -> bool:
+    import multiprocessing  # (here: a small rebuild, the usual one, need not import it)
+
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
 _FORKED_JOB: tuple | None = None  # what forked workers inherit: (staging, outputs, renderer, chunks)

@@ -226,7 +226,7 @@ def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host
 ProblemRow = Callable[[str, Problem, tuple, Callable[[], dict]], str]
 
 
-def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], problem_row: ProblemRow) -> list[Page]:
+def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str], problem_row: ProblemRow) -> list[Page]:
     """Every page but the problems' own (`problem_pages`): home, search, hosts, implementations,
     protocols and the Markdown pages."""
     content = lb.content
@@ -342,7 +342,9 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: dict[str, str], probl
         }))
 
     for md in content.pages:
-        pages.append(Page(f"{md.slug}/", "page.html", md.title, {"html": markdown_html[md.slug], "source": md.source}))
+        # (Its HTML made only when the page is: a rebuild that leaves it unchanged never renders its Markdown.)
+        pages.append(Page(f"{md.slug}/", "page.html", md.title,
+                          lambda md=md: {"html": markdown_html(md.markdown), "source": md.source}))
     return pages
 
 

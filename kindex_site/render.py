@@ -13,13 +13,16 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from functools import lru_cache, update_wrapper
 from html import escape as html_escape
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 from markupsafe import Markup
 from pydantic import BaseModel
-from markdown_it import MarkdownIt
 
 from . import charts
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 NS_PER_MS = Decimal(1_000_000)
 MAX_DECIMALS = 6  # one nanosecond in milliseconds
@@ -294,7 +297,9 @@ def safe_link(url: str | None) -> str | None:
     return url if scheme in ("http", "https", "mailto") else None
 
 
-def markdown_renderer() -> MarkdownIt:
+def markdown_renderer() -> "MarkdownIt":
+    from markdown_it import MarkdownIt  # (imported when a page needs it: a rebuild often does not)
+
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table")
 
@@ -349,7 +354,7 @@ def markdown_html(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _markdown() -> MarkdownIt:
+def _markdown() -> "MarkdownIt":
     return markdown_renderer()
 
 
