@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import types
 
 from conftest import DELETE, SEED, bundle, latency_tables, seed_problem_run, tables, visible_text
 
@@ -290,8 +292,26 @@ def test_parallel_writers_give_the_same_site_as_one(project, monkeypatch):
     monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
     monkeypatch.setattr(build_module, "CHUNK", 7)
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
-    project.built()
+    forked = []  # the parallel path compiles the templates once, in this process, before forking
+    load_all = build_module._Renderer.load_all
+    monkeypatch.setattr(build_module._Renderer, "load_all", lambda self: forked.append(1) or load_all(self))
+    project.built("--clean")  # (every file made again: an unchanged site would write nothing)
+    assert forked, "the build did not take the parallel path"
     assert project.snapshot() == serial
+
+
+def test_a_file_is_written_whole_when_the_system_writes_it_piece_by_piece(tmp_path, monkeypatch):
+    from kindex_site import build as build_module
+
+    # (build.py's own view of os, not os itself: pytest writes its output with os.write meanwhile)
+    short_writes = types.SimpleNamespace(**vars(os))
+    short_writes.write = lambda fd, data: os.write(fd, bytes(data)[:3])
+    monkeypatch.setattr(build_module, "os", short_writes)
+    target = tmp_path / "page.html"
+    build_module._write_file(str(target), "αβγ <table>".encode() * 50)
+    assert target.read_bytes() == "αβγ <table>".encode() * 50
+    build_module._write_file(target, b"")  # an existing file, emptied
+    assert target.read_bytes() == b""
 
 
 def test_a_long_build_says_what_it_is_doing_on_a_terminal_and_nothing_elsewhere(project, monkeypatch,
