@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import SEED, bundle, seed_problem_run
+from conftest import DELETE, SEED, bundle, seed_problem_run
 
 
 def snapshot(folder) -> dict[str, bytes]:
@@ -290,6 +290,24 @@ def test_a_run_kept_from_the_last_build_shows_its_whole_document(project, always
     rebuild_matches_clean(project)
     after = page.read_text()
     assert after != before and "only in a.json" in after
+
+
+def test_runs_restored_from_the_cache_keep_every_fact(project):
+    """What a command-line rebuild ranks and shows of an unchanged file is what validating it gave."""
+    from kindex_site import cache
+    from kindex_site.load import Facts, load_content, restore_files
+
+    no_ci = bundle({"run.spec.timing.latencyNs.confidence95": DELETE})
+    project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000), no_ci])
+    project.built()
+    fresh = {r.name: r for r in load_content(project.root / "content").runs}
+    restored = {r.name: r for r in load_content(project.root / "content", memo=restore_files(
+        cache.read_runs(project.root / "site"), project.root / "content")).runs}
+    assert restored.keys() == fresh.keys() and len(fresh) == 2
+    for name, run in restored.items():
+        assert run._doc is None  # (taken from the cache, not read again)
+        assert {s: getattr(run.facts, s) for s in Facts.__slots__} == \
+            {s: getattr(fresh[name].facts, s) for s in Facts.__slots__}
 
 
 @pytest.mark.parametrize("damage", [b"", b"\x00\xffnot marshal", None])
