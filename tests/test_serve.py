@@ -106,14 +106,7 @@ class Served:
         return self.out_path.read_text(errors="replace") + self.err_path.read_text(errors="replace")
 
     def stop(self, sig=signal.SIGINT) -> tuple[int, str, str]:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return (self.proc.returncode, self.out_path.read_text(errors="replace"),
+        return (stop_process(self.proc, sig), self.out_path.read_text(errors="replace"),
                 self.err_path.read_text(errors="replace"))
 
     def kill(self) -> None:
@@ -148,6 +141,18 @@ def site(tmp_path_factory):
     finally:
         server.stop()
         server.kill()
+
+
+def stop_process(proc: subprocess.Popen, sig=signal.SIGINT) -> int:
+    """Send `sig` (Ctrl-C by default) to a serve or watch process, and its exit status; killed if it lingers."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
 
 
 def kindex_build(root: Path, *args: str) -> None:

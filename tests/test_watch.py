@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED, bundle
-from test_serve import kindex_build, make_project, snapshot, write
+from test_serve import kindex_build, make_project, snapshot, stop_process, write
 
 SEED_RUN = SEED["run"]["metadata"]["name"]
 
@@ -42,14 +42,7 @@ class Watching:
             time.sleep(0.02)
 
     def stop(self, sig=signal.SIGINT) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+        return stop_process(self.proc, sig)
 
 
 @pytest.fixture
