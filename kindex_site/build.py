@@ -601,7 +601,7 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     Big sites are written by forked worker processes (they inherit the planned outputs, so nothing
     is pickled but chunk numbers and sizes); each file's bytes are the same whoever writes it.
     """
-    paths = sorted(outputs)
+    paths = _making_order(outputs)
     for folder in sorted({p.rpartition("/")[0] for p in paths if "/" in p}):
         (staging / folder).mkdir(parents=True, exist_ok=True)
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
@@ -630,6 +630,21 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     finally:
         _FORKED_JOB = None
     return sizes
+
+
+def _making_order(outputs: dict) -> list[str]:
+    """Paths sorted, except that pages reading one content file again (`Page.reads`) come one after
+    another, so that each file is parsed once, not once per page, whatever their names' order."""
+    paths, reading = [], {}
+    for path in sorted(outputs):
+        reads = getattr(outputs[path], "reads", None)
+        if reads is None:
+            paths.append(path)
+        else:
+            reading.setdefault(reads, []).append(path)
+    for group in reading.values():
+        paths += group
+    return paths
 
 
 def _can_fork() -> bool:

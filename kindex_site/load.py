@@ -138,10 +138,16 @@ class Run:
 
     @property
     def doc(self) -> BenchmarkRun | None:
-        """The whole validated document; read again from its file when only its facts were kept."""
+        """The whole validated document; read again from its file (each time: it is not kept, or
+        a build rendering every run page would end up holding every document) when only its facts were kept."""
         if self._doc is None and self.origin is not None:
-            self._doc = document_at(self.origin, self.source)
+            return document_at(self.origin, self.source)
         return self._doc
+
+    @property
+    def document_file(self) -> Path | None:
+        """The file `doc` reads, when the document is not held."""
+        return self.origin if self._doc is None else None
 
     @property
     def key(self) -> str:
@@ -190,7 +196,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     across files (duplicate names, differing definitions) always run on everything.
 
     `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
-    whole document is then read again from its file if it is asked for.
+    whole document is then read again from its file if it is asked for. So does content of over
+    KEEP_DOCUMENTS_MAX_BYTES of JSON, whatever is asked.
 
     `progress(done, total)` is told of each file read (for a progress line).
     """
@@ -203,6 +210,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     notes = 0  # "stopped reading" lines: said, but not problems themselves
 
     paths = _content_files(content_dir, content.warnings)
+    if keep_documents and _documents_bytes(paths) > KEEP_DOCUMENTS_MAX_BYTES:
+        keep_documents = False
     for done, path in enumerate(paths, 1):
         if progress is not None:
             progress(done, len(paths))
@@ -245,6 +254,20 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
+
+
+# Validated documents weigh about twice their JSON in memory, most of a big build's: beyond this
+# much JSON (about 40,000 runs) a run keeps its facts alone, and its page reads its document again.
+KEEP_DOCUMENTS_MAX_BYTES = 128 * 2**20
+
+
+def _documents_bytes(paths: list[Path]) -> int:
+    total = 0
+    for path in paths:
+        if path.suffix in (".json", ".jsonl"):
+            stat = _stat_key(path)
+            total += stat[0] if stat is not None else 0
+    return total
 
 
 # File times tick with the kernel's coarse clock: a file written within this long before it was read
@@ -739,7 +762,7 @@ def document_at(path: Path, source: Source) -> BenchmarkRun:
     return _prefixed("run", BenchmarkRun.model_validate, found[1]["run"])
 
 
-@functools.lru_cache(maxsize=2)  # the runs asked for one after another mostly share a file
+@functools.lru_cache(maxsize=1)  # (build.py makes the run pages reading one file one after another)
 def _bundles_of(path: Path, stat: tuple | None) -> dict[tuple, tuple[bytes, object]]:
     """(index, line) → (digest, parsed bundle) of every document in a file (as `stat` found it), as
     _documents tells them. (It was checked when it was first read: no duplicate-key hook now.)"""

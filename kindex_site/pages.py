@@ -24,6 +24,9 @@ class Page:
     # What the template is given; or a function making it, for pages that gather many problems:
     # a rebuild that finds their key unchanged never gathers it.
     context: dict | Callable[[], dict]
+    # The content file its context reads again when it is made (a run page whose document was not
+    # kept in memory): build.py makes the pages that read one file one after another.
+    reads: object = None
 
     def values(self) -> dict:
         return self.context() if callable(self.context) else self.context
@@ -191,7 +194,7 @@ def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool
         # Made when rendered (in a worker, for big sites): a run whose document was not kept in
         # memory has it read again from its file then, and only if its page is made at all.
         pages.append(Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
-                          partial(_run_context, content, urls, problem, entry, board)))
+                          partial(_run_context, content, urls, problem, entry, board), entry.run.document_file))
     return pages
 
 

@@ -284,3 +284,55 @@ def test_a_site_with_every_setting_is_told_what_is_left(project, monkeypatch):
     code, _, err = project.build()
     assert code == 0 and "that is with every setting that makes the site smaller" in err, err
     assert "`board_csvs" not in err and "`api_entries" not in err
+
+
+# --- whole documents, not held for a big site ------------------------------------------------------
+
+
+def interleaved_runs(project) -> None:
+    """Three files whose runs' names interleave: sorted by name, run pages alternate between files."""
+    for f, host in enumerate(("gpu-a", "gpu-b", "gpu-c")):
+        runs = []
+        for n in range(4):
+            doc = seed_problem_run(host, f"Impl {n}", 1_000_000 + 1000 * n + f)
+            doc["run"]["metadata"]["name"] = f"run-{n}-{host}"
+            doc["run"]["spec"]["sourceNative"]["note"] = f"only in {host}.json"
+            runs.append(doc)
+        project.write(f"content/{host}.json", runs)
+
+
+def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, monkeypatch):
+    """Beyond KEEP_DOCUMENTS_MAX_BYTES of content, runs keep their facts only (a million documents
+    would not fit in memory) and each run page reads its document from its file: the same site,
+    with each file parsed once however the run names interleave."""
+    from kindex_site import load
+
+    interleaved_runs(project)
+    held = project.built("--clean").snapshot()
+    parsed = []
+    real_bundles_of = load._bundles_of.__wrapped__
+
+    def counting(path, stat):
+        parsed.append(path.name)
+        return real_bundles_of(path, stat)
+
+    monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
+    monkeypatch.setattr(load, "_bundles_of", load.functools.lru_cache(maxsize=1)(counting))
+    assert project.built("--clean").snapshot() == held
+    assert sorted(parsed) == ["gpu-a.json", "gpu-b.json", "gpu-c.json"]
+    assert "only in gpu-b.json" in project.page("runs/run-2-gpu-b")
+
+
+def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
+    """A run page made for a run whose document was not kept leaves it unkept: a build making every
+    run page must not end up holding every document."""
+    import json
+
+    from kindex_site import load
+
+    monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
+    (tmp_path / "a.json").write_text(json.dumps([seed_problem_run("h1", "Impl A", 1_000_000)]))
+    run, = load.load_content(tmp_path, keep_documents=True).runs
+    assert run.document_file == tmp_path / "a.json"
+    assert run.doc.spec.timing.latencyNs.mean == 1_000_000
+    assert run.document_file is not None and run._doc is None
