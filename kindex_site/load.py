@@ -757,14 +757,16 @@ def restore_files(entries, content_dir: Path) -> dict:
 def document_at(path: Path, source: Source) -> BenchmarkRun:
     """A run's whole document, read again from its file (a run kept only its facts)."""
     found = _bundles_of(path, _stat_key(path)).get((source.index, source.line))
-    if found is None or found[0] != source.digest:
+    if found is None or found[0] != source.digest or found[1] is None:
         raise KindexError(f"{source}: changed while the site was being built; build again")
-    return _prefixed("run", BenchmarkRun.model_validate, found[1]["run"])
+    return _prefixed("run", BenchmarkRun.model_validate, found[1])
 
 
 @functools.lru_cache(maxsize=1)  # (build.py makes the run pages reading one file one after another)
 def _bundles_of(path: Path, stat: tuple | None) -> dict[tuple, tuple[bytes, object]]:
-    """(index, line) → (digest, parsed bundle) of every document in a file (as `stat` found it), as
-    _documents tells them. (It was checked when it was first read: no duplicate-key hook now.)"""
+    """(index, line) → (digest, parsed run document) of every bundle in a file (as `stat` found it),
+    as _documents tells them. (It was checked when it was first read: no duplicate-key hook now.)
+    Only the runs are kept: a bundle's protocol and environment would triple a big file's share of memory."""
     documents = _documents(path, str(path), [], {}, frozenset(), plain=True)
-    return {(s.index, s.line): (s.digest, raw) for s, raw in documents if raw is not _INVALID}
+    return {(s.index, s.line): (s.digest, raw.get("run") if isinstance(raw, dict) else None)
+            for s, raw in documents if raw is not _INVALID}

@@ -336,3 +336,19 @@ def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
     assert run.document_file == tmp_path / "a.json"
     assert run.doc.spec.timing.latencyNs.mean == 1_000_000
     assert run.document_file is not None and run._doc is None
+
+
+@pytest.mark.parametrize("now", ["[1, 2]", "[]", "{}"])
+def test_a_document_whose_file_changed_since_it_was_read_is_an_error(tmp_path, monkeypatch, now):
+    """Read again for its page after its file changed (an edit during a build): a clear error, not a traceback."""
+    import json
+
+    from kindex_site import load
+    from kindex_site.errors import KindexError
+
+    monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
+    (tmp_path / "a.json").write_text(json.dumps([seed_problem_run("h1", "Impl A", 1_000_000)]))
+    run, = load.load_content(tmp_path).runs
+    (tmp_path / "a.json").write_text(now)
+    with pytest.raises(KindexError, match=r"a\.json\[0\]: changed while the site was being built"):
+        run.doc
