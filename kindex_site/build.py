@@ -116,7 +116,7 @@ def _planned(slug: str, plan: tuple) -> _ProblemOutputs:
     paths, keys and claims (they are made from nothing else), so an unchanged problem is not planned
     again. (Their makers are not stored: see UNPLANNED.)"""
     made_from, pages, files, keys, pk = plan
-    claims = _claims(slug, [p.removesuffix("index.html") for p in pages], files)
+    claims = _claims(slug, pages, files)
     return _ProblemOutputs(made_from, [p.removesuffix("index.html") for p in pages],
                            dict.fromkeys(pages + files, UNPLANNED), dict(zip(pages + files, keys)), claims,
                            cache.ProblemKeys(*pk), plan=plan)
@@ -127,10 +127,11 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     boards = lb.boards[problem.slug]
     pk = cache.problem_keys(base, problem.slug, boards)
     pages = problem_pages(lb, problem, urls, run_pages, board_csvs)
-    keys = {pages[0].output_path: pk.problem}
+    paths = [page.output_path for page in pages]  # (made once: the dicts below share each path's string)
+    keys = {paths[0]: pk.problem}
     shown_on = {run_page_url(e.run.name): (b.anchor, e.run) for b in boards for e in b.entries} if run_pages else {}
-    for page in pages[1:]:  # run pages
-        keys[page.output_path] = cache.run_key(pk, *shown_on[page.url])
+    for page, path in zip(pages[1:], paths[1:]):  # run pages
+        keys[path] = cache.run_key(pk, *shown_on[page.url])
     api_path = f"api/v1/problems/{problem.slug}.json"
     # Made when written, like the problem page's context: nothing holds every table's rows at once.
     files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))}
@@ -139,17 +140,22 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
         path = board_csv_path(board)
         files[path] = partial(_board_csv, board, urls)
         keys[path] = pk.board[board.anchor]
-    outputs: dict[str, object] = {page.output_path: page for page in pages} | files
+    outputs: dict[str, object] = dict(zip(paths, pages)) | files
     page_urls = [page.url for page in pages]
-    return _ProblemOutputs(made_from, page_urls, outputs, keys, _claims(problem.slug, page_urls, files), pk)
+    return _ProblemOutputs(made_from, page_urls, outputs, keys, _claims(problem.slug, paths, files), pk)
 
 
-def _claims(slug: str, page_urls: list[str], files) -> dict[str, str]:
-    """Casefolded output path → what claims it, for a problem's pages (by URL) and other files."""
-    claims = {(url + "index.html").casefold(): f"page /{url}" for url in page_urls}
+def _claims(slug: str, page_paths: list[str], files) -> dict[str, str]:
+    """Casefolded output path → what claims it, for a problem's pages (by output path) and other files."""
+    claims = {_casefolded(path): f"page /{path.removesuffix('index.html')}" for path in page_paths}
     claims.update((path.casefold(), f"API document /{path}" if path.endswith(".json") else
                    f"CSV of a table of {slug}") for path in files)
     return claims
+
+
+def _casefolded(path: str) -> str:
+    folded = path.casefold()
+    return path if folded == path else folded  # (the path's own string when equal: one fewer per page)
 
 
 _last_build_objects: list = []  # what the last one-off build made (see the end of _build)

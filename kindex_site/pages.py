@@ -16,7 +16,7 @@ from .stats import Speedup
 API_VERSION = "kindex-site/v1"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # (slots: a big site plans a page per run)
 class Page:
     url: str  # relative to the site root, '' for home, always ending in '/' otherwise
     template: str
