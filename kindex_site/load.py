@@ -7,7 +7,6 @@ A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bund
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import operator
@@ -756,13 +755,22 @@ def restore_files(entries, content_dir: Path) -> dict:
 
 def document_at(path: Path, source: Source) -> BenchmarkRun:
     """A run's whole document, read again from its file (a run kept only its facts)."""
-    found = _bundles_of(path, _stat_key(path)).get((source.index, source.line))
+    global _held
+    file = (path, _stat_key(path))
+    if _held[0] != file:
+        _held = (None, {})  # (the last file's documents go before the next file's are read, not after)
+        _held = (file, _bundles_of(*file))
+    found = _held[1].get((source.index, source.line))
     if found is None or found[0] != source.digest or found[1] is None:
         raise KindexError(f"{source}: changed while the site was being built; build again")
     return _prefixed("run", BenchmarkRun.model_validate, found[1])
 
 
-@functools.lru_cache(maxsize=1)  # (build.py makes the run pages reading one file one after another)
+# The file the last document read again came from (as `stat` found it), and its run documents: run
+# pages asked for one after another share a file (build.py makes the pages reading one file together).
+_held: tuple = (None, {})
+
+
 def _bundles_of(path: Path, stat: tuple | None) -> dict[tuple, tuple[bytes, object]]:
     """(index, line) → (digest, parsed run document) of every bundle in a file (as `stat` found it),
     as _documents tells them. (It was checked when it was first read: no duplicate-key hook now.)
