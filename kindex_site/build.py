@@ -40,7 +40,7 @@ from . import cache, publish
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, build_leaderboard
-from .load import Content, file_records, load_content, restore_files
+from .load import Content, file_records, forget_reread, load_content, restore_files
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
                     run_page_url, site_pages)
 from .render import CompiledTemplates, format_ms, make_environment, markdown_html
@@ -173,6 +173,7 @@ def build(config: Config, memo: Memo | None = None) -> BuildResult:
         return _build(config, memo, progress)
     finally:
         progress.done()
+        forget_reread()  # (a long-running builder would hold the last file read for run pages till its next build)
         if collecting:
             gc.enable()
 

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -755,26 +756,84 @@ def restore_files(entries, content_dir: Path) -> dict:
 
 def document_at(path: Path, source: Source) -> BenchmarkRun:
     """A run's whole document, read again from its file (a run kept only its facts)."""
+    for again in (False, True):  # (again: the file held from before may have changed within its clock tick)
+        run = _rereading(path, again).run(source)
+        if run is not None:
+            return _prefixed("run", BenchmarkRun.model_validate, run)
+    raise KindexError(f"{source}: changed while the site was being built; build again")
+
+
+class _Reread:
+    """A content file, ready to give its documents again: a .json file's runs, parsed (a .json file
+    holds at most MAX_JSON_BYTES); a .jsonl file's line offsets alone (it may hold millions of
+    lines: each is read, checked and parsed when asked for)."""
+
+    __slots__ = ("path", "runs", "starts")
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.runs: dict[int | None, tuple[bytes, object]] = {}
+        self.starts: array | None = None
+        if path.suffix == ".jsonl":
+            self.starts = _line_starts(path)
+            return
+        for s, raw in _documents(path, str(path), [], {}, frozenset(), plain=True):
+            if raw is not _INVALID:  # (only the run: a bundle's protocol and environment would triple it)
+                self.runs[s.index] = (s.digest, raw.get("run") if isinstance(raw, dict) else None)
+
+    def run(self, source: Source) -> object | None:
+        """The run part of the bundle at source's place, if its bytes are still the ones read."""
+        if self.starts is None:
+            digest, run = self.runs.get(source.index, (None, None))
+            return run if digest == source.digest else None
+        line = source.line or 0
+        if not 0 < line < len(self.starts):
+            return None
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.starts[line - 1])
+                raw = f.read(self.starts[line] - self.starts[line - 1])
+        except OSError:
+            return None
+        if hashlib.sha1(raw).digest() != source.digest:
+            return None
+        bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same bytes parsed cleanly before)
+        return bundle.get("run") if isinstance(bundle, dict) else None
+
+
+def _line_starts(path: Path) -> array:
+    """Where each line of a .jsonl file starts (and where the last ends), numbered as _jsonl_documents numbers them."""
+    starts = array("q", [0])
+    try:
+        with path.open("rb") as f:
+            at = 0
+            while raw := f.readline(MAX_LINE_BYTES + 1):
+                at += len(raw)
+                while len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):  # (one long line: one number)
+                    raw = f.readline(MAX_LINE_BYTES + 1)
+                    at += len(raw)
+                starts.append(at)
+    except OSError:
+        pass  # (then no line is found: the caller says the file changed)
+    return starts
+
+
+# The file the last document read again came from (as `stat` found it): run pages asked for one after
+# another share a file (build.py makes the pages reading one file together). Let go after each build.
+_held: tuple[tuple | None, _Reread | None] = (None, None)
+
+
+def _rereading(path: Path, again: bool) -> _Reread:
     global _held
     file = (path, _stat_key(path))
-    if _held[0] != file:
-        _held = (None, {})  # (the last file's documents go before the next file's are read, not after)
-        _held = (file, _bundles_of(*file))
-    found = _held[1].get((source.index, source.line))
-    if found is None or found[0] != source.digest or found[1] is None:
-        raise KindexError(f"{source}: changed while the site was being built; build again")
-    return _prefixed("run", BenchmarkRun.model_validate, found[1])
+    held = _held
+    if held[0] != file or again:
+        _held = (None, None)  # (the last file's documents go before the next file's are read, not after)
+        held = _held = (file, _Reread(path))
+    return held[1]
 
 
-# The file the last document read again came from (as `stat` found it), and its run documents: run
-# pages asked for one after another share a file (build.py makes the pages reading one file together).
-_held: tuple = (None, {})
-
-
-def _bundles_of(path: Path, stat: tuple | None) -> dict[tuple, tuple[bytes, object]]:
-    """(index, line) → (digest, parsed run document) of every bundle in a file (as `stat` found it),
-    as _documents tells them. (It was checked when it was first read: no duplicate-key hook now.)
-    Only the runs are kept: a bundle's protocol and environment would triple a big file's share of memory."""
-    documents = _documents(path, str(path), [], {}, frozenset(), plain=True)
-    return {(s.index, s.line): (s.digest, raw.get("run") if isinstance(raw, dict) else None)
-            for s, raw in documents if raw is not _INVALID}
+def forget_reread() -> None:
+    """Let go of the file held for documents read again (a long-running builder between builds)."""
+    global _held
+    _held = (None, None)

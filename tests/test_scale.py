@@ -4,6 +4,7 @@ into pages, and the build's advice when a site nears the limit."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -289,48 +290,53 @@ def test_a_site_with_every_setting_is_told_what_is_left(project, monkeypatch):
 # --- whole documents, not held for a big site ------------------------------------------------------
 
 
-def interleaved_runs(project) -> None:
+def interleaved_runs(project, suffix: str) -> None:
     """Three files whose runs' names interleave: sorted by name, run pages alternate between files."""
     for f, host in enumerate(("gpu-a", "gpu-b", "gpu-c")):
         runs = []
         for n in range(4):
             doc = seed_problem_run(host, f"Impl {n}", 1_000_000 + 1000 * n + f)
             doc["run"]["metadata"]["name"] = f"run-{n}-{host}"
-            doc["run"]["spec"]["sourceNative"]["note"] = f"only in {host}.json"
+            doc["run"]["spec"]["sourceNative"]["note"] = f"only in {host}{suffix}"
             runs.append(doc)
-        project.write(f"content/{host}.json", runs)
+        if suffix == ".jsonl":
+            project.write(f"content/{host}.jsonl", "".join(json.dumps(r) + "\n" for r in runs))
+        else:
+            project.write(f"content/{host}.json", runs)
 
 
-def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, monkeypatch):
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, monkeypatch, suffix):
     """Beyond KEEP_DOCUMENTS_MAX_BYTES of content, runs keep their facts only (a million documents
     would not fit in memory) and each run page reads its document from its file: the same site,
-    with each file parsed once however the run names interleave."""
+    with each file opened for it once however the run names interleave."""
     from kindex_site import load
 
-    interleaved_runs(project)
+    interleaved_runs(project, suffix)
     held = project.built("--clean").snapshot()
-    parsed = []
-    real_bundles_of = load._bundles_of
+    opened = []
 
-    def counting(path, stat):
-        parsed.append(path.name)
-        return real_bundles_of(path, stat)
+    class Counting(load._Reread):
+        __slots__ = ()
+
+        def __init__(self, path):
+            opened.append(path.name)
+            super().__init__(path)
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_bundles_of", counting)
+    monkeypatch.setattr(load, "_Reread", Counting)
     assert project.built("--clean").snapshot() == held
-    assert sorted(parsed) == ["gpu-a.json", "gpu-b.json", "gpu-c.json"]
-    assert "only in gpu-b.json" in project.page("runs/run-2-gpu-b")
+    assert sorted(opened) == [f"gpu-a{suffix}", f"gpu-b{suffix}", f"gpu-c{suffix}"]
+    assert f"only in gpu-b{suffix}" in project.page("runs/run-2-gpu-b")
 
 
 def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
     """A run page made for a run whose document was not kept leaves it unkept: a build making every
     run page must not end up holding every document."""
-    import json
-
     from kindex_site import load
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
+    monkeypatch.setattr(load, "_held", (None, None))
     (tmp_path / "a.json").write_text(json.dumps([seed_problem_run("h1", "Impl A", 1_000_000)]))
     run, = load.load_content(tmp_path, keep_documents=True).runs
     assert run.document_file == tmp_path / "a.json"
@@ -338,17 +344,40 @@ def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
     assert run.document_file is not None and run._doc is None
 
 
-@pytest.mark.parametrize("now", ["[1, 2]", "[]", "{}"])
-def test_a_document_whose_file_changed_since_it_was_read_is_an_error(tmp_path, monkeypatch, now):
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+@pytest.mark.parametrize("now", ["[1, 2]", "[]", "{}", "1\n2\n", ""])
+def test_a_document_whose_file_changed_since_it_was_read_is_an_error(tmp_path, monkeypatch, suffix, now):
     """Read again for its page after its file changed (an edit during a build): a clear error, not a traceback."""
-    import json
-
     from kindex_site import load
     from kindex_site.errors import KindexError
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    (tmp_path / "a.json").write_text(json.dumps([seed_problem_run("h1", "Impl A", 1_000_000)]))
+    monkeypatch.setattr(load, "_held", (None, None))
+    path = tmp_path / f"a{suffix}"
+    bundle = seed_problem_run("h1", "Impl A", 1_000_000)
+    path.write_text(json.dumps([bundle]) if suffix == ".json" else json.dumps(bundle) + "\n")
     run, = load.load_content(tmp_path).runs
-    (tmp_path / "a.json").write_text(now)
-    with pytest.raises(KindexError, match=r"a\.json\[0\]: changed while the site was being built"):
+    path.write_text(now)
+    with pytest.raises(KindexError, match=r"a\.jsonl?(\[0\]|:1): changed while the site was being built"):
         run.doc
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_file_rewritten_unseen_by_its_stat_is_read_again(tmp_path, monkeypatch, suffix):
+    """A file rewritten within the clock's tick, same size: its stat says nothing changed, but the
+    document asked for is the new one (a long-running builder read it anew): it is read again."""
+    from kindex_site import load
+
+    monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
+    monkeypatch.setattr(load, "_held", (None, None))
+    monkeypatch.setattr(load, "_stat_key", lambda path: (1, 2, 3))  # (the same stat whatever happens)
+    path = tmp_path / f"a{suffix}"
+
+    def write(mean):
+        bundle = seed_problem_run("h1", "Impl A", mean)
+        path.write_text(json.dumps([bundle]) if suffix == ".json" else json.dumps(bundle) + "\n")
+
+    write(1_000_000)
+    assert load.load_content(tmp_path).runs[0].doc.spec.timing.latencyNs.mean == 1_000_000
+    write(2_000_000)  # (same length)
+    assert load.load_content(tmp_path).runs[0].doc.spec.timing.latencyNs.mean == 2_000_000
