@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+import os
+import shutil
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -15,6 +19,7 @@ from kindex_site.models import NAME_PATTERN, Bundle
 REPO = Path(__file__).resolve().parents[1]
 SEED = json.loads((REPO / "tests" / "fixtures" / "seed.json").read_text(encoding="utf-8"))
 SHARED = REPO.parent / "shared" / "data" / "kernelbench-timing"
+HISTORY_BUNDLE = REPO.parent / "shared" / "data" / "kernelbench-history.bundle"
 DIGESTS = ("protocolDigest", "workloadDigest", "environmentDigest", "implementationDigest")
 
 # The seed's own entry, written as KernelBench writes it (the JSON's text, not Python's floats).
@@ -65,6 +70,90 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def spec_of(bundles: list[dict], implementation: str, problem: str) -> dict:
+    """The run spec of one entry, found by implementation and the problem as the source named it."""
+    for b in bundles:
+        native = b["run"]["spec"]["sourceNative"]
+        if native.get("formerExternalId", native["externalId"]).split("/", 2)[1:] == [implementation, problem]:
+            return b["run"]["spec"]
+    raise KeyError((implementation, problem))
+
+
+def source_workload(problem: str, text: str) -> str:
+    """The workload digest of a problem whose source (in its version) is `text`: as --problems hashes it."""
+    body = {"source": "kernelbench", "problem": problem, "sourceSha256": hashlib.sha256(text.encode()).hexdigest()}
+    return "sha256:" + hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def problem_source(title: str, size: int) -> str:
+    """A KernelBench-like problem file, long enough that a change of size keeps git's rename detection."""
+    return textwrap.dedent(f"""\
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            \"\"\"{title}: a small reference module for the importer's tests.\"\"\"
+
+            def __init__(self):
+                super().__init__()
+
+            def forward(self, x):
+                return torch.relu(x) * 2 + 1
+
+
+        batch_size = 16
+        dim = {size}
+
+
+        def get_inputs():
+            return [torch.rand(batch_size, dim)]
+
+
+        def get_init_inputs():
+            return []
+    """)
+
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+class GitRepo:
+    """A tiny KernelBench-like git repository: commits at fixed dates, by a fixed author."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        root.mkdir(parents=True)
+        self.env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+                    "GIT_AUTHOR_NAME": "KernelBench", "GIT_AUTHOR_EMAIL": "kb@example.org",
+                    "GIT_COMMITTER_NAME": "KernelBench", "GIT_COMMITTER_EMAIL": "kb@example.org"}
+        self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str, when: str | None = None) -> str:
+        env = self.env if when is None else {**self.env, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def commit(self, when: str, files: dict[str, str | bytes | None], message: str = "change") -> str:
+        """Write (or, for None, delete) files, commit them at `when`, and return the commit's id."""
+        for name, content in files.items():
+            path = self.root / name
+            if content is None:
+                path.unlink()
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message, when=when)
+        return self.git("rev-parse", "HEAD")
+
+    def rename(self, old: str, new: str) -> None:
+        self.git("mv", old, new)
+
+
 # --- the seed --------------------------------------------------------------------------------
 
 
@@ -84,8 +173,11 @@ def test_seed_entry_reproduces_the_seed_bundle(tmp_path, capsys):
         want["run"]["spec"].pop(d)
     assert got["run"]["spec"].pop("observedAt") == "2026-01-22T23:42:52.000Z"  # PROVENANCE's date, in UTC
     want["run"]["spec"].pop("observedAt")
-    # The one key the importer adds to the seed's set: the row's own hardware string.
+    # The keys the importer adds to the seed's set: the row's own hardware string, and the precision
+    # KernelBench's numbers have (3 significant figures of a millisecond value).
     assert got["run"]["spec"]["sourceNative"].pop("hardware") == "NVIDIA H100 PCIe"
+    assert got["protocol"]["spec"]["measurement"].pop("resolution") == {"significantFigures": 3}
+    assert "resolution" not in want["protocol"]["spec"]["measurement"]
     assert got == want
     # Spelled out, the numbers the issue pins:
     latency = bundles[0]["run"]["spec"]["timing"]["latencyNs"]
@@ -181,6 +273,18 @@ def test_impossible_numbers_are_kept_as_an_invalid_timing_run(tmp_path, capsys):
     assert "warning: " in err and "invalid-timing" in err
 
 
+def test_noisy_run_keeps_its_interval_clamped_at_1_ns(tmp_path, capsys):
+    src = tmp_path / "timing"
+    noisy = {"mean": 0.000002, "std": 0.0001, "min": 0.000001, "max": 0.000003, "num_trials": 100}  # 2 ns ± 19.6 ns
+    write_timing(src, "H100_PCIe_LambdaLabs", "torch", {"level1": {"1_A.py": noisy, "2_B.py": noisy, "3_C.py": row()}},
+                 date="2026-01-01T00:00:00Z")
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out")
+    assert spec_of(bundles, "torch", "level1/1_A.py")["timing"]["latencyNs"] == {
+        "mean": 2, "minimum": 1, "maximum": 3, "confidence95": [1, 22]}
+    assert spec_of(bundles, "torch", "level1/3_C.py")["timing"]["latencyNs"]["confidence95"] == [1498040, 1501960]
+    assert "warning: " in err and "2 entries" in err and "interval clamped at 1 ns" in err
+
+
 # --- workloads and dates -------------------------------------------------------------------
 
 
@@ -250,6 +354,227 @@ def test_problems_must_be_a_kernelbench_folder(tmp_path, capsys):
     assert code == 1
     assert "--problems" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+# --- KernelBench's history (--repo) ----------------------------------------------------------------
+
+KB = "KernelBench"
+TIMING = "results/timing"
+
+
+@needs_git
+def test_repo_workload_is_the_problem_source_at_the_commit_that_added_the_timing_file(tmp_path, capsys):
+    repo = GitRepo(tmp_path / "kb")
+    a1, a2, b = problem_source("A", 1024), problem_source("A", 4096), problem_source("B", 64)
+    repo.commit("2025-01-01T00:00:00Z", {f"{KB}/level1/1_A.py": a1, f"{KB}/level1/2_B.py": b})
+    src = tmp_path / "timing"
+    entry = {"level1": {"1_A.py": row(hardware="NVIDIA L4"), "2_B.py": row(hardware="NVIDIA L4")}}
+    # PROVENANCE dates both files after every commit: the commit that added a file's bytes decides.
+    old = write_timing(src, "L4_GCP", "torch", entry, date="2026-06-01T00:00:00Z")
+    added = repo.commit("2025-02-01T00:00:00Z", {f"{TIMING}/L4_GCP/{old.name}": old.read_bytes()})
+    new = write_timing(src, "L4_GCP", "torch_compile_inductor_default", {"level1": {
+        "1_A.py": row(mean=1.45, hardware="NVIDIA L4"), "2_B.py": row(hardware="NVIDIA L4")}},
+        date="2026-06-01T00:00:00Z")
+    resized = repo.commit("2025-03-01T00:00:00Z", {f"{KB}/level1/1_A.py": a2,
+                                                    f"{TIMING}/L4_GCP/{new.name}": new.read_bytes()})
+
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 0, err
+    assert err == ""
+    assert f"L4_GCP/{old.name}: KernelBench version {added[:7]} (2025-02-01), the commit that added this file" in out
+    assert f"L4_GCP/{new.name}: KernelBench version {resized[:7]} (2025-03-01)" in out
+    bundles = [b for p in sorted((tmp_path / "out").rglob("*.json")) for b in json.loads(p.read_text())]
+    # Each workload is the problem's source in the file's version: only the changed problem differs.
+    assert spec_of(bundles, "torch", "level1/1_A.py")["workloadDigest"] == source_workload("level1/1_A.py", a1)
+    assert spec_of(bundles, "torch_compile_inductor_default", "level1/1_A.py")["workloadDigest"] == \
+        source_workload("level1/1_A.py", a2)
+    assert spec_of(bundles, "torch", "level1/2_B.py")["workloadDigest"] == \
+        spec_of(bundles, "torch_compile_inductor_default", "level1/2_B.py")["workloadDigest"] == \
+        source_workload("level1/2_B.py", b)
+    # observedAt is still the file's date.
+    assert spec_of(bundles, "torch", "level1/1_A.py")["observedAt"] == "2026-06-01T00:00:00.000Z"
+
+    # --problems with the same source hashes it the same way: the two agree.
+    folder = tmp_path / "checkout" / "level1"
+    folder.mkdir(parents=True)
+    (folder / "1_A.py").write_text(a1, encoding="utf-8")
+    (folder / "2_B.py").write_text(b, encoding="utf-8")
+    code, _, err = run_cli(capsys, "import", "kernelbench", src / "L4_GCP", "--out", tmp_path / "out2",
+                           "--problems", folder.parent)
+    assert code == 0, err
+    again = [b for p in sorted((tmp_path / "out2").rglob("*.json")) for b in json.loads(p.read_text())]
+    assert spec_of(again, "torch", "level1/1_A.py")["workloadDigest"] == source_workload("level1/1_A.py", a1)
+
+
+def _resized_and_renamed(tmp_path) -> tuple[GitRepo, dict[str, str]]:
+    """A history: the old problems (2025-01-01), then a resize that renames 35_LTSM.py to 35_LSTM.py and
+    replaces 2_Old.py with an unrelated 2_New.py (2025-07-10)."""
+    repo = GitRepo(tmp_path / "kb")
+    sources = {"A-old": problem_source("A", 1024), "A-new": problem_source("A", 8192),
+               "LTSM": problem_source("LSTM", 512), "LSTM": problem_source("LSTM", 2048),
+               "Old": problem_source("Old", 64), "New": "import torch\n\nclass Model(torch.nn.Module):\n    pass\n"}
+    old = repo.commit("2025-01-01T00:00:00Z", {f"{KB}/level1/1_A.py": sources["A-old"],
+                                               f"{KB}/level1/2_Old.py": sources["Old"],
+                                               f"{KB}/level3/35_LTSM.py": sources["LTSM"]}, "old problems")
+    repo.rename(f"{KB}/level3/35_LTSM.py", f"{KB}/level3/35_LSTM.py")
+    resize = repo.commit("2025-07-10T00:00:00Z", {
+        f"{KB}/level1/1_A.py": sources["A-new"], f"{KB}/level1/2_Old.py": None,
+        f"{KB}/level1/2_New.py": sources["New"], f"{KB}/level3/35_LSTM.py": sources["LSTM"]}, "resize")
+    return repo, {"old": old, "resize": resize, **sources}
+
+
+@needs_git
+def test_late_file_with_old_names_is_matched_to_the_version_that_has_them(tmp_path, capsys):
+    repo, kb = _resized_and_renamed(tmp_path)
+    src = tmp_path / "timing"
+    # Committed after the resize, but naming the old files: pre-resize timings committed late.
+    late = write_timing(src, "H100_PCIe_LambdaLabs", "torch", {
+        "level1": {"1_A.py": row(), "2_Old.py": row()}, "level3": {"35_LTSM.py": row()}},
+        date="2025-08-01T00:00:00Z")
+    fresh = write_timing(src, "H100_PCIe_LambdaLabs", "torch_compile_inductor_default", {
+        "level1": {"1_A.py": row(), "2_New.py": row()}, "level3": {"35_LSTM.py": row()}},
+        date="2025-08-01T00:00:00Z")
+    repo.commit("2025-08-01T00:00:00Z", {f"{TIMING}/H100_PCIe_LambdaLabs/{late.name}": late.read_bytes(),
+                                         f"{TIMING}/H100_PCIe_LambdaLabs/{fresh.name}": fresh.read_bytes()})
+
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1
+    assert str(late) in warnings[0] and f"{kb['old'][:7]} (2025-01-01)" in warnings[0]
+    assert "level1/2_Old.py" in warnings[0] and "level3/35_LTSM.py" in warnings[0]
+    assert f"{late.name}: KernelBench version {kb['old'][:7]} (2025-01-01)" in out
+
+    bundles = [b for p in sorted((tmp_path / "out").rglob("*.json")) for b in json.loads(p.read_text())]
+    runs = by_name(bundles)
+    lstm_old = runs["kernelbench-h100-pcie-lambdalabs-torch-l3-35-ltsm"]["run"]  # its name stays the source's
+    native = lstm_old["spec"]["sourceNative"]
+    assert native["externalId"] == "H100_PCIe_LambdaLabs/torch/level3/35_LSTM.py"
+    assert native["formerExternalId"] == "H100_PCIe_LambdaLabs/torch/level3/35_LTSM.py"
+    assert lstm_old["metadata"]["title"] == "LSTM · PyTorch eager · Lambda Labs"
+    assert lstm_old["spec"]["workloadDigest"] == source_workload("level3/35_LTSM.py", kb["LTSM"])
+    assert spec_of(bundles, "torch", "level1/1_A.py")["workloadDigest"] == source_workload("level1/1_A.py", kb["A-old"])
+    # A problem replaced under its number is not a rename: it keeps its own name.
+    replaced = spec_of(bundles, "torch", "level1/2_Old.py")["sourceNative"]
+    assert replaced["externalId"] == "H100_PCIe_LambdaLabs/torch/level1/2_Old.py" and "formerExternalId" not in replaced
+
+    # The file naming the new problems is of the new version, with no former names.
+    lstm_new = spec_of(bundles, "torch_compile_inductor_default", "level3/35_LSTM.py")
+    assert "formerExternalId" not in lstm_new["sourceNative"]
+    assert lstm_new["workloadDigest"] == source_workload("level3/35_LSTM.py", kb["LSTM"])
+    assert spec_of(bundles, "torch_compile_inductor_default", "level1/1_A.py")["workloadDigest"] == \
+        source_workload("level1/1_A.py", kb["A-new"])
+
+
+@needs_git
+def test_file_not_in_the_history_uses_the_version_in_force_at_its_date(tmp_path, capsys):
+    repo = GitRepo(tmp_path / "kb")
+    sources = [problem_source("A", size) for size in (1, 2, 3)]
+    repo.commit("2025-01-01T00:00:00Z", {f"{KB}/level1/1_A.py": sources[0]})
+    second = repo.commit("2025-03-01T00:00:00Z", {f"{KB}/level1/1_A.py": sources[1]})
+    repo.commit("2025-05-01T00:00:00Z", {f"{KB}/level1/1_A.py": sources[2]})
+    src = tmp_path / "timing"
+    write_timing(src, "MI250", "torch", {"level1": {"1_A.py": row(hardware="AMD Instinct MI250X/MI250")}},
+                 date="2025-04-25T18:57:48-05:00")
+
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 0, err
+    assert err == ""
+    assert f"KernelBench version {second[:7]} (2025-03-01), in force on its date, 2025-04-25" in out
+    [b] = json.loads((tmp_path / "out" / "MI250" / "baseline_time_torch.json").read_text())
+    assert b["run"]["spec"]["workloadDigest"] == source_workload("level1/1_A.py", sources[1])
+
+
+@needs_git
+def test_file_naming_problems_no_version_has_is_an_error(tmp_path, capsys):
+    repo, _ = _resized_and_renamed(tmp_path)
+    src = tmp_path / "timing"
+    bad = write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(), "7_Nowhere.py": row()}},
+                       date="2026-01-01T00:00:00Z")
+    code, _, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 1
+    assert f"{bad}: names 1 problem" in err and "level1/7_Nowhere.py" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+@needs_git
+def test_reimport_with_repo_is_byte_identical(tmp_path, capsys):
+    repo, _ = _resized_and_renamed(tmp_path)
+    src = tmp_path / "timing"
+    write_timing(src, "L40S_matx3", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L40S")},
+                                              "level3": {"35_LTSM.py": None}}, date="2025-01-19T19:25:46-08:00")
+    _, _ = imported(capsys, src, "--out", tmp_path / "out", "--repo", repo.root)
+    first = snapshot(tmp_path / "out")
+    code, out, _ = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 0 and "(0 written, 1 unchanged)" in out
+    assert snapshot(tmp_path / "out") == first
+
+
+def test_repo_must_be_a_kernelbench_git_checkout(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
+    plain = tmp_path / "plain" / "KernelBench" / "level1"
+    plain.mkdir(parents=True)
+    (plain / "1_A.py").write_text("import torch\n")
+    cases = [(tmp_path / "nowhere", "not found"), (tmp_path / "plain", "not a git repository")]
+    if shutil.which("git"):
+        other = GitRepo(tmp_path / "other")
+        other.commit("2025-01-01T00:00:00Z", {"README.md": "not KernelBench\n"})
+        cases.append((other.root, "its HEAD commit has no KernelBench/levelN/*.py problem sources"))
+    for folder, message in cases:
+        code, _, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", folder)
+        assert code == 1, err
+        assert f"--repo: {folder}: {message}" in err
+        assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_repo_without_git_is_an_error_naming_repo(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
+    (tmp_path / "kb").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    code, _, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", tmp_path / "kb")
+    assert code == 1
+    assert "--repo: the git command was not found" in err and "Traceback" not in err
+
+
+def test_repo_and_problems_are_mutually_exclusive(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
+    with pytest.raises(SystemExit) as exit_:
+        main(["import", "kernelbench", str(src), "--out", str(tmp_path / "out"),
+              "--repo", str(tmp_path), "--problems", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_without_history_a_late_file_naming_pre_rename_problems_is_of_the_old_sizes(tmp_path, capsys):
+    src = tmp_path / "timing"
+    l40s = row(hardware="NVIDIA L40S")
+    old_names = {"level3": {"35_LTSM.py": l40s, "1_MLP.py": l40s}}
+    early = write_timing(src, "L40S_matx3", "torch", old_names, date="2025-01-19T19:25:46-08:00")
+    late = write_timing(src, "L40S_matx3", "torch_compile_inductor_default", old_names, date="2026-01-01T00:00:00Z")
+    write_timing(src, "L40S_matx3", "torch_compile_cudagraphs", {"level3": {"35_LSTM.py": l40s, "1_MLP.py": l40s}},
+                 date="2026-01-01T00:00:00Z")
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out")
+
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and str(late) in warnings[0] and "level3/35_LTSM.py" in warnings[0]
+    assert str(early) not in err
+    workload = {(impl, problem): spec_of(bundles, impl, problem)["workloadDigest"]
+                for impl, problem in [("torch", "level3/35_LTSM.py"), ("torch", "level3/1_MLP.py"),
+                                      ("torch_compile_inductor_default", "level3/35_LTSM.py"),
+                                      ("torch_compile_inductor_default", "level3/1_MLP.py"),
+                                      ("torch_compile_cudagraphs", "level3/1_MLP.py")]}
+    # The late file's timings are of the old sizes, as the early file's are: all of them, not only the renamed one's.
+    assert workload["torch", "level3/35_LTSM.py"] == workload["torch_compile_inductor_default", "level3/35_LTSM.py"]
+    assert workload["torch", "level3/1_MLP.py"] == workload["torch_compile_inductor_default", "level3/1_MLP.py"]
+    assert workload["torch", "level3/1_MLP.py"] != workload["torch_compile_cudagraphs", "level3/1_MLP.py"]
+    # Either way the run is shown under the problem's newest name.
+    native = spec_of(bundles, "torch_compile_inductor_default", "level3/35_LTSM.py")["sourceNative"]
+    assert native["externalId"] == "L40S_matx3/torch_compile_inductor_default/level3/35_LSTM.py"
+    assert native["formerExternalId"] == "L40S_matx3/torch_compile_inductor_default/level3/35_LTSM.py"
+    assert "formerExternalId" not in spec_of(bundles, "torch_compile_cudagraphs", "level3/35_LSTM.py")["sourceNative"]
 
 
 # --- hosts and implementations -----------------------------------------------------------------
@@ -373,11 +698,19 @@ def test_importing_then_building_loses_no_run(tmp_path, capsys):
         assert (tmp_path / "site" / "runs" / b["run"]["metadata"]["name"] / "index.html").is_file()
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared KernelBench timing data not present")
+@pytest.mark.skipif(not SHARED.is_dir() or not HISTORY_BUNDLE.is_file(), reason="shared KernelBench data not present")
+@needs_git
 def test_shipped_content_is_a_fresh_import_of_the_shared_data(tmp_path, capsys):
-    code, out, err = run_cli(capsys, "import", "kernelbench", SHARED, "--out", tmp_path / "kernelbench")
+    checkout = tmp_path / "KernelBench"
+    subprocess.run(["git", "clone", "-q", str(HISTORY_BUNDLE), str(checkout)], check=True, capture_output=True)
+    code, out, err = run_cli(capsys, "import", "kernelbench", SHARED, "--out", tmp_path / "kernelbench",
+                             "--repo", checkout)
     assert code == 0, err
     assert err == ""
     assert "Imported 4250 runs (502 failed, 3748 passed) from 17 files on 4 hosts" in out
+    # docs/importing.md lists these versions.
+    assert "L40S_matx3/baseline_time_torch.json: KernelBench version 8a52d49 (2025-01-19)" in out
+    assert "H100_PCIe_LambdaLabs/baseline_time_torch.json: KernelBench version eff1959 (2025-07-21)" in out
+    assert "L4_GCP/baseline_time_torch.json: KernelBench version 4caba1c (2026-01-07)" in out
     assert snapshot(tmp_path / "kernelbench") == snapshot(REPO / "content" / "kernelbench")
     assert not (REPO / "content" / "seed.json").exists()

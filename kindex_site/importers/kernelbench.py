@@ -17,11 +17,17 @@ Digests are ``sha256:`` + the hex SHA-256 of canonical JSON (sorted keys, no spa
 - protocolDigest: the BenchmarkProtocol document;
 - environmentDigest: the ExecutionEnvironment document;
 - implementationDigest: ``{"source": "kernelbench", "implementation": <file-name suffix>}``;
-- workloadDigest: ``{"source": "kernelbench", "problem": "levelN/<file>", "sourceSha256": <hex>}``
-  when ``--problems`` has the problem's source file, else
+- workloadDigest: ``{"source": "kernelbench", "problem": "levelN/<file>", "sourceSha256": <hex>}``,
+  the problem's source file as the timing file named it, in the KernelBench version the timing
+  was made with (``--repo``: see `History`) or in a checkout's folder (``--problems``); else
   ``{"source": "kernelbench", "problem": "levelN/<file>", "problemSizes": <era>}`` where <era> is
-  "before-2025-07-02" or "since-2025-07-02" by the file's date (UTC): KernelBench changed problem
-  sizes on 2025-07-02, so timings from either side of it are different workloads.
+  "before-2025-07-02" or "since-2025-07-02" by the file's date (UTC) and the names it uses:
+  KernelBench changed problem sizes on 2025-07-02, so timings from either side of it are
+  different workloads.
+
+A problem KernelBench has since renamed keeps the name the source gave it in
+``sourceNative.formerExternalId``; its ``externalId`` and title use the newest name, so the site
+shows it as one problem.
 """
 
 from __future__ import annotations
@@ -32,12 +38,14 @@ import json
 import os
 import re
 import secrets
+import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
+from typing import Iterator
 
 from pydantic import ValidationError
 
@@ -48,7 +56,7 @@ from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
 EXAMPLE = (
     "example:\n"
     "  kindex-site import kernelbench ../KernelBench/results/timing --out content/kernelbench \\\n"
-    "      --problems ../KernelBench/KernelBench\n"
+    "      --repo ../KernelBench\n"
     "  kindex-site import kernelbench results/timing/L40S_matx3 --out content/kernelbench "
     "--observed-at 2025-01-20"
 )
@@ -57,6 +65,7 @@ SOURCE = "kernelbench"
 FILE_PATTERN = re.compile(r"^baseline_time_(.+)\.json$")
 LEVEL_PATTERN = re.compile(r"^level(\d+)$")
 ENTRY_PATTERN = re.compile(r"^(\d+)_(.+)\.py$")
+PROBLEM_PATH = re.compile(r"^level\d+/\d+_[^/]+\.py$")  # a problem source under KernelBench/
 SIZES_CHANGED = date(2025, 7, 2)  # KernelBench changed problem sizes on this day
 Z95 = Decimal("1.96")
 NS_PER_MS = Decimal(1_000_000)
@@ -72,7 +81,9 @@ PROTOCOL = {
             "name": "KernelBench timing scripts",
             "repository": "https://github.com/ScalingIntelligence/KernelBench",
         },
-        "measurement": {"timer": "cuda_events", "primaryStatistic": "mean"},
+        # KernelBench rounds mean, std, min and max to 3 significant figures of a millisecond value.
+        "measurement": {"timer": "cuda_events", "primaryStatistic": "mean",
+                        "resolution": {"significantFigures": 3}},
         "comparability": {
             "family": "kernelbench_baseline_timing",
             "notes": (
@@ -120,6 +131,26 @@ HOSTS: dict[str, Host] = {
 }
 _HOSTS_CASEFOLD = {name.casefold(): host for name, host in HOSTS.items()}
 
+# The problems KernelBench renamed in its 2025-07 resize (old name → newest name), for imports
+# without --repo. Found once by `History` (git's rename detection between consecutive versions on
+# the first-parent line, `git log --first-parent -M --diff-filter=R -- KernelBench/`) in the history
+# of ScalingIntelligence/KernelBench to 2026-03-05: all nine are in 7ff58da (2025-07-21, "Merge pull
+# request #56"). Left out: its 2024-11 renumbering of level3, older than any published timing file,
+# and the problems replaced under their number (level1/50, level1/97, level2/27: sources with too
+# little in common for git to call it a rename; KernelBench's own commits say "replace").
+RENAMES: dict[str, str] = {
+    "level2/41_Gemm_BatchNorm_GELU_GroupNorm_Mean_ReLU.py": "level2/41_Gemm_BatchNorm_GELU_ReLU.py",
+    "level2/45_Gemm_Sigmoid_Sum_LogSumExp.py": "level2/45_Gemm_Sigmoid_LogSumExp.py",
+    "level2/58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp_Max.py":
+        "level2/58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp.py",
+    "level2/66_Matmul_Dropout_Mean_Softmax.py": "level2/66_Matmul_Dropout_Softmax.py",
+    "level3/35_LTSM.py": "level3/35_LSTM.py",
+    "level3/36_LTSMHn.py": "level3/36_LSTMHn.py",
+    "level3/37_LTSMCn.py": "level3/37_LSTMCn.py",
+    "level3/38_LTSMBidirectional.py": "level3/38_LSTMBidirectional.py",
+    "level3/41_GRUBirectional.py": "level3/41_GRUBidirectional.py",
+}
+
 
 # --- entry point ------------------------------------------------------------------------------
 
@@ -134,8 +165,13 @@ def add_parser(sources) -> None:
     p.add_argument("sources", nargs="+", metavar="SRC", type=Path,
                    help="a host folder (holding baseline_time_*.json) or a results/timing folder holding several")
     p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
-    p.add_argument("--problems", metavar="KERNELBENCH_DIR", type=Path,
-                   help="a KernelBench checkout's KernelBench/ folder: workload digests then hash each problem's source")
+    problems = p.add_mutually_exclusive_group()
+    problems.add_argument("--repo", metavar="KERNELBENCH_GIT_DIR", type=Path,
+                          help="a KernelBench git checkout: each timing file's workloads then hash the problem "
+                               "sources of the KernelBench version it was made with, found in the history")
+    problems.add_argument("--problems", metavar="KERNELBENCH_DIR", type=Path,
+                          help="a KernelBench checkout's KernelBench/ folder: workload digests then hash each "
+                               "problem's source there, whatever the timing file's date")
     p.add_argument("--observed-at", metavar="ISO",
                    help="date-time for files PROVENANCE.txt does not date (default: the file's modification time)")
     p.add_argument("--one-file-per-run", action="store_true",
@@ -145,11 +181,13 @@ def add_parser(sources) -> None:
 
 def run(args: argparse.Namespace) -> int:
     result = import_kernelbench(
-        args.sources, args.out, problems=args.problems, observed_at=args.observed_at,
+        args.sources, args.out, problems=args.problems, repo=args.repo, observed_at=args.observed_at,
         one_file_per_run=args.one_file_per_run,
     )
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    for line in result.versions:
+        print(line)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses.items()))
     print(f"Imported {plural(result.runs, 'run')} ({statuses}) from {plural(result.sources, 'file')} "
           f"on {plural(result.hosts, 'host')} → {args.out.as_posix()}/ "
@@ -169,6 +207,7 @@ class Result:
     unchanged: int = 0
     statuses: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    versions: list[str] = field(default_factory=list)  # with --repo: each file's KernelBench version, and why
 
 
 @dataclass
@@ -178,50 +217,36 @@ class SourceFile:
     path: Path
     observed_at: datetime | None = None
     data: dict | None = None
+    version: Version | None = None  # with --repo: the KernelBench version its timings were made with
 
     @property
     def benchmark(self) -> str:
         return f"{self.host}/{self.path.name}"
 
 
-def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None = None,
+def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None = None, repo: Path | None = None,
                        observed_at: str | None = None, one_file_per_run: bool = False) -> Result:
+    if problems is not None and repo is not None:
+        raise KindexError("--repo, --problems: give one of them, not both")
     result = Result()
     errors: list[str] = []
     fallback = _parse_observed_at(observed_at) if observed_at is not None else None
     problems_dir = _problems_dir(problems) if problems is not None else None
+    history = History(repo) if repo is not None else None
 
     files = _find_files(sources, errors)
-    dates = _provenance(sources, errors)
-    for f in files:
-        f.data = _read(f.path, errors)
-        f.observed_at = dates.get(f.path.resolve())
-        if f.observed_at is None:
-            f.observed_at = fallback
-        if f.observed_at is None:
-            try:
-                f.observed_at = datetime.fromtimestamp(f.path.stat().st_mtime, timezone.utc).replace(microsecond=0)
-            except OSError as e:
-                errors.append(f"{f.path}: cannot read: {e.strerror}")
-                continue
-            result.warnings.append(f"{f.path}: not dated by PROVENANCE.txt or --observed-at; "
-                                   "using the file's modification time as observedAt")
+    _read_and_date(files, sources, fallback, result, errors)
     if errors:
         raise KindexError(errors)
-
-    by_host: dict[str, list[SourceFile]] = {}
-    folder_of: dict[str, Path] = {}  # host slug → its folder
-    for f in files:
-        first = folder_of.setdefault(slug(f.host), f.path.parent)
-        if first != f.path.parent:
-            clash = (f"{f.path.parent}: host {f.host!r} is also imported from {first}; "
-                     "give each host once")
-            if clash not in errors:
-                errors.append(clash)
-            continue
-        by_host.setdefault(f.host, []).append(f)
+    by_host = _by_host(files, errors)
     if errors:
         raise KindexError(errors)
+    source_sha256: dict[str, str] = {}  # with --repo: problem source blob → hex SHA-256 of its bytes
+    if history is not None:
+        _match_versions(files, history, result, errors)
+        if errors:
+            raise KindexError(errors)
+        source_sha256 = history.sha256s({f.version.problems[name] for f in files for name in _names(f.data)})
     outputs: dict[Path, list[dict]] = {}  # output file → its bundles
     single: set[Path] = set()
     names: dict[str, str] = {}  # run name → where it came from
@@ -234,7 +259,11 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
                 result.warnings.append(
                     f"{f.path}: dated before {SIZES_CHANGED.isoformat()}, when KernelBench changed problem sizes; "
                     "its workload digests hash the --problems checkout's source, which may be of the new sizes")
-            context = _FileContext(f, environment, env_digest, problems_dir, missing_sources)
+            if history is not None:
+                named = _named_in_version(f, history, source_sha256)
+            else:
+                named = _named_without_history(f, problems_dir, missing_sources, result.warnings)
+            context = _FileContext(f, environment, env_digest, named)
             bundles = _bundles(context, errors, result)
             for b in bundles:
                 name = b["run"]["metadata"]["name"]
@@ -255,7 +284,7 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
     if missing_sources:
         result.warnings.append(
             f"--problems: {plural(len(missing_sources), 'problem file')} not found there "
-            f"(e.g. {min(missing_sources)}); their workload digests are from the problem's name and date instead")
+            f"(e.g. {min(missing_sources)}); their workload digests are from the problem's name and era instead")
     if errors:
         raise KindexError(errors)
 
@@ -270,6 +299,38 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
 
 
 # --- reading ------------------------------------------------------------------------------------
+
+
+def _read_and_date(files: list[SourceFile], sources: list[Path], fallback: datetime | None, result: Result,
+                   errors: list[str]) -> None:
+    """Each file's data, and its date: PROVENANCE.txt's, else --observed-at, else its modification time."""
+    dates = _provenance(sources, errors)
+    for f in files:
+        f.data = _read(f.path, errors)
+        f.observed_at = dates.get(f.path.resolve()) or fallback
+        if f.observed_at is None:
+            try:
+                f.observed_at = datetime.fromtimestamp(f.path.stat().st_mtime, timezone.utc).replace(microsecond=0)
+            except OSError as e:
+                errors.append(f"{f.path}: cannot read: {e.strerror}")
+                continue
+            result.warnings.append(f"{f.path}: not dated by PROVENANCE.txt or --observed-at; "
+                                   "using the file's modification time as observedAt")
+
+
+def _by_host(files: list[SourceFile], errors: list[str]) -> dict[str, list[SourceFile]]:
+    by_host: dict[str, list[SourceFile]] = {}
+    folder_of: dict[str, Path] = {}  # host slug → its folder
+    for f in files:
+        first = folder_of.setdefault(slug(f.host), f.path.parent)
+        if first != f.path.parent:
+            clash = (f"{f.path.parent}: host {f.host!r} is also imported from {first}; "
+                     "give each host once")
+            if clash not in errors:
+                errors.append(clash)
+            continue
+        by_host.setdefault(f.host, []).append(f)
+    return by_host
 
 
 def _parse_observed_at(text: str) -> datetime:
@@ -438,6 +499,206 @@ def _kind(value) -> str:
         type(value), "a number" if isinstance(value, (int, Decimal)) else type(value).__name__)
 
 
+# --- KernelBench's history (--repo) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Version:
+    """KernelBench/'s problem sources at one commit."""
+    commit: str
+    when: datetime  # its committer date
+    problems: dict[str, str]  # "level1/1_Square_matrix_multiplication_.py" → the source's blob id
+
+    def __str__(self) -> str:
+        return f"{self.commit[:7]} ({self.when.date().isoformat()})"
+
+
+class History:
+    """A KernelBench git checkout's history, read with the git command.
+
+    A timing file was made with the problem sources of the commit that added its bytes; HEAD's
+    first-parent commits are the versions KernelBench published, one after another.
+    """
+
+    def __init__(self, repo: Path):
+        self.repo = repo
+        if not repo.is_dir():
+            raise KindexError(f"--repo: {repo}: not found (give a KernelBench git checkout)")
+        self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", what="not a git repository with commits")
+        self.dates: dict[str, datetime] = {}  # every commit on any ref → its committer date
+        self._rank: dict[str, int] = {}  # … → its place, parents before children: breaks ties between dates
+        for line in self._git("log", "--all", "--date-order", "--reverse", "--format=%H %cI").splitlines():
+            commit, when = line.split(" ")
+            self._rank[commit] = len(self._rank)
+            self.dates[commit] = datetime.fromisoformat(when)
+        self.chain = self._git("log", "--first-parent", "--reverse", "--format=%H", "HEAD").split()  # oldest first
+        self._place = {commit: n for n, commit in enumerate(self.chain)}
+        commits = list(self.dates)
+        self._trees = dict(zip(commits, self._object_ids([f"{c}:KernelBench" for c in commits])))
+        self._listings: dict[str | None, dict[str, str]] = {None: {}}  # KernelBench/ tree → its problems
+        if not self._problems(self._trees[self.chain[-1]]):
+            raise KindexError(f"--repo: {repo}: its HEAD commit has no KernelBench/levelN/*.py problem sources "
+                              "(give a KernelBench git checkout)")
+        self.renames = self._renames()
+
+    # What the import asks
+
+    def blob_ids(self, paths: list[Path]) -> dict[Path, str]:
+        """Each file's blob id: what git would store for its exact bytes."""
+        asked = [p for p in paths if "\n" not in str(p.resolve())]
+        text = "".join(f"{p.resolve()}\n" for p in asked)
+        return dict(zip(asked, self._git("hash-object", "--no-filters", "--stdin-paths", input=text).split()))
+
+    def first_commits_holding(self, files: dict[str, str]) -> dict[str, str]:
+        """{path in the repository: blob id} → {path: the earliest commit whose tree holds that blob there}."""
+        asked = [(path, commit) for path in files if "\n" not in path for commit in self.dates]
+        ids = self._object_ids([f"{commit}:{path}" for path, commit in asked])
+        holders: dict[str, list[str]] = {}
+        for (path, commit), object_id in zip(asked, ids):
+            if object_id == files[path]:
+                holders.setdefault(path, []).append(commit)
+        return {path: min(commits, key=lambda c: (self.dates[c], self._rank[c])) for path, commits in holders.items()}
+
+    def in_force_at(self, when: datetime) -> str | None:
+        """The latest first-parent commit of HEAD dated at or before `when`."""
+        return next((c for c in reversed(self.chain) if self.dates[c] <= when), None)
+
+    def versions_back_from(self, start: str) -> Iterator[Version]:
+        """The version at `start`, then each earlier one on HEAD's first-parent line, newest first."""
+        if start in self._place:
+            earlier = self.chain[:self._place[start]]
+        else:  # a commit on a side branch: the first-parent line up to its date
+            earlier = [c for c in self.chain if self.dates[c] < self.dates[start]]
+        seen: set[str | None] = set()
+        for commit in [start, *reversed(earlier)]:
+            tree = self._trees[commit]
+            if tree not in seen:  # commits with the same sources are one version: the latest stands for it
+                seen.add(tree)
+                yield Version(commit, self.dates[commit], self._problems(tree))
+
+    def newest_name(self, problem: str, since: datetime) -> str:
+        """What KernelBench calls `problem` (a name in the version of `since`) after the renames since then."""
+        for when, old, new in self.renames:
+            if when > since and problem == old:
+                problem = new
+        return problem
+
+    def sha256s(self, blobs: set[str]) -> dict[str, str]:
+        """Each blob's hex SHA-256, all read by one `git cat-file --batch`."""
+        order = sorted(blobs)
+        out = self._run(["cat-file", "--batch"], "".join(f"{b}\n" for b in order).encode())
+        found: dict[str, str] = {}
+        at = 0
+        for blob in order:
+            end = out.index(b"\n", at)
+            header = out[at:end].split()
+            if len(header) != 3 or header[1] != b"blob":
+                raise KindexError(f"--repo: {self.repo}: git cannot read the problem source {blob} "
+                                  "(a partial or shallow clone? clone the whole history)")
+            size = int(header[2])
+            found[blob] = hashlib.sha256(out[end + 1:end + 1 + size]).hexdigest()
+            at = end + 1 + size + 1
+        return found
+
+    # How it is read
+
+    def _renames(self) -> list[tuple[datetime, str, str]]:
+        """(when, old name, new name) of each problem git finds renamed between consecutive first-parent
+        versions (its rename detection: at least half the source kept), oldest first. A problem replaced
+        by another under its number (level1/50, level1/97) shares too little to count as renamed."""
+        out = self._git("log", "--first-parent", "--diff-merges=first-parent", "--reverse", "-M",
+                        "--diff-filter=R", "--name-status", "-z", "--format=@%H", "HEAD", "--", "KernelBench/")
+        renames = []
+        commit = None
+        tokens = iter(out.split("\0"))
+        for token in tokens:
+            token = token.strip("\n")
+            if token.startswith("@"):
+                commit = token[1:]
+            elif token.startswith("R"):
+                old, new = (next(tokens).removeprefix("KernelBench/") for _ in range(2))
+                if PROBLEM_PATH.match(old) and PROBLEM_PATH.match(new):
+                    renames.append((self.dates[commit], old, new))
+        return renames
+
+    def _problems(self, tree: str | None) -> dict[str, str]:
+        if tree not in self._listings:
+            listing = {}
+            for entry in self._git("ls-tree", "-r", "-z", tree).split("\0"):
+                info, _, path = entry.partition("\t")
+                if PROBLEM_PATH.match(path) and info.split(" ")[1:2] == ["blob"]:
+                    listing[path] = info.split(" ")[2]
+            self._listings[tree] = listing
+        return self._listings[tree]
+
+    def _object_ids(self, names: list[str]) -> list[str | None]:
+        """Each `<commit>:<path>`'s object id, or None where there is none, by one `git cat-file --batch-check`."""
+        if not names:
+            return []
+        out = self._git("cat-file", "--batch-check", input="".join(f"{n}\n" for n in names))
+        ids = []
+        for line in out.splitlines():
+            parts = line.split(" ")  # "<id> <type> <size>", or "<name> missing"
+            ids.append(parts[0] if len(parts) == 3 and parts[2].isdigit() else None)
+        return ids
+
+    def _git(self, *args: str, input: str | None = None, what: str | None = None) -> str:
+        out = self._run(list(args), input.encode("utf-8", "surrogateescape") if input is not None else None, what)
+        return out.decode("utf-8", "surrogateescape")
+
+    def _run(self, args: list[str], input: bytes | None = None, what: str | None = None) -> bytes:
+        command = ["git", "-C", str(self.repo), "-c", "log.showSignature=false", "-c", "core.quotePath=false", *args]
+        try:
+            done = subprocess.run(command, input=input, capture_output=True)
+        except FileNotFoundError:
+            raise KindexError("--repo: the git command was not found; install git (or use --problems)") from None
+        except OSError as e:
+            raise KindexError(f"--repo: cannot run git: {e.strerror or e}") from None
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            said = next((line for line in said if line.startswith(("fatal:", "error:"))), said[0] if said else "")
+            raise KindexError(f"--repo: {self.repo}: {what or 'git ' + args[0] + ' failed'}"
+                              + (f" (git: {said})" if said else ""))
+        return done.stdout
+
+
+def _match_versions(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
+    """Each file's version: the one of the commit that added its bytes (else the one in force at its
+    date), or, if that lacks a problem the file names, the latest earlier version that has them all."""
+    in_repo = {f"results/timing/{f.host}/{f.path.name}": f for f in files}
+    blob_of = history.blob_ids([f.path for f in in_repo.values()])
+    added = history.first_commits_holding({path: blob_of[f.path] for path, f in in_repo.items() if f.path in blob_of})
+    for path, f in in_repo.items():
+        names = _names(f.data)
+        start = added.get(path)
+        why = "the commit that added this file"
+        if start is None:
+            start = history.in_force_at(f.observed_at)
+            why = f"in force on its date, {f.observed_at.date().isoformat()} (the file is not in --repo's history)"
+            if start is None:
+                errors.append(f"{f.path}: dated {f.observed_at.isoformat()}, before --repo's first commit")
+                continue
+        versions = history.versions_back_from(start)
+        first = version = next(versions)
+        while not names <= version.problems.keys():
+            version = next(versions, None)
+            if version is None:
+                missing = sorted(names - first.problems.keys())
+                errors.append(f"{f.path}: names {plural(len(missing), 'problem')} that KernelBench version {first} "
+                              f"({why}) lacks and no earlier version has with the rest: {_some(missing, 12)}")
+                break
+        if version is None:
+            continue
+        if version is not first:
+            missing = sorted(names - first.problems.keys())
+            result.warnings.append(
+                f"{f.path}: names {_some(missing)}, which KernelBench version {first} ({why}) lacks; matched to "
+                f"version {version}, the latest earlier one that has every problem it names")
+            why = f"the latest before {first} with every problem it names"
+        f.version = version
+        result.versions.append(f"{f.benchmark}: KernelBench version {version}, {why}")
+
+
 # --- building -----------------------------------------------------------------------------------
 
 
@@ -515,13 +776,19 @@ def _where(host_name: str) -> str:
     return host.provider or host.label
 
 
+@dataclass(frozen=True)
+class Named:
+    """A problem as a timing file names it ("level3/35_LTSM.py"): its newest name and its workload."""
+    newest: str  # "level3/35_LSTM.py": what KernelBench calls it now, as the site shows it
+    workload_digest: str
+
+
 @dataclass
 class _FileContext:
     file: SourceFile
     environment: dict
     environment_digest: str
-    problems_dir: Path | None
-    missing_sources: Counter
+    problems: dict[str, Named]  # "levelN/<entry>" → what it is
 
 
 def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]:
@@ -543,12 +810,16 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
     odd: Counter = Counter()
     for level_number, number, entry, level, record in entries:
         name_part = ENTRY_PATTERN.match(entry)[2]
-        external = f"{f.host}/{f.implementation}/{level}/{entry}"
+        problem = ctx.problems[f"{level}/{entry}"]
+        # The run's name stays the source's (its URL is stable); what it is called is the newest name.
         run_name = _run_name(f.host, f.implementation, level_number, number, name_part)
         if not _NAME.match(run_name):
             errors.append(f"{f.path}: {level}/{entry}: cannot make a run name from it ({run_name!r})")
             continue
-        native: dict = {"source": SOURCE, "benchmark": f.benchmark, "externalId": external}
+        native: dict = {"source": SOURCE, "benchmark": f.benchmark,
+                        "externalId": f"{f.host}/{f.implementation}/{problem.newest}"}
+        if problem.newest != f"{level}/{entry}":
+            native["formerExternalId"] = f"{f.host}/{f.implementation}/{level}/{entry}"
         spec: dict = {"status": "failed"}
         measurements: list[dict] = []
         if record is not None:
@@ -572,7 +843,7 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
             "measurements": measurements,
             "sourceNative": native,
             "protocolDigest": protocol_digest,
-            "workloadDigest": _workload_digest(ctx, level, entry),
+            "workloadDigest": problem.workload_digest,
             "environmentDigest": ctx.environment_digest,
             "implementationDigest": implementation_digest,
         })
@@ -581,7 +852,7 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
                 "apiVersion": API_VERSION,
                 "kind": "BenchmarkRun",
                 "metadata": {"name": run_name,
-                             "title": f"{problem_title(name_part)} · {label} · {_where(f.host)}"},
+                             "title": f"{problem_title(_title_part(problem.newest))} · {label} · {_where(f.host)}"},
                 "spec": spec,
             },
             "protocol": PROTOCOL,
@@ -598,8 +869,13 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
         result.statuses[spec["status"]] += 1
         bundles.append(bundle)
     for note, count in sorted(odd.items()):
-        result.warnings.append(f"{f.path}: {plural(count, 'entry')}: {note}")
+        result.warnings.append(f"{f.path}: {count} {'entry' if count == 1 else 'entries'}: {note}")
     return bundles
+
+
+def _title_part(problem: str) -> str:
+    """ "level3/35_LSTM.py" → "LSTM"."""
+    return ENTRY_PATTERN.match(problem.split("/")[-1])[2]
 
 
 def _run_name(host: str, implementation: str, level: int, number: int, name: str) -> str:
@@ -667,10 +943,14 @@ def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
     if std is not None and trials is not None:
         half = Z95 * std / Decimal(trials).sqrt()
         lo, hi = _int_ns(have["mean"] - half), _int_ns(have["mean"] + half)
-        if lo >= 1 and hi <= MAX_SAFE_INT:
+        if hi <= MAX_SAFE_INT:
+            # A noisy run keeps its interval: a latency is at least 1 ns, so the low end stops there.
+            if lo < 1:
+                lo = 1
+                problem = "a 95% interval (mean ± 1.96·std/√num_trials) reaching below 1 ns; interval clamped at 1 ns"
             latency["confidence95"] = [lo, hi]
         else:
-            problem = "a 95% interval reaching below 1 ns; imported without confidence95"
+            problem = "a 95% interval reaching beyond the largest safe integer; imported without confidence95"
     elif std is not None:
         problem = "a std without num_trials; imported without confidence95"
     if std is not None:
@@ -681,18 +961,62 @@ def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
     return "passed", timing, measurements, problem
 
 
-def _workload_digest(ctx: _FileContext, level: str, entry: str) -> str:
-    problem = f"{level}/{entry}"
-    if ctx.problems_dir is not None:
-        try:
-            data = (ctx.problems_dir / level / entry).read_bytes()
-        except OSError:
-            ctx.missing_sources[problem] += 1
-        else:
-            return digest({"source": SOURCE, "problem": problem, "sourceSha256": hashlib.sha256(data).hexdigest()})
-    day = ctx.file.observed_at.astimezone(timezone.utc).date()
-    era = f"before-{SIZES_CHANGED.isoformat()}" if day < SIZES_CHANGED else f"since-{SIZES_CHANGED.isoformat()}"
+def _source_digest(problem: str, sha256: str) -> str:
+    return digest({"source": SOURCE, "problem": problem, "sourceSha256": sha256})
+
+
+def _era_digest(problem: str, era: str) -> str:
     return digest({"source": SOURCE, "problem": problem, "problemSizes": era})
+
+
+def _named_in_version(f: SourceFile, history: History, source_sha256: dict[str, str]) -> dict[str, Named]:
+    """--repo: each problem's source in the file's version, and its name since then."""
+    return {name: Named(history.newest_name(name, f.version.when),
+                        _source_digest(name, source_sha256[f.version.problems[name]]))
+            for name in _names(f.data)}
+
+
+def _named_without_history(f: SourceFile, problems_dir: Path | None, missing: Counter,
+                           warnings: list[str]) -> dict[str, Named]:
+    """No --repo: the --problems checkout's source where it has the problem, else the file's era."""
+    named: dict[str, Named] = {}
+    era = None
+    for name in sorted(_names(f.data)):
+        workload = None
+        if problems_dir is not None:
+            try:
+                workload = _source_digest(name, hashlib.sha256((problems_dir / name).read_bytes()).hexdigest())
+            except OSError:
+                missing[name] += 1
+        if workload is None:
+            era = era or _era(f, warnings)
+            workload = _era_digest(name, era)
+        named[name] = Named(RENAMES.get(name, name), workload)
+    return named
+
+
+def _era(f: SourceFile, warnings: list[str]) -> str:
+    """KernelBench's problem sizes a file's timings are of, by its date and the names it uses."""
+    before, since = f"before-{SIZES_CHANGED.isoformat()}", f"since-{SIZES_CHANGED.isoformat()}"
+    if f.observed_at.astimezone(timezone.utc).date() < SIZES_CHANGED:
+        return before
+    old = sorted(name for name in _names(f.data) if name in RENAMES)
+    if old:  # a file named that way was written before the renames, so with the old sizes
+        warnings.append(f"{f.path}: dated {f.observed_at.date().isoformat()} but names {_some(old)} by a name "
+                        f"from before KernelBench's {SIZES_CHANGED.isoformat()} resize; its workloads are taken as "
+                        f"{before}")
+        return before
+    return since
+
+
+def _names(data: dict) -> set[str]:
+    """The problems a timing file names: {"level1/1_Square_matrix_multiplication_.py", …}."""
+    return {f"{level}/{entry}" for level, entries in data.items() for entry in entries}
+
+
+def _some(names: list[str], shown: int = 3) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 # --- writing ------------------------------------------------------------------------------------
