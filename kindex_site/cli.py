@@ -66,7 +66,8 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                             description="Validate every document under the content folder; write nothing.")
     _add_site_options(p)
     p.add_argument("--strict", action="store_true",
-                   help="treat warnings (ignored files, symlinks not followed) as errors, for a content repository's CI")
+                   help="treat warnings (unknown fields or statuses, ignored files, symlinks not followed) as errors, "
+                        "for a content repository's CI")
     p.set_defaults(run=_check)
 
     p = commands.add_parser("serve", help="preview the site on localhost, rebuilt and reloaded on every change",

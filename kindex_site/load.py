@@ -24,7 +24,8 @@ from pydantic import ValidationError
 
 from . import strictjson
 from .errors import KindexError, display
-from .models import NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
+from .models import (NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
+                     FormatWarnings)
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -231,15 +232,17 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         if remembered is not None and remembered.stat == stat and _still_same(path, remembered, memo, shown):
             content.digests[shown], runs, index = remembered.digest, remembered.runs, remembered.index
             file_problems: list[str] = []
+            file_warnings = remembered.warnings
         else:
             read_at = time.time_ns()
-            runs, file_problems, stopped = _read_file(path, shown, content.digests, trusted, keep_documents,
-                                                      remembered.runs if remembered is not None else ())
+            runs, file_problems, stopped, file_warnings = _read_file(
+                path, shown, content.digests, trusted, keep_documents, remembered.runs if remembered is not None else ())
             notes += stopped
             content.read += 1
             index = _FileIndex(runs)
             if memo is not None and not file_problems and stat is not None:
-                memo[shown] = _Remembered(stat, content.digests.get(shown), runs, read_at, index, rel)
+                memo[shown] = _Remembered(stat, content.digests.get(shown), runs, read_at, index, rel, file_warnings)
+        content.warnings += file_warnings  # (kept with the file's runs: a rebuild says what a clean build says)
         # The checks across files, a file at a time when its runs agree among themselves (the usual
         # case); run by run, to say exactly what is wrong, otherwise.
         if index.clean and not index.names.keys() & run_names.keys() and index.agrees(first_seen, content):
@@ -286,6 +289,7 @@ class _Remembered(NamedTuple):
     read_at: int  # time.time_ns() just before it was read (or last compared)
     index: _FileIndex
     rel: str  # its path under the content folder
+    warnings: tuple[str, ...] = ()  # its FormatWarnings lines
 
 
 def _still_same(path: Path, remembered: _Remembered, memo: dict, shown: str) -> bool:
@@ -313,8 +317,8 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
 
 def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str], keep_documents: bool,
                earlier: list[Run] = ()):
-    """A file's validated runs, its problems (parse and validation), and whether reading stopped
-    early (then the last line says so, and is not itself a problem).
+    """A file's validated runs, its problems (parse and validation), whether reading stopped
+    early (then the last line says so, and is not itself a problem), and its warnings (FormatWarnings).
 
     `earlier` are the runs this file gave last time (serve): a document whose place and bytes are
     unchanged (Source index or line, and digest) is not validated again; its run is taken as it was.
@@ -323,6 +327,7 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
     problems: list[str] = []
     shared: dict[str, list] = {"protocol": [], "environment": []}  # see _validate
     same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
+    warnings = FormatWarnings(shown)
     documents = _documents(path, shown, problems, digests, trusted)
     for source, raw in documents:
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
@@ -330,16 +335,18 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
             # Its protocol and environment models are the ones a fresh read of this file would give
             # it (shared with an earlier document, or its own), not what it shared last time.
             kept.definitions = _definitions(raw, shared)
+            warnings.check(raw, source, kept.definitions)
             validated.append(kept)
             continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
+            warnings.check(raw, source, bundle[1:])
             validated.append(Run(*bundle, source, keep_documents, path))
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
-            return validated, problems, True
-    return validated, problems, False
+            return validated, problems, True, warnings.result()
+    return validated, problems, False, warnings.result()
 
 
 def _content_files(root: Path, warnings: list[str]) -> list[Path]:
@@ -713,7 +720,7 @@ def file_records(memo: dict, present: dict[str, str]):
                 pair.append(number)
             s = run.source
             records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts)))
-        yield (shown, r.rel, r.stat, r.digest, r.read_at, definitions, records)
+        yield (shown, r.rel, r.stat, r.digest, r.read_at, definitions, records, r.warnings)
 
 
 _fact_values = operator.attrgetter(*Facts.__slots__)  # a run's facts as one tuple, in slot order
@@ -733,7 +740,7 @@ def restore_files(entries, content_dir: Path) -> dict:
     """load_content's memo from file_records' values (from the last build's cache)."""
     kinds = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
     memo = {}
-    for shown, rel, stat, digest, read_at, definitions, records in entries:
+    for shown, rel, stat, digest, read_at, definitions, records, warnings in entries:
         try:
             models = [kinds[kind].model_validate(value) for kind, value in definitions]
         except (KeyError, ValidationError):
@@ -751,7 +758,7 @@ def restore_files(entries, content_dir: Path) -> dict:
             run.definitions, run.protocol, run.environment = pair
             run.source, run.name = Source(shown, index, line, run_digest), name
             runs.append(run)
-        memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel)
+        memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel, warnings)
     return memo
 
 

@@ -3,13 +3,16 @@
 Models keep fields they do not know (``extra="allow"``): ``sourceNative`` is the source's own
 record and documents grow; whatever the user wrote must survive to the run page.
 Numbers are strict: a latency given as a string or a float is an error, not a coercion.
+Kept is not unchecked: `format_warnings` names fields the format does not know inside its known
+objects, and statuses outside `STATUSES`, with a did-you-mean (`check --strict` fails on them).
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, model_validator
 
@@ -114,8 +117,15 @@ class Measurement(Open):
     value: Number
 
 
+# What became of a run. Other statuses validate (sources grow), but are warned about: a typo
+# ("pased") must not quietly make a passed run an unranked one.
+STATUSES = ("passed", "failed", "error", "timeout", "incorrect", "incomplete-timing", "invalid-timing")
+
+
 class RunSpec(Open):
-    status: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,39}$")]
+    status: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,39}$", description=(
+        "What became of the run: " + ", ".join(STATUSES) + ". Only 'passed' runs are ranked, and they "
+        "must have timing. Another status is accepted but warned about (`kindex-site check --strict` fails)."))]
     timing: Timing | None = None
     observedAt: Timestamp | None = None
     measurements: list[Measurement] = []
@@ -147,9 +157,47 @@ class Harness(Open):
     repository: Text | None = None
 
 
+class Resolution(Open):
+    """How finely the source reports latencies: rounded to `significantFigures` significant figures
+    (of whatever unit it wrote: KernelBench gives 3 of a millisecond value) and/or to multiples of
+    `stepNs` nanoseconds; at least one of the two. The site widens each comparison by half a
+    rounding step: for a latency of d digits in ns, the larger of 10^(d − significantFigures) and stepNs."""
+
+    # (JSON Schema's way of saying "at least one of the two")
+    model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["significantFigures"]},
+                                                           {"required": ["stepNs"]}]})
+
+    significantFigures: Annotated[StrictInt, Field(ge=1, le=17)] | None = Field(None, description=(
+        "Latencies are rounded to this many significant figures (KernelBench: 3)."))
+    stepNs: Nanoseconds | None = Field(None, description="Latencies are multiples of this many nanoseconds.")
+
+    @model_validator(mode="after")
+    def _says_something(self) -> Resolution:
+        if self.significantFigures is None and self.stepNs is None:
+            raise ValueError("must give significantFigures, stepNs or both")
+        return self
+
+
+def rounding_step_ns(resolution: Resolution | None, value_ns: int) -> int | float:
+    """The rounding step of a latency reported at `resolution`: the larger of the significant
+    figures' last place and stepNs; 0 without a resolution. 3 significant figures: 4_940_000 ns
+    (4.94 ms) → 10_000 ns; 26_600_000 → 100_000; 512 → 1; 25 → 0.1 (a float below a nanosecond)."""
+    if resolution is None:
+        return 0
+    step: int | float = 0
+    if resolution.significantFigures is not None:
+        # A value of d digits shows its last figure at 10^(d − sf); a negative power is a float.
+        step = 10 ** (len(str(value_ns)) - resolution.significantFigures)
+    if resolution.stepNs is not None:
+        step = max(step, resolution.stepNs)
+    return step
+
+
 class MeasurementMethod(Open):
     timer: Text | None = None
     primaryStatistic: PrimaryStatistic = "mean"
+    resolution: Resolution | None = Field(None, description=(
+        "How finely the source reports latencies; without it they are taken as exact."))
 
 
 class Comparability(Open):
@@ -173,7 +221,15 @@ class BenchmarkProtocol(Open):
 # --- ExecutionEnvironment -------------------------------------------------------------------
 
 
+# Hardware fields the site reads or shows beyond the model's own, not warned about as unknown:
+# memory (e.g. "80GB") tells GPUs of one model apart in the mixed-hardware check.
+HARDWARE_KNOWN_OPTIONAL = ("memory", "count", "cpu")
+
+
 class Hardware(Open):
+    """The timing host's GPU. Optional fields the site knows besides these: memory (e.g. "80GB",
+    compared with what runs record), count (GPUs in the host), cpu."""
+
     product: Text
     vendor: Text | None = None
     formFactor: Text | None = None
@@ -200,3 +256,133 @@ class Bundle(BaseModel):
     run: BenchmarkRun
     protocol: BenchmarkProtocol
     environment: ExecutionEnvironment
+
+
+# --- Strictness: fields and statuses the format does not know --------------------------------
+# Unknown fields are kept (see Open), but inside the format's own objects one is most likely a typo
+# (`confidence_95`, `minimun`) that silently drops a value: each is warned about, with the nearest
+# known name. Free-form places (sourceNative, environment.spec.software) are never looked into.
+
+MAX_FORMAT_WARNINGS_PER_FILE = 20  # a typo repeated in 100,000 runs is said 20 times, then counted
+
+
+class _Shape(NamedTuple):
+    """A known object: the field names it may hold, and its fields that hold known objects (or lists of them)."""
+
+    fields: frozenset[str]
+    inner: dict[str, _Shape]
+
+
+def _shape(model: type[BaseModel], also: tuple[str, ...] = (), **inner: _Shape) -> _Shape:
+    return _Shape(frozenset(model.model_fields) | frozenset(also), inner)
+
+
+_METADATA = _shape(Metadata)
+_SHAPES = {
+    "run": _shape(BenchmarkRun, metadata=_METADATA, spec=_shape(
+        RunSpec, timing=_shape(Timing, latencyNs=_shape(LatencyNs)), measurements=_shape(Measurement))),
+    "protocol": _shape(BenchmarkProtocol, metadata=_METADATA, spec=_shape(
+        ProtocolSpec, harness=_shape(Harness), comparability=_shape(Comparability),
+        measurement=_shape(MeasurementMethod, resolution=_shape(Resolution)))),
+    "environment": _shape(ExecutionEnvironment, metadata=_METADATA, spec=_shape(
+        EnvironmentSpec, hardware=_shape(Hardware, also=HARDWARE_KNOWN_OPTIONAL))),
+}
+_RUN_SHAPE = _SHAPES["run"]
+
+
+def _did_you_mean(word: str, known) -> str:
+    """The nearest known name, ignoring case (`formfactor`), or one the word begins (`repo`)."""
+    by_lower = {name.lower(): name for name in sorted(known)}
+    close = difflib.get_close_matches(word.lower(), by_lower, n=1)
+    if not close and len(word) >= 3:
+        close = [name for name in by_lower if name.startswith(word.lower())][:1]
+    return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
+
+
+def _unknown_fields(value: object, shape: _Shape, where: str, found: list[tuple[str, str]]) -> None:
+    """Append (location, message) for each field of `value` (and the known objects in it) that `shape` does not know."""
+    if not isinstance(value, dict):
+        return
+    if not value.keys() <= shape.fields:
+        for key in value:
+            if key not in shape.fields:
+                found.append((f"{where}.{key}", "unknown field" + _did_you_mean(key, shape.fields)))
+    for key, inner in shape.inner.items():
+        child = value.get(key)
+        if isinstance(child, list):
+            for i, item in enumerate(child):
+                _unknown_fields(item, inner, f"{where}.{key}[{i}]", found)
+        else:
+            _unknown_fields(child, inner, f"{where}.{key}", found)
+
+
+def _all_known(value: object, shape: _Shape) -> bool:
+    """_unknown_fields would find nothing (the usual case, told quicker: no locations made)."""
+    if type(value) is not dict:
+        return True
+    if not value.keys() <= shape.fields:
+        return False
+    for key, inner in shape.inner.items():
+        child = value.get(key)
+        if type(child) is list:
+            if not all(_all_known(item, inner) for item in child):
+                return False
+        elif child is not None and not _all_known(child, inner):
+            return False
+    return True
+
+
+def _unknown_status(run: dict, found: list[tuple[str, str]]) -> None:
+    """(A valid run's status is a string: the model says so.)"""
+    status = run["spec"]["status"]
+    if status not in STATUSES:
+        found.append(("run.spec.status", f"unknown status {status!r}" + _did_you_mean(status, STATUSES)))
+
+
+class FormatWarnings:
+    """One file's warnings about what the format does not know (fields, statuses), as
+    `file[index]: location: message` lines: each protocol's and environment's once for the file
+    (at its first place), at most MAX_FORMAT_WARNINGS_PER_FILE lines, then how many more."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.lines: list[str] = []
+        self.more = 0
+        self._checked: dict[int, object] = {}  # id → a definition model already looked at (held: ids stay unique)
+        self._said: set[tuple[str, str, str]] = set()  # (definition's name, location, message) said for the file
+
+    def check(self, raw: dict, source: object, definitions: tuple[BaseModel, BaseModel]) -> None:
+        """Look at a valid bundle (its parsed JSON) found at `source`; `definitions` are its
+        protocol and environment models, shared by the file's bundles that repeat them word for word."""
+        run = raw["run"]
+        if not _all_known(run, _RUN_SHAPE) or run["spec"]["status"] not in STATUSES:
+            found: list[tuple[str, str]] = []
+            _unknown_fields(run, _RUN_SHAPE, "run", found)
+            _unknown_status(run, found)
+            for where, message in found:
+                self._say(f"{source}: {where}: {message}")
+        protocol, environment = definitions
+        if id(protocol) in self._checked and id(environment) in self._checked:
+            return  # (the usual case: the file's one protocol and environment, looked at already)
+        for slot, model in (("protocol", protocol), ("environment", environment)):
+            if id(model) in self._checked:
+                continue
+            self._checked[id(model)] = model
+            found = []
+            _unknown_fields(raw[slot], _SHAPES[slot], slot, found)
+            for where, message in found:
+                said = (model.metadata.name, where, message)  # (a repeat beyond the shared models' few)
+                if said not in self._said:
+                    self._said.add(said)
+                    self._say(f"{source}: {where}: {message}")
+
+    def _say(self, line: str) -> None:
+        if len(self.lines) < MAX_FORMAT_WARNINGS_PER_FILE:
+            self.lines.append(line)
+        else:
+            self.more += 1
+
+    def result(self) -> tuple[str, ...]:
+        if not self.more:
+            return tuple(self.lines)
+        return (*self.lines, f"{self.file}: and {self.more} more unknown fields or statuses like these")

@@ -163,7 +163,9 @@ def json_schema() -> dict:
         "description": (
             "A kindex-site content file: one bundle {run, protocol, environment} or an array of them "
             "(a .jsonl file holds one bundle per line). Generated from kindex_site.models; the build "
-            "checks more than this schema can say (unique names, identical copies, matching statistics)."
+            "checks more than this schema can say (unique names, identical copies, matching statistics). "
+            "Fields a document's objects do not list are kept, and warned about as likely typos, except in "
+            "the free-form sourceNative and software objects."
         ),
         "anyOf": [
             {"$ref": "#/$defs/Bundle"},

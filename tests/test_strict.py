@@ -1,0 +1,192 @@
+"""Strict means strict: fields and statuses the format does not know are warned about, with the nearest
+known name; `check --strict` fails on them; the warnings are the same whatever the build's caches hold."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import DELETE, SEED, bundle
+
+TYPOS = {
+    "confidence_95": ({"run.spec.timing.latencyNs.confidence_95": [4931062, 4948938]},
+                      "content/x.json: run.spec.timing.latencyNs.confidence_95: unknown field "
+                      "(did you mean 'confidence95'?)"),
+    "minimun": ({"run.spec.timing.latencyNs.minimun": 4780000},
+                "content/x.json: run.spec.timing.latencyNs.minimun: unknown field (did you mean 'minimum'?)"),
+    "pased": ({"run.spec.status": "pased"},
+              "content/x.json: run.spec.status: unknown status 'pased' (did you mean 'passed'?)"),
+    "run-spec": ({"run.spec.observedAT": "2026-03-05T08:38:15Z"},
+                 "content/x.json: run.spec.observedAT: unknown field (did you mean 'observedAt'?)"),
+    "measurement-item": ({"run.spec.measurements.0.units": "ns"},
+                         "content/x.json: run.spec.measurements[0].units: unknown field (did you mean 'unit'?)"),
+    "protocol": ({"protocol.spec.measurement.primaryStatistc": "mean"},
+                 "content/x.json: protocol.spec.measurement.primaryStatistc: unknown field "
+                 "(did you mean 'primaryStatistic'?)"),
+    "resolution": ({"protocol.spec.measurement.resolution": {"significantFigures": 3, "stepNS": 10}},
+                   "content/x.json: protocol.spec.measurement.resolution.stepNS: unknown field "
+                   "(did you mean 'stepNs'?)"),
+    "hardware": ({"environment.spec.hardware.formfactor": "PCIe"},
+                 "content/x.json: environment.spec.hardware.formfactor: unknown field (did you mean 'formFactor'?)"),
+    "hardware-known-optional": ({"environment.spec.hardware.memroy": "80GB"},
+                                "content/x.json: environment.spec.hardware.memroy: unknown field "
+                                "(did you mean 'memory'?)"),
+    "no-near-name": ({"run.metadata.labels": {"team": "blue"}}, "content/x.json: run.metadata.labels: unknown field"),
+}
+
+
+@pytest.mark.parametrize("changes, line", TYPOS.values(), ids=TYPOS.keys())
+def test_a_typo_is_a_warning_and_fails_check_strict(project, changes, line):
+    project.write("content/x.json", bundle(changes))
+    code, out, err = project.run("check")
+    assert code == 0 and out.startswith("OK: ")
+    assert f"warning: {line}" in err.splitlines(), err
+    code, _, err = project.run("check", "--strict")
+    assert code == 1 and line in err.splitlines(), err
+    code, _, err = project.build()
+    assert code == 0 and f"warning: {line}" in err.splitlines(), err
+
+
+def test_the_unknown_field_is_still_kept_and_shown(project):
+    project.write("content/x.json", bundle({"run.spec.timing.latencyNs.confidence_95": [123454321, 123454322]}))
+    project.built()
+    name = SEED["run"]["metadata"]["name"]
+    assert "confidence_95" in project.page(f"runs/{name}") and "123454321" in project.page(f"runs/{name}")
+
+
+def _warnings(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("warning: ")]
+
+
+def test_warnings_do_not_depend_on_the_caches(project):
+    def run(name, **more):
+        return bundle({"protocol.spec.harness.repo": "x"}, name=name, **more)  # (one protocol, everywhere)
+
+    typo = run("typo-run")
+    typo["run"]["spec"]["timing"]["latencyNs"]["minimun"] = 4780000
+    project.write("content/a.json", [typo, run("other-run", status="pased")])
+    project.write("content/b.json", run("plain-run"))
+    code, _, err = project.build("--clean")
+    assert code == 0
+    expected = _warnings(err)
+    assert expected == [
+        "warning: content/a.json[0]: run.spec.timing.latencyNs.minimun: unknown field (did you mean 'minimum'?)",
+        "warning: content/a.json[0]: protocol.spec.harness.repo: unknown field (did you mean 'repository'?)",
+        "warning: content/a.json[1]: run.spec.status: unknown status 'pased' (did you mean 'passed'?)",
+        "warning: content/b.json: protocol.spec.harness.repo: unknown field (did you mean 'repository'?)",
+    ]
+    code, out, err = project.build()  # nothing changed: answered from the manifest
+    assert code == 0 and out.startswith("Up to date") and _warnings(err) == expected
+    project.write("content/b.json", run("plain-run", mean=5_000_000))  # a.json's runs come from the cache
+    code, out, err = project.build()
+    assert code == 0 and not out.startswith("Up to date") and _warnings(err) == expected
+    code, _, err = project.run("check")
+    assert code == 0 and _warnings(err) == expected
+
+
+def test_a_resident_builder_keeps_the_warnings_of_documents_it_does_not_read_again(project, monkeypatch):
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    monkeypatch.chdir(project.root)
+    project.write("content/a.json", [bundle({"run.spec.timing.latencyNs.minimun": 4780000}, name="typo-run"),
+                                     bundle(name="other-run")])
+    memo = Memo()
+    first = build(load_config(None, {}), memo).warnings
+    data = json.loads((project.root / "content/a.json").read_text())
+    data[1]["run"]["spec"]["timing"]["samples"] = 99  # [0] is kept, not validated again
+    project.write("content/a.json", data)
+    assert build(load_config(None, {}), memo).warnings == first
+    assert first == ["content/a.json[0]: run.spec.timing.latencyNs.minimun: unknown field (did you mean 'minimum'?)"]
+
+
+def test_free_form_places_and_known_statuses_are_never_warned(project):
+    definitions = {"environment.spec.software": {"torch": "2.5", "cuda_version": "12.4"},
+                   "environment.spec.hardware.memory": "80GB", "environment.spec.hardware.count": 1,
+                   "environment.spec.hardware.cpu": "EPYC",
+                   "protocol.spec.measurement.resolution": {"significantFigures": 3, "stepNs": 1000}}
+    project.write("content/x.json", [
+        bundle({**definitions, "run.spec.sourceNative.anything_goes": {"confidence_95": 1}}),
+        *(bundle({**definitions, "run.spec.timing": DELETE}, name=f"run-{status}", status=status)
+          for status in ("failed", "error", "timeout", "incorrect", "incomplete-timing", "invalid-timing")),
+    ])
+    code, _, err = project.run("check", "--strict")
+    assert code == 0, err
+    assert "warning" not in err
+
+
+def test_a_definition_is_warned_once_per_file_and_a_file_says_at_most_twenty_lines(project):
+    runs = [bundle({"run.spec.timing.latencyNs.minimun": 4780000, "protocol.spec.comparability.familly": "x"},
+                   name=f"run-{i}") for i in range(30)]
+    project.write("content/many.json", runs)
+    project.write("content/more.jsonl", json.dumps(bundle({"protocol.spec.comparability.familly": "x"},
+                                                          name="line-run")) + "\n")
+    code, _, err = project.run("check")
+    assert code == 0
+    lines = _warnings(err)
+    protocol = [line for line in lines if "familly" in line]
+    assert protocol == [
+        "warning: content/many.json[0]: protocol.spec.comparability.familly: unknown field (did you mean 'family'?)",
+        "warning: content/more.jsonl:1: protocol.spec.comparability.familly: unknown field (did you mean 'family'?)"]
+    many = [line for line in lines if line.startswith("warning: content/many.json")]
+    assert len(many) == 21  # 20, then a count of the rest: 31 in all
+    assert many[-1] == "warning: content/many.json: and 11 more unknown fields or statuses like these"
+
+
+RESOLUTIONS = {
+    "zero-figures": ({"significantFigures": 0},
+                     "protocol.spec.measurement.resolution.significantFigures: Input should be greater than or equal to 1"),
+    "too-many-figures": ({"significantFigures": 18},
+                         "protocol.spec.measurement.resolution.significantFigures: Input should be less than or equal "
+                         "to 17"),
+    "figures-as-text": ({"significantFigures": "3"},
+                        "protocol.spec.measurement.resolution.significantFigures: Input should be a valid integer"),
+    "empty": ({}, "protocol.spec.measurement.resolution: must give significantFigures, stepNs or both"),
+    "zero-step": ({"stepNs": 0}, "protocol.spec.measurement.resolution.stepNs: Input should be greater than 0"),
+    "float-step": ({"stepNs": 0.5}, "protocol.spec.measurement.resolution.stepNs: Input should be a valid integer"),
+    "not-an-object": (3, "protocol.spec.measurement.resolution: Input should be a valid dictionary or instance "
+                         "of Resolution"),
+}
+
+
+@pytest.mark.parametrize("resolution, message", RESOLUTIONS.values(), ids=RESOLUTIONS.keys())
+def test_a_bad_resolution_is_an_error_naming_it(project, resolution, message):
+    project.write("content/x.json", bundle({"protocol.spec.measurement.resolution": resolution}))
+    code, _, err = project.run("check")
+    assert code == 1 and f"content/x.json: {message}" in err.splitlines(), err
+
+
+@pytest.mark.parametrize("resolution", [{"significantFigures": 3}, {"stepNs": 1000},
+                                        {"significantFigures": 17, "stepNs": 2**53 - 1}])
+def test_a_resolution_validates(project, resolution):
+    project.write("content/x.json", bundle({"protocol.spec.measurement.resolution": resolution}))
+    code, _, err = project.run("check", "--strict")
+    assert code == 0, err
+
+
+def test_rounding_step_ns():
+    from kindex_site.models import Resolution, rounding_step_ns
+
+    three = Resolution(significantFigures=3)
+    assert rounding_step_ns(three, 4_940_000) == 10_000  # 4.94 ms
+    assert rounding_step_ns(three, 26_600_000) == 100_000  # 26.6 ms
+    assert rounding_step_ns(three, 999) == 1
+    assert rounding_step_ns(three, 1_000) == 10
+    assert rounding_step_ns(three, 25) == pytest.approx(0.1)  # finer than a nanosecond: a float
+    assert rounding_step_ns(Resolution(stepNs=1_000), 4_940_000) == 1_000
+    assert rounding_step_ns(Resolution(significantFigures=3, stepNs=50_000), 4_940_000) == 50_000  # the larger
+    assert rounding_step_ns(Resolution(significantFigures=3, stepNs=5), 4_940_000) == 10_000
+    assert rounding_step_ns(None, 4_940_000) == 0
+
+
+def test_the_schema_documents_resolution_and_statuses():
+    from kindex_site import publish
+
+    defs = json.loads(publish.json_schema_bytes())["$defs"]
+    assert "resolution" in defs["MeasurementMethod"]["properties"]
+    assert {"significantFigures", "stepNs"} <= defs["Resolution"]["properties"].keys()
+    status = defs["RunSpec"]["properties"]["status"]
+    assert "enum" not in status  # other statuses still validate
+    for name in ("passed", "failed", "error", "timeout", "incorrect", "incomplete-timing", "invalid-timing"):
+        assert name in status["description"]
