@@ -39,7 +39,7 @@ from markupsafe import Markup
 from . import cache, publish
 from .config import Config, bundled
 from .errors import KindexError, display
-from .leaderboard import Leaderboard, build_leaderboard
+from .leaderboard import Leaderboard, Rules, build_leaderboard
 from .load import Content, file_records, forget_reread, load_content, restore_files
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
                     run_page_url, site_pages)
@@ -63,7 +63,7 @@ class BuildResult:
 def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Content, Leaderboard]:
     """Read and check phases: everything a build needs, or KindexError with every problem."""
     content = load_content(config.folder("content_dir"), trusted, keep_documents=False)
-    return content, build_leaderboard(content, reference=config.reference)
+    return content, build_leaderboard(content, Rules.of(config))
 
 
 @dataclass
@@ -129,7 +129,7 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     pages = problem_pages(lb, problem, urls, run_pages, board_csvs)
     paths = [page.output_path for page in pages]  # (made once: the dicts below share each path's string)
     keys = {paths[0]: pk.problem}
-    shown_on = {run_page_url(e.run.name): (b.anchor, e.run) for b in boards for e in b.entries} if run_pages else {}
+    shown_on = {run_page_url(e.run.name): (b.anchor, e.run) for b in boards for e in b.runs} if run_pages else {}
     for page, path in zip(pages[1:], paths[1:]):  # run pages
         keys[path] = cache.run_key(pk, *shown_on[page.url])
     api_path = f"api/v1/problems/{problem.slug}.json"
@@ -217,10 +217,10 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
         memo.files = {}  # a one-off build needs them no longer
     lap("read and validate content")
     progress.phase("grouping and ranking")
-    lb = build_leaderboard(content, reference=config.reference, memo=memo.problems)
+    lb = build_leaderboard(content, Rules.of(config), memo=memo.problems)
     lap("group and rank")
     progress.phase("planning pages")
-    warnings = list(content.warnings)
+    warnings = list(content.warnings) + lb.warnings
     notes: list[str] = []
     urls = Urls(config.base_path)
     if not config.run_pages:
@@ -299,7 +299,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
         return held[1]
 
     listing_pages = site_pages(lb, urls, markdown_html, problem_row)
-    page_urls = [page.url for page in listing_pages]
+    page_urls = [page.url for page in listing_pages if page.template != "redirect.html"]  # (a redirect is no page to index)
     for page in listing_pages:
         claim(page.output_path, page, f"page /{page.url}")
     for group in groups.values():  # a problem's outputs at once (tens of thousands of paths on a big site)
@@ -458,7 +458,7 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
 
     newest = heapq.nsmallest(publish.FEED_ENTRIES, (r for r in lb.content.runs if r.facts.observed_at), key=order)
     wanted = {r.name for r in newest}
-    shown = {e.run.name: (b, e) for boards in lb.boards.values() for b in boards for e in b.entries if e.run.name in wanted}
+    shown = {e.run.name: (b, e) for boards in lb.boards.values() for b in boards for e in b.runs if e.run.name in wanted}
     items = []
     for run in newest:  # in the feed's order: equal times and URLs (one table's runs) stay in content order
         board, entry = shown[run.name]
@@ -492,7 +492,7 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
 
 
 def _board_csv(board, urls: Urls) -> bytes:
-    return publish.board_csv([entry_row(e, urls) for e in board.entries])
+    return publish.board_csv([entry_row(e, urls) for e in board.runs])
 
 
 def _json_of(make_doc: Callable[[], dict]) -> bytes:

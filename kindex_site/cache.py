@@ -299,21 +299,25 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
     hosts: dict[str, list[str]] = {}
     shown: dict[str, list[str]] = {}
     for b in boards:
-        run_keys = [e.run.key for e in b.entries]  # (made when asked: once here)
+        runs = b.runs
+        run_keys = [e.run.key for e in runs]  # (made when asked: once here)
         board[b.anchor] = _digest(base, slug, b.anchor, *run_keys)
         hosts.setdefault(b.host, []).append(board[b.anchor])
-        for e, run_key in zip(b.entries, run_keys):
-            # An implementation's page shows its own rows; their ranks and speedups depend on the rest
-            # of the board, so what they came to (rounded or not) is part of the key.
-            s = e.speedup
+        for e, run_key in zip(runs, run_keys):
+            # An implementation's page shows its own rows; their ranks, speedups and trends depend on
+            # the rest of the board, so what they came to (rounded or not) is part of the key.
+            s, t = e.speedup, e.trend
             shown.setdefault(e.implementation_slug, []).append(
                 f"{b.anchor}|{run_key}|{e.implementation}|{e.rank}|{e.tied}|{e.mixed_hardware}|{e.is_reference}|"
-                + ("-" if s is None else f"{s.value!r},{s.ci_low!r},{s.ci_high!r}"))
+                f"{e.current}|{e.implausible}|{e.last_passed}|{b.workload}|"
+                + ("-" if s is None else f"{s.value!r},{s.ci_low!r},{s.ci_high!r}")
+                + ("|-" if t is None else f"|{t.verdict}"))
     return ProblemKeys(
         problem=_digest(base, slug, *board.values()),
         board=board,
         host={name: _digest(*keys) for name, keys in hosts.items()},
-        implementation={impl: _digest(*parts) for impl, parts in shown.items()},
+        # (An implementation's row names its workload's place among the problem's: "workload 1 of 2".)
+        implementation={impl: _digest(*dict.fromkeys(b.workload for b in boards), *parts) for impl, parts in shown.items()},
     )
 
 

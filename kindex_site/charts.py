@@ -271,3 +271,49 @@ def implementation_speedup_chart(implementation, summaries, environments, refere
         "in quarter-octave bins; the dashed line marks 1× (as fast as the reference), the short line the "
         "geometric mean. Speedups are within-host ratios. The table gives the numbers.",
     )
+
+
+TREND_W, TREND_H, TREND_PAD = 320, 96, 14  # px; a small multiple per implementation
+
+
+def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]]) -> Markup:
+    """One implementation's runs on a board over time: each run's mean (a dot) with its 95% interval
+    (a whisker), oldest left, in run order; the latency axis spans the values shown, not from zero,
+    so a change the trend verdict calls real is visible. points: (observedAt, mean ns, interval or None)."""
+    from .render import format_date, format_ms
+
+    if len(points) < 2:
+        return Markup("")
+    points = [(format_date(when), mean, ci) for when, mean, ci in points]
+    lows = [ci[0] if ci else mean for _, mean, ci in points]
+    highs = [ci[1] if ci else mean for _, mean, ci in points]
+    bottom, top = min(lows), max(highs)
+    span = (top - bottom) or max(top * 0.01, 1)
+    bottom, top = bottom - span * 0.1, top + span * 0.1
+    left, right = 56, TREND_W - 8
+    plot_top, plot_bottom = TREND_PAD, TREND_H - TREND_PAD - 8
+
+    def x(i: int) -> float:
+        return left + (right - left) * i / (len(points) - 1)
+
+    def y(ns: float) -> float:  # slower is higher
+        return plot_bottom - (plot_bottom - plot_top) * (ns - bottom) / (top - bottom)
+
+    line = "M" + " L".join(f"{_n(x(i))} {_n(y(mean))}" for i, (_, mean, _ci) in enumerate(points))
+    whiskers = " ".join(f"M{_n(x(i))} {_n(y(ci[0]))} V{_n(y(ci[1]))}" for i, (_, _m, ci) in enumerate(points) if ci)
+    dots = "".join(f'<circle cx="{_n(x(i))}" cy="{_n(y(mean))}" r="3"/>' for i, (_, mean, _ci) in enumerate(points))
+    first, last = points[0], points[-1]
+    desc = (f"{len(points)} runs from {first[0]} to {last[0]}: mean {format_ms(first[1])} ms first, "
+            f"{format_ms(last[1])} ms last; whiskers are 95% intervals; the axis does not start at zero.")
+    return Markup(
+        f'<svg class="chart trend" viewBox="0 0 {TREND_W} {TREND_H}" width="{TREND_W}" height="{TREND_H}" '
+        f'role="img"><title>{escape(label)}: mean latency per run over time</title>'
+        f'<desc>{escape(desc)}</desc>'
+        f'<text class="axis" x="{left - 4}" y="{_n(y(top) + 10)}" text-anchor="end">{format_ms(top)}</text>'
+        f'<text class="axis" x="{left - 4}" y="{_n(y(bottom))}" text-anchor="end">{format_ms(bottom)} ms</text>'
+        f'<path class="trend-line" d="{line}"/>'
+        + (f'<path class="ci" d="{whiskers}"/>' if whiskers else "")
+        + f'<g class="dots">{dots}</g>'
+        f'<text class="axis" x="{left}" y="{TREND_H - 4}">{escape(first[0])}</text>'
+        f'<text class="axis" x="{right}" y="{TREND_H - 4}" text-anchor="end">{escape(last[0])}</text>'
+        "</svg>")

@@ -170,9 +170,10 @@ def _check(args: argparse.Namespace) -> int:
     from .build import check
 
     content, lb = check(_config(args))
-    if args.strict and content.warnings:
-        raise KindexError(content.warnings)
-    _print_warnings(content.warnings)
+    warnings = content.warnings + lb.warnings  # (the same a build prints)
+    if args.strict and warnings:
+        raise KindexError(warnings)
+    _print_warnings(warnings)
     print(f"OK: {plural(len(content.runs), 'run')} on {plural(len(lb.problems), 'problem')} "
           f"from {plural(content.files, 'file')}, no problems found")
     return 0

@@ -36,6 +36,10 @@ FIELDS: dict[str, tuple] = {
     # How a problem's API document holds its runs: "objects" (one per entry, as first published) or
     # "arrays" (one array per entry under the document's "columns"; 40% smaller). pages.API_ENTRIES.
     "api_entries": ("objects", ("objects", "arrays"), None, None),
+    # A speedup above this, or below its inverse, against the reference on its board is flagged
+    # `implausible` and left out of summaries until its run is listed in reviewed_runs.
+    "implausible_speedup": (10.0, float, None, None),
+    "reviewed_runs": ((), list, None, None),  # run names whose implausible speedups were checked by hand
 }
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -89,6 +93,18 @@ def _check_str(value, least: int | None, most: int | None) -> str:
     return value
 
 
+def _check_bound(value) -> float:
+    if type(value) not in (int, float) or not 1 < value < float("inf"):
+        raise ValueError("Input should be a number greater than 1")
+    return float(value)
+
+
+def _check_names(value) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("Input should be a list of run names")
+    return tuple(value)
+
+
 def _check_choice(value, choices: tuple[str, ...]) -> str:
     if isinstance(value, str) and value in choices:
         return str(value)
@@ -128,6 +144,8 @@ class Config:
     run_pages: bool
     board_csvs: bool
     api_entries: str
+    implausible_speedup: float
+    reviewed_runs: tuple[str, ...]
     root: Path  # where relative folders start
     model_fields_set: frozenset[str]  # the settings given rather than defaulted (root included)
 
@@ -142,6 +160,10 @@ class Config:
             try:
                 if kind is bool:
                     checked[name] = _check_bool(value)
+                elif kind is float:
+                    checked[name] = _check_bound(value)
+                elif kind is list:
+                    checked[name] = _check_names(value)
                 elif isinstance(kind, tuple):  # one of these strings
                     checked[name] = _check_choice(value, kind)
                 else:

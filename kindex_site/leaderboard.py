@@ -9,14 +9,15 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from functools import cached_property, lru_cache
 
 from .errors import KindexError
 from .hardware import same_gpu
 from .load import Content, Run
 from .models import NAME_PATTERN, is_windows_device
-from .stats import Speedup, geometric_mean, rank_groups, speedup
+from .stats import Noise, Speedup, geometric_mean, ranks, ratio, rounding_step, trend_verdict
 
 DEFAULT_REFERENCE = "PyTorch eager"
 HIGH_VARIANCE = 0.10  # std / mean above this is flagged
@@ -32,10 +33,22 @@ class Problem:
     title: str
     level: int | None = None  # KernelBench level; None for other sources
     number: int | None = None
+    # Its other names: former ones (a renamed KernelBench problem) and those other sources gave its
+    # workloads. Each old slug answers with a page leading here.
+    aliases: tuple[Problem, ...] = field(default=(), compare=False)
 
     @property
     def sort_key(self) -> tuple:
         return (self.level is None, self.level or 0, self.number or 0, self.title.casefold(), self.slug)
+
+
+@dataclass(frozen=True, slots=True)
+class Trend:
+    """A run against the implementation's previous passed run on its board: current / previous."""
+
+    previous: Entry
+    change: Speedup
+    verdict: str  # stats.TREND_VERDICTS
 
 
 @dataclass(eq=False, slots=True)  # identity: entries are compared by being the same entry, never field by field
@@ -43,11 +56,17 @@ class Entry:
     run: Run
     implementation: str  # label shown in the table
     implementation_slug: str
-    rank: int | None = None  # None: not ranked (not passed, no timing, or another GPU)
-    tied: bool = False  # shares its rank with others whose intervals overlap
+    rank: int | None = None  # None: not ranked (not passed, no timing, another GPU, or an earlier run)
+    tied: bool = False  # shares its rank with another entry
     mixed_hardware: bool = False  # recorded a different GPU than its host's
-    is_reference: bool = False
-    speedup: Speedup | None = None  # reference mean / this mean, on this board only
+    is_reference: bool = False  # the board's current reference entry
+    speedup: Speedup | None = None  # reference / this, on this board only
+    noise: Noise | None = None  # its value of the board's statistic, with the noise it is compared by
+    current: bool = True  # False: an earlier run of its implementation on this board (history)
+    superseded_by: str | None = None  # (history) the run of its implementation that came next
+    trend: Trend | None = None  # against its implementation's previous passed run
+    last_passed: str | None = None  # (a current run that did not pass) when its implementation last passed
+    implausible: bool = False  # a speedup beyond the implausible bound, not yet reviewed
 
     @property
     def ci95(self) -> tuple[int, int] | None:
@@ -72,10 +91,17 @@ class Board:
     host: str  # environment metadata.name
     protocol: str  # protocol metadata.name
     statistic: str  # which latencyNs field ranks the board
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)  # one current entry per implementation
     anchor: str = ""  # the board's id on its problem page; unique within that page
     reference: Entry | None = None
     warnings: list[Warning] = field(default_factory=list)
+    history: list[Entry] = field(default_factory=list)  # earlier runs, by implementation, newest first
+    significant_figures: int | None = None  # the resolution the protocol says its source reports
+
+    @property
+    def runs(self) -> list[Entry]:
+        """Every run on the board: its current entries, then its history."""
+        return self.entries + self.history
 
 
 @dataclass(frozen=True)
@@ -103,10 +129,27 @@ class Summary:
 class Implementation:
     slug: str
     label: str
-    entries: list[Entry] = field(default_factory=list)  # problem by problem, in no other order
+    entries: list[Entry] = field(default_factory=list)  # current entries, problem by problem, in no other order
     hosts: set[str] = field(default_factory=set)  # where it was timed
     # (sort key of a board with a reference, its best speedup there), for the page's chart
     board_speedups: list[tuple[tuple, float]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The settings the leaderboard's statistics follow (kindex.toml)."""
+
+    reference: str = "PyTorch eager"
+    implausible_speedup: float = 10.0  # beyond this (or its inverse) vs the reference: flagged
+    reviewed_runs: frozenset[str] = frozenset()  # runs whose implausible speedup was checked by hand
+
+    @classmethod
+    def of(cls, config) -> Rules:
+        return cls(config.reference, config.implausible_speedup, frozenset(config.reviewed_runs))
+
+    @property
+    def key(self) -> str:
+        return repr((self.reference, self.implausible_speedup, sorted(self.reviewed_runs)))
 
 
 @dataclass
@@ -120,11 +163,14 @@ class Leaderboard:
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
     problem_keys: dict[str, str] = field(default_factory=dict)  # slug → digest of what its boards were made from
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
+    # Old problem slug → the problem it names now (renamed, or named otherwise by another source).
+    redirects: dict[str, Problem] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # what `check` reports (errors with --strict)
 
     # Made when first asked for (links without run pages): a rebuild need not touch every run.
     @cached_property
     def board_of_run(self) -> dict[str, Board]:
-        return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.entries}
+        return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.runs}
 
 
 def slugify(text: str) -> str:
@@ -183,68 +229,26 @@ def implementation_label(run: Run) -> str:
     return "implementation " + run.facts.implementation_digest.removeprefix("sha256:")[:12]
 
 
-def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo: dict | None = None) -> Leaderboard:
+def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | None = None) -> Leaderboard:
     """Group, rank and summarise; `memo` (kept by a long-running caller) holds each problem's boards
     by the keys of its runs, so a rebuild re-ranks only the problems whose runs changed."""
-    problems: dict[str, Problem] = {}
-    problem_source: dict[str, object] = {}  # a Source, made a string only for a message
-    implementations: dict[str, Implementation] = {}
-    implementation_source: dict[str, object] = {}
-    runs_of_problem: dict[str, list[Run]] = {}
-    errors: list[str] = []
-
-    known_problems: dict = {}
-    label_slugs: dict[str, str] = {}
-    told: dict[tuple, tuple | str] = {}  # what _grouping reads of a run → its answer
-    for run in content.runs:
-        grouping = run.grouping  # told from the document alone, so kept on the run across rebuilds
-        if grouping is None:
-            f = run.facts
-            from_ = (f.kernelbench, f.problem_text, f.title_parts[1:2], f.implementation_digest)
-            grouping = told.get(from_)
-            if grouping is None:
-                grouping = told[from_] = _grouping(run, known_problems, label_slugs)
-            run.grouping = grouping
-        if isinstance(grouping, str):
-            errors.append(f"{run.source}: {grouping}")
-            continue
-        problem, label, impl_slug = grouping
-        slug = problem.slug
-        known = problems.get(slug)
-        if known is None:
-            problems[slug], problem_source[slug], runs_of_problem[slug] = problem, run.source, []
-        elif known is not problem:
-            if known != problem:
-                errors.append(f"{run.source}: problem {problem.title!r} would share the page /problems/{slug}/ "
-                              f"with {known.title!r} from {problem_source[slug]}")
-                continue
-            run.grouping = (known, label, impl_slug)  # one object per problem: next time, `is` will do
-        impl = implementations.get(impl_slug)
-        if impl is None:
-            implementations[impl_slug], implementation_source[impl_slug] = Implementation(impl_slug, label), run.source
-        elif impl.label != label:
-            errors.append(
-                f"{run.source}: run.metadata.title: implementation {label!r} would share the page "
-                f"/implementations/{impl_slug}/ with {impl.label!r} from {implementation_source[impl_slug]}"
-            )
-            continue
-        runs_of_problem[slug].append(run)
-
-    if errors:
-        raise KindexError(errors)
+    named, implementations = _name_runs(content)
+    identity = _Identity(named)
+    problems, runs_of_problem = identity.problems()
 
     by_problem: dict[str, list[Board]] = {}
     workloads: dict[str, list[Workload]] = {}
-    keys: dict[str, tuple] = {}
+    keys: dict[str, str] = {}
     problems_of_implementation: dict[str, set[str]] = {}
     speedups: dict[tuple[str, str], list[Speedup]] = {}  # (host, implementation slug) → best per board
     for slug, runs in runs_of_problem.items():
+        problem = problems[slug]
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
-        key = keys[slug] = _runs_key(reference, runs)
+        key = keys[slug] = _runs_key(rules, problem, runs)
         state = memo.get(slug) if memo is not None else None
         if state is None or state.key != key:
-            state = _ProblemState(key, *_problem_boards(problems[slug], runs, content, reference))
+            state = _ProblemState(key, *_problem_boards(problem, runs, content, rules))
         if memo is not None:
             memo[slug] = state
         by_problem[slug], workloads[slug] = state.boards, state.workloads
@@ -264,17 +268,210 @@ def build_leaderboard(content: Content, reference: str = DEFAULT_REFERENCE, memo
         problems=sorted(problems.values(), key=lambda p: p.sort_key),
         boards=by_problem,
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
-        reference=reference,
+        reference=rules.reference,
         workloads=workloads,
         summaries=_summaries(speedups, content, implementations),
         problem_keys=keys,
         problems_of_implementation=problems_of_implementation,
+        redirects=identity.redirects,
+        warnings=identity.warnings,
     )
 
 
-def _runs_key(reference: str, runs: list[Run]) -> str:
-    """A digest of what a problem's boards are made from: the reference and its runs' keys, in order."""
-    h = hashlib.sha256(reference.encode())
+def _name_runs(content: Content) -> tuple[list[Run], dict[str, Implementation]]:
+    """Tell each run's named problem and implementation (`run.grouping`); one KindexError for all
+    runs that cannot be told, or whose names would share a page with another's."""
+    names: dict[str, tuple[Problem, object]] = {}  # slug → the problem named so, where first (a Source)
+    implementations: dict[str, Implementation] = {}
+    implementation_source: dict[str, object] = {}
+    named: list[Run] = []
+    errors: list[str] = []
+    known_problems: dict = {}
+    label_slugs: dict[str, str] = {}
+    told: dict[tuple, tuple | str] = {}  # what _grouping reads of a run → its answer
+    for run in content.runs:
+        grouping = run.grouping  # told from the document alone, so kept on the run across rebuilds
+        if grouping is None:
+            f = run.facts
+            from_ = (f.kernelbench, f.problem_text, f.title_parts[1:2], f.implementation_digest)
+            grouping = told.get(from_)
+            if grouping is None:
+                grouping = told[from_] = _grouping(run, known_problems, label_slugs)
+            run.grouping = grouping
+        if isinstance(grouping, str):
+            errors.append(f"{run.source}: {grouping}")
+            continue
+        problem, label, impl_slug = grouping
+        known = names.get(problem.slug)
+        if known is None:
+            names[problem.slug] = (problem, run.source)
+        elif known[0] is not problem:
+            if known[0] != problem:
+                errors.append(f"{run.source}: problem {problem.title!r} would share the page /problems/{problem.slug}/ "
+                              f"with {known[0].title!r} from {known[1]}")
+                continue
+            run.grouping = (known[0], label, impl_slug)  # one object per problem: next time, `is` will do
+        impl = implementations.get(impl_slug)
+        if impl is None:
+            implementations[impl_slug], implementation_source[impl_slug] = Implementation(impl_slug, label), run.source
+        elif impl.label != label:
+            errors.append(
+                f"{run.source}: run.metadata.title: implementation {label!r} would share the page "
+                f"/implementations/{impl_slug}/ with {impl.label!r} from {implementation_source[impl_slug]}"
+            )
+            continue
+        named.append(run)
+    if errors:
+        raise KindexError(errors)
+    return named, implementations
+
+
+class _Identity:
+    """Which problem each run is on: a problem is what its workload is.
+
+    Runs of one workload are on one problem, whatever their source or title; runs naming one problem
+    (by its slug) are too, across the workloads it was timed at (KernelBench resized its problems).
+    So a problem is a connected group of workloads and names. It is shown by a benchmark's own name
+    for it (a KernelBench level and number) if it has one, else by the name most of its runs give,
+    then the one given first (so a newcomer's name never moves a page), then the slug; its other names,
+    and the former names of renamed problems, are its aliases, whose pages lead to it.
+    """
+
+    def __init__(self, runs: list[Run]):
+        self.runs = runs
+        self.warnings: list[str] = []
+        self.redirects: dict[str, Problem] = {}
+        # What a pass over the runs learns, kept small: per (workload, name) pair, per workload.
+        self.pairs: dict[tuple[str, str], object] = {}  # (workload, name slug) → first source naming it
+        self.hosts: dict[str, set[str]] = {}  # workload → hosts it was timed on
+        self.times: dict[str, set[str]] = {}  # workload → its runs' observedAt
+        self.named: dict[str, Problem] = {}  # slug → the problem a run names
+        self.count: dict[str, int] = {}  # name slug → runs giving it
+        self.first: dict[str, str] = {}  # name slug → its first observedAt, in UTC
+        self.former: dict[str, set[str]] = {}  # name slug → former KernelBench ids of its runs
+        for run in runs:
+            f = run.facts
+            problem = run.grouping[0]
+            slug, workload = problem.slug, f.workload_digest
+            if (workload, slug) not in self.pairs:
+                self.pairs[workload, slug] = run.source
+                self.named[slug] = problem
+            self.hosts.setdefault(workload, set()).add(run.environment)
+            if f.observed_at:
+                self.times.setdefault(workload, set()).add(f.observed_at)
+                when = utc(f.observed_at)
+                if when < self.first.get(slug, "~"):
+                    self.first[slug] = when
+            self.count[slug] = self.count.get(slug, 0) + 1
+            if f.former_problem_text is not None:
+                self.former.setdefault(slug, set()).add(f.former_problem_text)
+
+    def problems(self) -> tuple[dict[str, Problem], dict[str, list[Run]]]:
+        parent: dict[str, str] = {}
+
+        def find(node: str) -> str:
+            root = node
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while node != root:
+                parent[node], node = root, parent.get(node, node)
+            return root
+
+        for workload, slug in self.pairs:
+            a, b = find("w" + workload), find("n" + slug)
+            if a != b:
+                parent[a] = b
+        groups: dict[str, list[str]] = {}  # root → name slugs
+        for slug in self.named:
+            groups.setdefault(find("n" + slug), []).append(slug)
+
+        problems: dict[str, Problem] = {}
+        problem_of_name: dict[str, Problem] = {}
+        for slugs in groups.values():
+            shown = self._problem(slugs)
+            problems[shown.slug] = shown
+            for slug in slugs:
+                problem_of_name[slug] = shown
+        self._redirect(problems)
+        self._check_names(problem_of_name)
+        runs_of_problem: dict[str, list[Run]] = {}
+        for run in self.runs:
+            runs_of_problem.setdefault(problem_of_name[run.grouping[0].slug].slug, []).append(run)
+        return problems, runs_of_problem
+
+    def _problem(self, slugs: list[str]) -> Problem:
+        def preference(slug: str) -> tuple:  # (smallest first)
+            p = self.named[slug]
+            return (p.level is None, -self.count[slug], self.first.get(slug, "~"), slug)
+
+        slugs = sorted(slugs, key=preference)
+        shown = self.named[slugs[0]]
+        aliases: dict[str, Problem] = {slug: self.named[slug] for slug in slugs[1:]}
+        for slug in slugs:
+            for text in sorted(self.former.get(slug, ())):
+                former = _kernelbench_problem(text)
+                if isinstance(former, Problem) and former.slug != shown.slug:
+                    aliases.setdefault(former.slug, former)
+        return replace(shown, aliases=tuple(sorted(aliases.values(), key=lambda p: p.sort_key)))
+
+    def _redirect(self, problems: dict[str, Problem]) -> None:
+        for problem in sorted(problems.values(), key=lambda p: p.sort_key):
+            for alias in problem.aliases:
+                if alias.slug in problems:
+                    continue  # a problem of its own: its page stays
+                if alias.slug in self.redirects:
+                    other = self.redirects[alias.slug]
+                    self.warnings.append(
+                        f"problem {alias.title!r} is a former name of both {other.title!r} and {problem.title!r}; "
+                        f"/problems/{alias.slug}/ leads to {other.title!r}")
+                    continue
+                self.redirects[alias.slug] = problem
+
+    def _check_names(self, problem_of_name: dict[str, Problem]) -> None:
+        """Two names for one workload; one name for workloads timed at the same time, never on one host."""
+        names_of: dict[str, list[str]] = {}
+        workloads_of: dict[str, list[str]] = {}
+        for workload, slug in self.pairs:
+            names_of.setdefault(workload, []).append(slug)
+            workloads_of.setdefault(slug, []).append(workload)
+        for workload, slugs in names_of.items():
+            titles: dict[str, str] = {}  # (differing only in case, spacing or KernelBench's level prefix: one name)
+            for slug in slugs:
+                titles.setdefault(" ".join(self.named[slug].title.casefold().split()), slug)
+            if len(titles) > 1:
+                a, b = list(titles.values())[:2]
+                more = f" (and {len(titles) - 2} more)" if len(titles) > 2 else ""
+                self.warnings.append(
+                    f"{self.pairs[workload, a]}: problem {self.named[a].title!r} and {self.pairs[workload, b]}: problem "
+                    f"{self.named[b].title!r}{more} name one workload ({_short(workload)}); both are shown as "
+                    f"{problem_of_name[a].title!r}")
+        spans = {w: sorted(map(utc, t)) for w, t in self.times.items()}
+        for slug, workloads in workloads_of.items():
+            for i, a in enumerate(workloads):
+                for b in workloads[i + 1:]:
+                    if self.hosts[a] & self.hosts[b] or not _overlap(spans.get(a), spans.get(b)):
+                        continue
+                    self.warnings.append(
+                        f"{self.pairs[a, slug]} and {self.pairs[b, slug]}: problem {self.named[slug].title!r} names "
+                        f"two workloads ({_short(a)}, {_short(b)}) timed at the same time on different hosts, never "
+                        "on one: two problems sharing a name? They are shown as one problem, in separate tables")
+
+
+def _overlap(a: list[str] | None, b: list[str] | None) -> bool:
+    """Whether two workloads' observation periods (their runs' sorted UTC times) overlap."""
+    if not a or not b:
+        return False
+    return a[0] <= b[-1] and b[0] <= a[-1]
+
+
+def _short(digest: str) -> str:
+    return digest.removeprefix("sha256:")[:12]
+
+
+def _runs_key(rules: Rules, problem: Problem, runs: list[Run]) -> str:
+    """A digest of what a problem's boards are made from: the rules, its names and its runs' keys, in order."""
+    h = hashlib.sha256(rules.key.encode())
+    h.update(repr((problem, [(a.slug, a.title) for a in problem.aliases])).encode())
     for run in runs:
         h.update(b"\0" + run.key.encode())
     return h.hexdigest()
@@ -318,7 +515,7 @@ class _ProblemState:
             highest: dict[str, float] = {}
             board_key = (b.host, b.problem.slug, b.workload, b.protocol)  # one per board, shared by its points
             for e in b.entries:  # ranked entries come first, fastest first
-                if e.speedup is not None and not e.is_reference:
+                if e.speedup is not None and not e.is_reference and not e.implausible:
                     best.setdefault(e.implementation_slug, e)
                     highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
             for impl_slug, e in best.items():
@@ -327,25 +524,35 @@ class _ProblemState:
                 self.board_speedups.setdefault(impl_slug, []).append((board_key, value))
 
 
-def _problem_boards(problem: Problem, runs: list[Run], content: Content, reference: str
+def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: Rules
                     ) -> tuple[list[Board], list[Workload]]:
     """One problem's boards, ranked and in page order, and its workloads, oldest first."""
     boards: dict[tuple, Board] = {}
+    runs_of_board: dict[tuple, list[Entry]] = {}
     for run in runs:
         _, label, impl_slug = run.grouping
         key = (run.facts.workload_digest, run.environment, run.protocol)
         board = boards.get(key)
         if board is None:
-            statistic = content.protocols[run.protocol].spec.measurement.primaryStatistic
+            protocol = content.protocols[run.protocol]
+            statistic = protocol.spec.measurement.primaryStatistic
             board = boards[key] = Board(problem, key[0], run.environment, run.protocol, statistic)
-        board.entries.append(Entry(run, label, impl_slug, is_reference=(label == reference)))
+            runs_of_board[key] = []
+        runs_of_board[key].append(Entry(run, label, impl_slug))
     problem_boards = list(boards.values())
-    for board in problem_boards:
+    for key, board in boards.items():
         environment = content.environments[board.host]
-        _mark_mixed_hardware(board, environment)
+        figures, step_ns = _resolution(content.protocols[board.protocol])
+        board.significant_figures = figures
+        entries = runs_of_board[key]
+        _mark_mixed_hardware(entries, environment)
+        _measure(entries, board.statistic, figures, step_ns)
+        _current_and_history(board, entries)
         _rank(board)
-        _speedups(board, reference)
-        board.warnings = _warnings(board, environment)
+        _speedups(board, rules.reference)
+        _flag_implausible(board, rules)
+        _disambiguate_labels(board)
+        board.warnings = _warnings(board, environment, rules)
     workloads = _workloads(problem_boards)
     # Oldest workload first, then host title (readers look for their GPU); protocol breaks ties.
     order = {w.digest: i for i, w in enumerate(workloads)}
@@ -355,18 +562,76 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, referen
     return problem_boards, workloads
 
 
+def _resolution(protocol) -> tuple[int | None, int | None]:
+    """(significant figures, step in ns) the protocol says its source reports latencies to."""
+    measurement = protocol.spec.measurement
+    resolution = getattr(measurement, "resolution", None)
+    if resolution is None:
+        resolution = (measurement.model_extra or {}).get("resolution")
+    if resolution is None:
+        return None, None
+    if not isinstance(resolution, dict):
+        resolution = resolution.model_dump(exclude_none=True)
+    figures, step = resolution.get("significantFigures"), resolution.get("stepNs")
+    return (figures if type(figures) is int and figures > 0 else None,
+            step if type(step) is int and step > 0 else None)
+
+
 def primary_value(entry: Entry, statistic: str) -> int | None:
     return entry.run.facts[statistic]
 
 
-def _rank(board: Board) -> None:
-    """Fastest first by the protocol's primary statistic, in noise-aware groups (see stats.rank_groups).
+def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns: int | None) -> None:
+    """Each timed run's value of the board's statistic with its noise: its 95% interval (intervals are
+    of the mean, so only under that statistic) widened by half the source's rounding step."""
+    for e in entries:
+        value = primary_value(e, statistic)
+        if value is None:
+            continue
+        step = rounding_step(value, figures, step_ns) if figures or step_ns else 0.0
+        e.noise = Noise.of(value, e.ci95 if statistic == "mean" else None, step)
 
-    Only passed runs with timing on the host's own GPU are ranked. The rest follow, unranked:
+
+def _current_and_history(board: Board, entries: list[Entry]) -> None:
+    """Per implementation (label and digest): its latest run by observedAt (the name breaks ties) is
+    current; the earlier ones are its history, each superseded by the next. Each run is compared with
+    its implementation's previous passed run (a trend)."""
+    by_implementation: dict[tuple[str, str], list[Entry]] = {}
+    for e in entries:
+        by_implementation.setdefault((e.implementation, e.run.facts.implementation_digest), []).append(e)
+    board.entries, board.history = [], []
+    for runs in by_implementation.values():
+        if len(runs) > 1:
+            runs.sort(key=lambda e: (utc(e.run.facts.observed_at) if e.run.facts.observed_at else "", e.run.name))
+        previous: Entry | None = None
+        for i, e in enumerate(runs):
+            if previous is not None and _comparable(e):
+                change = ratio(e.noise, previous.noise)
+                e.trend = Trend(previous, change, trend_verdict(change))
+            if _comparable(e):
+                previous = e
+            if i + 1 < len(runs):
+                e.current, e.superseded_by = False, runs[i + 1].run.name
+        current = runs[-1]
+        if current.run.facts.status != "passed" and previous is not None:
+            current.last_passed = previous.run.facts.observed_at
+        board.entries.append(current)
+        board.history += reversed(runs[:-1])
+    board.history.sort(key=lambda e: (e.implementation.casefold(), e.run.facts.implementation_digest))
+
+
+def _comparable(e: Entry) -> bool:
+    """A passed run timed on its host's GPU: ranked when current, compared with when earlier."""
+    return e.run.facts.status == "passed" and e.noise is not None and not e.mixed_hardware
+
+
+def _rank(board: Board) -> None:
+    """Rank = 1 + the number of entries on the board faster beyond noise (stats.ranks).
+
+    Only current passed runs with timing on the host's own GPU are ranked. The rest follow, unranked:
     runs on another GPU by their value, then runs that did not pass by status and name.
     """
-    rankable = [e for e in board.entries
-                if e.run.facts.status == "passed" and e.run.facts.timed and not e.mixed_hardware]
+    rankable = [e for e in board.entries if _comparable(e)]
     chosen = set(map(id, rankable))
     others = [e for e in board.entries if id(e) not in chosen]
 
@@ -374,39 +639,44 @@ def _rank(board: Board) -> None:
         value = primary_value(e, board.statistic)
         return (value is None, value or 0, e.implementation.casefold(), e.run.name)
 
-    rankable.sort(key=order)
-    # Intervals are of the mean; under another primary statistic only equal values tie.
-    use_ci = board.statistic == "mean"
-    groups = rank_groups([(primary_value(e, board.statistic), e.ci95 if use_ci else None) for e in rankable])
-    for entry, (rank, tied) in zip(rankable, groups):
+    for entry, (rank, tied) in zip(rankable, ranks([e.noise for e in rankable])):
         entry.rank, entry.tied = rank, tied
+    rankable.sort(key=lambda e: (e.rank, *order(e)))
     others.sort(key=lambda e: (e.run.facts.status != "passed", e.run.facts.status, *order(e)))
     board.entries = rankable + others
-    _disambiguate_labels(board)
 
 
-def _mark_mixed_hardware(board: Board, environment) -> None:
+def _mark_mixed_hardware(entries: list[Entry], environment) -> None:
     hw = environment.spec.hardware
     memory = (hw.model_extra or {}).get("memory")
-    for e in board.entries:
+    for e in entries:
         recorded = e.run.facts.hardware
         if recorded is not None and recorded.strip():
             e.mixed_hardware = not same_gpu(recorded, hw.product, hw.formFactor, memory if isinstance(memory, str) else None)
 
 
 def _speedups(board: Board, reference: str) -> None:
-    """Each ranked entry against the board's one reference run: reference mean / its mean."""
-    candidates = [e for e in board.entries if e.is_reference and e.rank is not None]
+    """Each ranked entry against the board's current reference run: reference / it (stats.ratio)."""
+    candidates = [e for e in board.entries if e.implementation == reference and e.rank is not None]
     if len(candidates) != 1:
-        return  # none, or several and no way to tell which one is *the* reference
+        return  # none, or two different implementations with the reference's label: no way to tell
     ref = board.reference = candidates[0]
+    ref.is_reference = True
     for e in board.entries:
         if e.rank is None:
             continue
-        if e is ref:
-            e.speedup = Speedup(1.0, 1.0, 1.0) if ref.ci95 else Speedup(1.0)  # exactly 1, no noise against itself
+        if e is ref:  # exactly 1, no noise against itself
+            e.speedup = Speedup(1.0, 1.0, 1.0) if ref.noise.relative_se or ref.noise.rounding else Speedup(1.0)
         else:
-            e.speedup = speedup(ref.run.facts.mean, ref.ci95, e.run.facts.mean, e.ci95)
+            e.speedup = ratio(ref.noise, e.noise)
+
+
+def _flag_implausible(board: Board, rules: Rules) -> None:
+    bound = rules.implausible_speedup
+    for e in board.entries:
+        s = e.speedup
+        if s is not None and not e.is_reference and not bound ** -1 <= s.value <= bound:
+            e.implausible = e.run.name not in rules.reviewed_runs
 
 
 def std_ns(entry: Entry) -> int | float | None:
@@ -414,7 +684,7 @@ def std_ns(entry: Entry) -> int | float | None:
     return entry.run.facts.std_ns
 
 
-def _warnings(board: Board, environment) -> list[Warning]:
+def _warnings(board: Board, environment, rules: Rules) -> list[Warning]:
     found: list[Warning] = []
     entries = board.entries
     hw = environment.spec.hardware
@@ -438,8 +708,9 @@ def _warnings(board: Board, environment) -> list[Warning]:
 
     no_ci = [e for e in entries if e.no_ci]
     if no_ci:
-        found.append(Warning("no-ci", f"{_runs(len(no_ci))} gave no confidence interval; ranked by the mean alone, "
-                             "a difference may be noise.", [e.run.name for e in no_ci]))
+        found.append(Warning("no-ci", f"{_runs(len(no_ci))} gave no confidence interval; compared by the mean alone "
+                             "(beyond the source's rounding, where it states one), a difference may be noise.",
+                             [e.run.name for e in no_ci]))
 
     noisy = [e for e in entries if e.run.facts.timed and (sd := std_ns(e)) is not None
              and sd > HIGH_VARIANCE * e.run.facts.mean]
@@ -453,11 +724,19 @@ def _warnings(board: Board, environment) -> list[Warning]:
         found.append(Warning("outliers", f"{_runs(len(outliers))} had a slowest sample above {OUTLIER_FACTOR}× "
                              "the mean: some samples were disturbed.", [e.run.name for e in outliers]))
 
-    digests = {e.run.facts.environment_digest for e in entries}
+    implausible = [e for e in entries if e.implausible]
+    if implausible:
+        bound = f"{rules.implausible_speedup:g}"
+        found.append(Warning("implausible", f"{_runs(len(implausible))} had a speedup above {bound}× or below "
+                             f"1/{bound} against the reference, which is rarely real (a wrong unit, a kernel that "
+                             "skips work): ranked, but left out of summaries until reviewed.",
+                             [e.run.name for e in implausible]))
+
+    digests = {e.run.facts.environment_digest for e in board.runs}
     if len(digests) > 1:
         found.append(Warning("environment-changed", f"The runs on this host carry {len(digests)} different "
                              "environment digests: its hardware or software changed between them.",
-                             [e.run.name for e in entries]))
+                             [e.run.name for e in board.runs]))
     return found
 
 
@@ -471,32 +750,32 @@ def _workloads(boards: list[Board]) -> list[Workload]:
     for b in boards:
         hosts.setdefault(b.workload, set()).add(b.host)
         times = observed.setdefault(b.workload, [])
-        times += [e.run.facts.observed_at for e in b.entries if e.run.facts.observed_at]
+        times += [e.run.facts.observed_at for e in b.runs if e.run.facts.observed_at]
     result = []
     for digest in hosts:
-        times = sorted(set(observed[digest]), key=_utc)  # (a few distinct times among many runs)
+        times = sorted(set(observed[digest]), key=utc)  # (a few distinct times among many runs)
         result.append(Workload(digest, times[0] if times else None, times[-1] if times else None, sorted(hosts[digest])))
     # Oldest first; workloads never observed last; the digest breaks ties.
-    return sorted(result, key=lambda w: (w.first_observed is None, _utc(w.first_observed) if w.first_observed else "", w.digest))
+    return sorted(result, key=lambda w: (w.first_observed is None, utc(w.first_observed) if w.first_observed else "", w.digest))
 
 
-def _utc(timestamp: str) -> str:
-    from datetime import datetime, timezone
-
+@lru_cache(maxsize=4096)
+def utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
 
 
 def _summaries(speedups: dict[tuple[str, str], list[Speedup]], content: Content,
                implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
     """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards
-    (each implementation's best run on each board with a reference, as _ProblemState gathers them)."""
+    (each implementation's best current run on each board with a reference, as _ProblemState gathers
+    them; implausible speedups not yet reviewed are left out)."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
     for (host, slug), values in sorted(speedups.items()):
         n = len(values)
         result[host].append(Summary(
             implementation=implementations[slug].label, implementation_slug=slug, host=host, problems=n,
             geomean_speedup=geometric_mean([s.value for s in values]),
-            fast_1=sum(1 for s in values if s.ci95 is not None and s.ci95[0] > 1) / n,
+            fast_1=sum(1 for s in values if s.above_1) / n,
             faster_share=sum(1 for s in values if s.value > 1) / n,
         ))
     return result
@@ -505,9 +784,9 @@ def _summaries(speedups: dict[tuple[str, str], list[Speedup]], content: Content,
 def _disambiguate_labels(board: Board) -> None:
     """Two different implementations with one label on one board get their digest shown."""
     digests: dict[str, set[str]] = {}
-    for e in board.entries:
+    for e in board.runs:
         digests.setdefault(e.implementation, set()).add(e.run.facts.implementation_digest)
-    for e in board.entries:
+    for e in board.runs:
         if len(digests[e.implementation]) > 1:
             short = e.run.facts.implementation_digest.removeprefix("sha256:")[:8]
             e.implementation = f"{e.implementation} ({short})"

@@ -56,7 +56,7 @@ class Facts:
 
     __slots__ = ("title_parts", "status", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
                  "observed_at", "std_ns", "hardware", "kernelbench", "problem_text",
-                 "workload_digest", "environment_digest", "implementation_digest")
+                 "workload_digest", "environment_digest", "implementation_digest", "former_problem_text")
 
     def __init__(self, doc: BenchmarkRun):
         spec = doc.spec
@@ -88,8 +88,12 @@ class Facts:
         if self.kernelbench:
             external = native.get("externalId")
             self.problem_text = sys.intern("/".join(external.split("/")[-2:])) if isinstance(external, str) else None
+            # The name the source gave a problem since renamed (the importer maps it to the new one).
+            former = native.get("formerExternalId")
+            self.former_problem_text = sys.intern("/".join(former.split("/")[-2:])) if isinstance(former, str) else None
         else:
             self.problem_text = sys.intern(parts[0].strip())
+            self.former_problem_text = None
         self.workload_digest: str = sys.intern(spec.workloadDigest)
         self.environment_digest: str = sys.intern(spec.environmentDigest)
         self.implementation_digest: str = sys.intern(spec.implementationDigest)
@@ -732,7 +736,8 @@ def _restored_facts(values: tuple) -> Facts:
     facts = object.__new__(Facts)
     (facts.title_parts, facts.status, facts.samples, facts.mean, facts.minimum, facts.maximum, facts.ci_low,
      facts.ci_high, facts.statistic, facts.observed_at, facts.std_ns, facts.hardware, facts.kernelbench,
-     facts.problem_text, facts.workload_digest, facts.environment_digest, facts.implementation_digest) = values
+     facts.problem_text, facts.workload_digest, facts.environment_digest, facts.implementation_digest,
+     facts.former_problem_text) = values
     return facts
 
 

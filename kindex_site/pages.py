@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Warning, std_ns
+from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Trend, Warning, std_ns, utc
 from .stats import Speedup
 
 API_VERSION = "kindex-site/v1"
@@ -88,8 +88,9 @@ def board_csv_path(board: Board) -> str:
     return f"problems/{board.problem.slug}/{board.anchor}.csv"
 
 
-def entry_row(entry: Entry, urls: Urls) -> dict:
-    """One table row and one API entry: the input's own nanoseconds, None where absent.
+def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
+    """One table row and one API entry: the input's own nanoseconds, None where absent; ratios to
+    one significant figure more than the source reports (`figures`, its protocol's resolution), else six.
 
     Made afresh each time (for a table, a run page, an API document, a CSV): a million rows kept
     would outweigh the runs themselves.
@@ -111,20 +112,35 @@ def entry_row(entry: Entry, urls: Urls) -> dict:
         "tied": entry.tied,
         "mixed_hardware": entry.mixed_hardware,
         "reference": entry.is_reference and entry.rank is not None,
-        "speedup": speedup_json(entry.speedup),
+        "speedup": speedup_json(entry.speedup, figures),
+        "trend": trend_json(entry.trend, figures),
+        "implausible": entry.implausible,
+        "last_passed": entry.last_passed,
+        "superseded_by": entry.superseded_by,
     }
     return row
 
 
-def _sig(x: float) -> float:
-    """Six significant figures: derived ratios carry no more precision than that."""
-    return float(f"{x:.6g}")
+def _sig(x: float, figures: int | None = None) -> float:
+    """A derived ratio to one significant figure more than its source's values have, else six:
+    it carries no more precision than that."""
+    return float(f"{x:.{figures + 1 if figures else 6}g}")
 
 
-def speedup_json(s: Speedup | None) -> dict | None:
+def speedup_json(s: Speedup | None, figures: int | None = None) -> dict | None:
     if s is None:
         return None
-    return {"value": _sig(s.value), "ci95": [_sig(s.ci95[0]), _sig(s.ci95[1])] if s.ci95 else None}
+    return {"value": _sig(s.value, figures),
+            "ci95": [_sig(s.ci95[0], figures), _sig(s.ci95[1], figures)] if s.ci95 else None}
+
+
+def trend_json(t: Trend | None, figures: int | None = None) -> dict | None:
+    if t is None:
+        return None
+    c = t.change
+    return {"previous": t.previous.run.name, "ratio": _sig(c.value, figures),
+            "ratio_ci95": [_sig(c.ci_low, figures), _sig(c.ci_high, figures)] if c.ci95 else None,
+            "verdict": t.verdict}
 
 
 def warning_json(w: Warning) -> dict:
@@ -145,14 +161,34 @@ def summary_json(s: Summary, urls: Urls) -> dict:
 
 def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
     protocol = lb.content.protocols[board.protocol]
+    figures = board.significant_figures
     return {
         "board": board,
         "environment": lb.content.environments[board.host],
         "protocol": protocol,
-        "rows": [entry_row(e, urls) for e in board.entries],
+        "rows": [entry_row(e, urls, figures) for e in board.entries],
+        "history": [entry_row(e, urls, figures) for e in board.history],
+        "figures": figures + 1 if figures else None,  # the most significant figures a value is shown with
+        "mean_figures": min(3, figures + 1) if figures else 3,
+        "trends": trend_series(board),
         "warnings": board.warnings,
         "reference": board.reference,
     }
+
+
+def trend_series(board: Board) -> list[tuple[str, list[tuple[str, int, tuple[int, int] | None]]]]:
+    """Per implementation with two or more comparable runs on the board (its history and current
+    entry): (label, [(observedAt, mean ns, 95% interval)] oldest first), for its trend chart."""
+    runs_of: dict[tuple[str, str], list[Entry]] = {}
+    for e in board.runs:
+        if e.run.facts.status == "passed" and e.run.facts.timed and not e.mixed_hardware and e.run.facts.observed_at:
+            runs_of.setdefault((e.implementation, e.run.facts.implementation_digest), []).append(e)
+    series = []
+    for (label, _), runs in sorted(runs_of.items(), key=lambda kv: (kv[0][0].casefold(), kv[0][1])):
+        if len(runs) > 1:
+            runs.sort(key=lambda e: (utc(e.run.facts.observed_at), e.run.name))
+            series.append((label, [(e.run.facts.observed_at, e.run.facts.mean, e.ci95) for e in runs]))
+    return series
 
 
 def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
@@ -189,7 +225,7 @@ def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool
     })]
     if not run_pages:
         return pages
-    runs = sorted(((e, b) for b in lb.boards[problem.slug] for e in b.entries), key=lambda eb: eb[0].run.name)
+    runs = sorted(((e, b) for b in lb.boards[problem.slug] for e in b.runs), key=lambda eb: eb[0].run.name)
     for entry, board in runs:
         # Made when rendered (in a worker, for big sites): a run whose document was not kept in
         # memory has it read again from its file then, and only if its page is made at all.
@@ -201,7 +237,9 @@ def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool
 def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board) -> dict:
     r = entry.run
     return {
-        "run": r, "entry": entry, "row": entry_row(entry, urls), "board": board,
+        "run": r, "entry": entry, "row": entry_row(entry, urls, board.significant_figures), "board": board,
+        "figures": board.significant_figures + 1 if board.significant_figures else None,
+        "reference": board.reference.implementation if board.reference else None,
         "ranked": sum(1 for e in board.entries if e.rank is not None),  # (how many its rank is out of)
         "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
         "document": r.doc, "table_api_url": urls.api_problem(problem.slug),
@@ -212,14 +250,23 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
 
 
 def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host_names: tuple[str, ...],
-                         urls: Urls) -> list[list[dict]]:
-    """An implementation's runs of one problem, a list of rows per host (in host_names' order)."""
-    cells: dict[str, list[dict]] = {}
-    for b in lb.boards[problem.slug]:
-        for e in b.entries:
-            if e.implementation_slug == impl_slug:
-                cells.setdefault(e.run.environment, []).append(entry_row(e, urls))
-    return [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]
+                         urls: Urls) -> list[dict]:
+    """An implementation's current runs of one problem: a line per workload it was timed at (numbers
+    of two workloads never share a line), each with a list of rows per host (in host_names' order)."""
+    workloads = lb.workloads[problem.slug]
+    lines = []
+    for number, workload in enumerate(workloads, start=1):
+        cells: dict[str, list[dict]] = {}
+        for b in lb.boards[problem.slug]:
+            if b.workload != workload.digest:
+                continue
+            for e in b.entries:
+                if e.implementation_slug == impl_slug:
+                    cells.setdefault(e.run.environment, []).append(entry_row(e, urls, b.significant_figures))
+        if cells:
+            lines.append({"workload": workload, "number": number, "of": len(workloads),
+                          "cells": [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]})
+    return lines
 
 
 # What makes one problem's row on a page that lists problems: (template, problem, variant, a function
@@ -280,12 +327,12 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
     hosts = sorted(envs.values(), key=lambda e: (e.metadata.title.casefold(), e.metadata.name))
     pages.append(Page("hosts/", "hosts.html", "Timing hosts", {
         "hosts": [{"environment": e, "boards": len(boards_of_host.get(e.metadata.name, [])),
-                   "runs": sum(len(b.entries) for b in boards_of_host.get(e.metadata.name, []))}
+                   "runs": sum(len(b.runs) for b in boards_of_host.get(e.metadata.name, []))}
                   for e in hosts],
     }))
     def host_rows(name: str, problem: Problem, boards: list[Board]) -> str:
         return problem_row("host_row.html", problem, (name, ()), lambda: {"boards": [
-            {"board": b, "best": _best(b), "runs": len(b.entries),
+            {"board": b, "best": _best(b), "runs": len(b.runs), "several": len(boards) > 1,
              "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
 
     def host_context(e, pager: Pager | None) -> dict:
@@ -322,7 +369,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
             "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
             "pager": pager, "first": first,
             "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
-                                 lambda p=p: {"problem": p, "cells": implementation_cells(
+                                 lambda p=p: {"problem": p, "lines": implementation_cells(
                                      lb, impl.slug, p, host_names, urls)})
                      for p in (pager.part(problems) if pager else problems)],
             "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
@@ -343,6 +390,12 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
         pages.append(Page(f"protocols/{d.metadata.name}/", "protocol.html", d.metadata.title, {
             "protocol": d, "hosts": [envs[n] for n in used_by],
         }))
+
+    for old_slug, problem in sorted(lb.redirects.items()):
+        # A former name's URL keeps answering: a page that leads to the problem as it is named now.
+        former = next(a for a in problem.aliases if a.slug == old_slug)
+        pages.append(Page(f"problems/{old_slug}/", "redirect.html", former.title, {
+            "former": former, "problem": problem, "target": urls.problem(problem.slug)}))
 
     for md in content.pages:
         # (Its HTML made only when the page is: a rebuild that leaves it unchanged never renders its Markdown.)
@@ -414,7 +467,7 @@ def _index_document(lb: Leaderboard, urls: Urls) -> dict:
         "runs": len(lb.content.runs),
         "problems": [
             {"slug": p.slug, "title": p.title, "url": urls.problem(p.slug), "api": urls.api_problem(p.slug),
-             "runs": sum(len(b.entries) for b in lb.boards[p.slug])}
+             "runs": sum(len(b.runs) for b in lb.boards[p.slug])}
             for p in lb.problems
         ],
         "hosts": [
@@ -437,7 +490,7 @@ def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
         "implementations": [summary_json(s, urls) for s in lb.summaries[name]],
         "boards": [
             {"problem": b.problem.slug, "workload": b.workload, "protocol": b.protocol,
-             "url": urls.board(b), "api": urls.api_problem(b.problem.slug), "runs": len(b.entries)}
+             "url": urls.board(b), "api": urls.api_problem(b.problem.slug), "runs": len(b.runs)}
             for p in lb.problems for b in lb.boards[p.slug] if b.host == name
         ],
     }
@@ -455,6 +508,7 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
         "apiVersion": API_VERSION,
         "slug": p.slug,
         "title": p.title,
+        "aliases": [{"slug": a.slug, "title": a.title} for a in p.aliases],
         "workloads": [
             {"digest": w.digest, "first_observed": w.first_observed, "last_observed": w.last_observed,
              "hosts": w.hosts}
@@ -471,7 +525,8 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
                 "protocol": b.protocol,
                 "comparability": _comparability(protocols[b.protocol]),
                 "reference": b.reference.run.name if b.reference else None,
-                "entries": [entry_row(e, urls) for e in b.entries],
+                "entries": [entry_row(e, urls, b.significant_figures) for e in b.entries],
+                "history": [entry_row(e, urls, b.significant_figures) for e in b.history],
                 "warnings": [warning_json(w) for w in b.warnings],
             }
             for b in boards
@@ -480,21 +535,22 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
     # Arrays: what boards repeat is said once (the columns, each protocol's comparability, the
     # implementations' labels), a board's runs are named by their row in it, and without run pages
     # an entry's url, its board's, is the board's "url". For sites that must fit in 1 GB.
-    labels = list(dict.fromkeys(e.implementation for b in boards for e in b.entries))
+    labels = list(dict.fromkeys(e.implementation for b in boards for e in b.runs))
     label_index = {label: i for i, label in enumerate(labels)}
     doc["columns"] = list(_flat_entry(boards[0].entries[0], urls, label_index))
     doc["implementations"] = labels
     doc["protocols"] = {name: _comparability(protocols[name]) for name in dict.fromkeys(b.protocol for b in boards)}
     doc["boards"] = []
     for b in boards:
-        row_of = {e.run.name: i for i, e in enumerate(b.entries)}
+        row_of = {e.run.name: i for i, e in enumerate(b.runs)}  # (history rows follow the entries')
         doc["boards"].append({
             "host": b.host,
             "workload": b.workload,
             "protocol": b.protocol,
             "url": urls.board(b),
             "reference": row_of[b.reference.run.name] if b.reference else None,
-            "rows": [list(_flat_entry(e, urls, label_index).values()) for e in b.entries],
+            "rows": [list(_flat_entry(e, urls, label_index, b.significant_figures).values()) for e in b.entries],
+            "history": [list(_flat_entry(e, urls, label_index, b.significant_figures).values()) for e in b.history],
             "warnings": [{**warning_json(w), "runs": [row_of[name] for name in w.runs]} for w in b.warnings],
         })
     return doc
@@ -504,12 +560,16 @@ def _comparability(protocol) -> dict:
     return {"family": protocol.spec.comparability.family, "notes": protocol.spec.comparability.notes}
 
 
-def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int]) -> dict:
-    """An API entry as an "arrays" row: speedup → speedup, speedup_ci95; the implementation by its
-    index in the document's list; url only where runs have pages of their own."""
-    row = entry_row(entry, urls)
+def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: int | None = None) -> dict:
+    """An API entry as an "arrays" row: speedup → speedup, speedup_ci95; trend → trend (its verdict),
+    trend_ratio, trend_ratio_ci95, trend_previous; the implementation by its index in the document's
+    list; url only where runs have pages of their own."""
+    row = entry_row(entry, urls, figures)
     speedup = row.pop("speedup")
     row["speedup"], row["speedup_ci95"] = (speedup["value"], speedup["ci95"]) if speedup else (None, None)
+    trend = row.pop("trend")
+    row["trend"], row["trend_ratio"], row["trend_ratio_ci95"], row["trend_previous"] = (
+        (trend["verdict"], trend["ratio"], trend["ratio_ci95"], trend["previous"]) if trend else (None,) * 4)
     row["implementation"] = label_index[row["implementation"]]
     if not urls.run_pages:
         del row["url"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache, update_wrapper
 from html import escape as html_escape
 from pathlib import Path
@@ -39,8 +39,11 @@ def _to_ms(ns: int | float) -> Decimal:
     return Decimal(ns) / NS_PER_MS
 
 
+_WIDE = Context(prec=120)  # room for the widest interval a ratio is drawn with (stats.CUT) at any decimals
+
+
 def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
-    return f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=rounding):f}"
+    return f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=rounding, context=_WIDE):f}"
 
 
 def _memo(fn):
@@ -105,36 +108,41 @@ def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
     return _fixed(value, min(decimals, max_decimals))
 
 
-def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int) -> str:
-    """Enough digits to show the width to two figures (and the center to three), rounded outwards."""
+def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int, figures: int | None = None) -> str:
+    """Enough digits to show the width to two figures (and the center to three), rounded outwards;
+    never the center to more than `figures` significant figures (the source's, plus one)."""
     decimals = _decimals_for(hi - lo, 2)
     if center is not None:
         decimals = max(decimals, _decimals_for(center, 3))
+        if figures and center != 0:
+            decimals = min(decimals, _decimals_for(center, figures))
     decimals = min(decimals, max_decimals)
     return f"{_fixed(lo, decimals, ROUND_FLOOR)}–{_fixed(hi, decimals, ROUND_CEILING)}"
 
 
-def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = None) -> str:
-    """[4931062, 4948938] → '4.931–4.949'."""
+def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = None, figures: int | None = None) -> str:
+    """[4931062, 4948938] → '4.931–4.949'; with figures=3, never the mean to more than three: '4.93–4.95'."""
     if ci is None:
         return DASH
-    return _ci_ms(ci[0], ci[1], mean_ns)
+    return _ci_ms(ci[0], ci[1], mean_ns, figures)
 
 
 @_memo
-def _ci_ms(lo: int, hi: int, mean_ns: int | None) -> str:
+def _ci_ms(lo: int, hi: int, mean_ns: int | None, figures: int | None = None) -> str:
     if type(lo) is int and type(hi) is int and (mean_ns is None or type(mean_ns) is int) and \
             max(abs(lo), abs(hi), abs(mean_ns or 0)) < _FAST_LIMIT:
-        return _ci_ms_of_ints(lo, hi, mean_ns)
-    return _interval(_to_ms(lo), _to_ms(hi), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS)
+        return _ci_ms_of_ints(lo, hi, mean_ns, figures)
+    return _interval(_to_ms(lo), _to_ms(hi), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS, figures)
 
 
-def _ci_ms_of_ints(lo: int, hi: int, mean_ns: int | None) -> str:
+def _ci_ms_of_ints(lo: int, hi: int, mean_ns: int | None, figures: int | None = None) -> str:
     """_interval for whole nanoseconds in integer arithmetic (tests/test_render_fast.py compares them)."""
     width = abs(hi - lo)
     decimals = 0 if width == 0 else max(0, 8 - len(str(width)))  # the width to two figures
     if mean_ns:
         decimals = max(decimals, 9 - len(str(abs(mean_ns))))  # the center to three
+        if figures:
+            decimals = min(decimals, max(0, figures + 6 - len(str(abs(mean_ns)))))  # to `figures` at most
     decimals = min(decimals, MAX_DECIMALS)
     unit = 10 ** (6 - decimals)
     return f"{_fixed_of_int(lo // unit, decimals, lo < 0)}–{_fixed_of_int(-(-hi // unit), decimals, hi < 0)}"
@@ -157,17 +165,18 @@ def format_ratio(value: float | None) -> str:
     return _significant(Decimal(repr(value)), 3, 6)
 
 
-def format_ratio_ci(ci: list[float] | tuple[float, float] | None, value: float | None = None) -> str:
+def format_ratio_ci(ci: list[float] | tuple[float, float] | None, value: float | None = None,
+                    figures: int | None = None) -> str:
     if ci is None:
         return DASH
-    return _ratio_ci(ci[0], ci[1], value)
+    return _ratio_ci(ci[0], ci[1], value, figures)
 
 
 @_memo
-def _ratio_ci(lo: float, hi: float, value: float | None) -> str:
+def _ratio_ci(lo: float, hi: float, value: float | None, figures: int | None = None) -> str:
     ci = (lo, hi)
     center = Decimal(repr(value)) if value is not None else None
-    return _interval(Decimal(repr(ci[0])), Decimal(repr(ci[1])), center, 6)
+    return _interval(Decimal(repr(ci[0])), Decimal(repr(ci[1])), center, 6, figures)
 
 
 @_memo
@@ -403,6 +412,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         document=document_html,
         safe_link=safe_link,
         board_chart=charts.board_chart,
+        trend_chart=charts.trend_chart,
         host_speedup_chart=charts.host_speedup_chart,
         implementation_speedup_chart=charts.implementation_speedup_chart,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from html.parser import HTMLParser
 from pathlib import Path
@@ -50,7 +51,24 @@ def bundle(changes: dict | None = None, **shortcuts) -> dict:
             node[int(last)] = value
         else:
             node[last] = value
+    # A problem is its workload: a bundle naming another problem than the seed's times another
+    # workload, unless the test says which.
+    if "run.spec.workloadDigest" not in changes and isinstance(doc.get("run"), dict):
+        problem = _problem_named(doc)
+        if problem is not None and problem != _problem_named(SEED):
+            doc["run"]["spec"]["workloadDigest"] = "sha256:" + hashlib.sha256(problem.encode()).hexdigest()
     return doc
+
+
+def _problem_named(doc: dict) -> str | None:
+    try:
+        spec, title = doc["run"]["spec"], doc["run"]["metadata"]["title"]
+        native = spec.get("sourceNative") or {}
+        if native.get("source") == "kernelbench":
+            return "kernelbench:" + "/".join(str(native.get("externalId", "")).split("/")[-2:])
+        return "title:" + str(title).split(" · ")[0].strip()
+    except (KeyError, TypeError, AttributeError):
+        return None
 
 
 def seed_problem_run(host: str, implementation: str, mean: int, **more) -> dict:

@@ -19,6 +19,7 @@ def corpus(project) -> None:
     for i, doc in enumerate(runs):  # four problems, so a change to one leaves others alone
         doc["run"]["metadata"]["name"] = f"run-{i}"
         doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level1/{i % 4 + 1}_Problem_{i % 4 + 1}.py"
+        doc["run"]["spec"]["workloadDigest"] = f"sha256:{i % 4 + 1:064x}"  # (a problem is its workload)
     project.write("content/a.json", runs[:8])
     project.write("content/b.jsonl", "".join(json.dumps(d) + "\n" for d in runs[8:]))
     failed = bundle(name="failed-one", title="Other problem · Impl 0 · x", status="failed",
@@ -62,7 +63,27 @@ CHANGES = {
     "the-site-title": lambda p: p.write("kindex.toml", 'title = "Another title"\n'),
     "a-template": lambda p: _override_template(p),
     "a-file-moved": lambda p: os.replace(p.root / "content/c.json", p.root / "content/sub-c.json"),
+    # A re-run: the earlier run goes to the board's history, with a trend.
+    "a-rerun-added": lambda p: p.write("content/rerun.json", _rerun()),
+    # Another name for problem 2's workload: the problems merge, the old page becomes a redirect.
+    "two-problems-merge": lambda p: p.write("content/merge.json", _merging_run()),
+    "a-reviewed-run": lambda p: p.write("kindex.toml", 'implausible_speedup = 1.001\nreviewed_runs = ["run-1"]\n'),
 }
+
+
+def _rerun() -> dict:
+    doc = seed_problem_run("h0", "Impl 0", 800_000)
+    doc["run"]["metadata"]["name"] = "run-0-again"
+    doc["run"]["spec"]["observedAt"] = "2026-04-01T00:00:00Z"
+    doc["run"]["spec"]["sourceNative"]["externalId"] = "H/t/level1/1_Problem_1.py"
+    doc["run"]["spec"]["workloadDigest"] = f"sha256:{1:064x}"
+    return doc
+
+
+def _merging_run() -> dict:
+    doc = bundle(name="merging", title="Other problem · Impl 3 · x", changes={
+        "run.spec.sourceNative": {"source": "elsewhere"}, "run.spec.workloadDigest": f"sha256:{2:064x}"})
+    return doc
 
 
 def _override_template(project) -> None:

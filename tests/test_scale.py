@@ -26,6 +26,7 @@ def problems(project, count: int, hosts=("gpu-a", "gpu-b"), impls=("PyTorch eage
                 doc = seed_problem_run(host, impl, 1_000_000 + 1000 * n + 100 * h + 7 * i)
                 doc["run"]["metadata"]["name"] = f"p{n}-{host}-{i}"
                 doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level{level(n)}/{n}_Problem_{n}.py"
+                doc["run"]["spec"]["workloadDigest"] = f"sha256:{n:064x}"  # (a problem is its workload)
                 runs.append(doc)
     project.write("content/runs.json", runs)
 
@@ -117,8 +118,13 @@ def test_api_entries_arrays_hold_the_same_values_as_objects(project, run_pages):
                 got["implementation"] = doc["implementations"][got["implementation"]]
                 value, ci95 = got.pop("speedup"), got.pop("speedup_ci95")
                 got["speedup"] = None if value is None else {"value": value, "ci95": ci95}
+                verdict, previous = got.pop("trend"), got.pop("trend_previous")
+                ratio, ratio_ci95 = got.pop("trend_ratio"), got.pop("trend_ratio_ci95")
+                got["trend"] = None if verdict is None else {
+                    "previous": previous, "ratio": ratio, "ratio_ci95": ratio_ci95, "verdict": verdict}
                 got.setdefault("url", board.get("url"))
                 assert got == entry
+            assert len(board["history"]) == len(expected["history"])
 
 
 def test_a_bad_api_entries_value_is_an_error(project):
