@@ -492,7 +492,7 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
 
 
 def _board_csv(board, urls: Urls) -> bytes:
-    return publish.board_csv([entry_row(e, urls) for e in board.runs])
+    return publish.board_csv([entry_row(e, urls, board.significant_figures) for e in board.runs])
 
 
 def _json_of(make_doc: Callable[[], dict]) -> bytes:

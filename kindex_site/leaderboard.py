@@ -123,6 +123,7 @@ class Summary:
     geomean_speedup: float | None
     fast_1: float | None  # share whose speedup interval lies wholly above 1
     faster_share: float | None  # share whose speedup is above 1
+    significant_figures: int | None = None  # the coarsest resolution its boards' sources state, if all do
 
 
 @dataclass
@@ -240,7 +241,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
     workloads: dict[str, list[Workload]] = {}
     keys: dict[str, str] = {}
     problems_of_implementation: dict[str, set[str]] = {}
-    speedups: dict[tuple[str, str], list[Speedup]] = {}  # (host, implementation slug) → best per board
+    speedups: dict[tuple[str, str], list[tuple[Speedup, int | None]]] = {}  # (host, impl slug) → best per board
     for slug, runs in runs_of_problem.items():
         problem = problems[slug]
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
@@ -258,8 +259,8 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
             problems_of_implementation.setdefault(impl_slug, set()).add(slug)
         for impl_slug, points in state.board_speedups.items():
             implementations[impl_slug].board_speedups += points
-        for host, impl_slug, value in state.best_speedups:
-            speedups.setdefault((host, impl_slug), []).append(value)
+        for host, impl_slug, value, figures in state.best_speedups:
+            speedups.setdefault((host, impl_slug), []).append((value, figures))
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
@@ -502,7 +503,7 @@ class _ProblemState:
         self.entries_of_implementation: dict[str, list[Entry]] = {}
         # (host, implementation slug, its best speedup) per board, for the summaries: a flat list, as a
         # dict of one-element lists per problem weighs more than the speedups themselves.
-        self.best_speedups: list[tuple[str, str, Speedup]] = []
+        self.best_speedups: list[tuple[str, str, Speedup, int | None]] = []
         self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
         self.hosts_of_implementation: dict[str, set[str]] = {}
         for b in boards:
@@ -519,7 +520,7 @@ class _ProblemState:
                     best.setdefault(e.implementation_slug, e)
                     highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
             for impl_slug, e in best.items():
-                self.best_speedups.append((b.host, impl_slug, e.speedup))
+                self.best_speedups.append((b.host, impl_slug, e.speedup, b.significant_figures))
             for impl_slug, value in highest.items():
                 self.board_speedups.setdefault(impl_slug, []).append((board_key, value))
 
@@ -764,19 +765,22 @@ def utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
 
 
-def _summaries(speedups: dict[tuple[str, str], list[Speedup]], content: Content,
+def _summaries(speedups: dict[tuple[str, str], list[tuple[Speedup, int | None]]], content: Content,
                implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
     """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards
     (each implementation's best current run on each board with a reference, as _ProblemState gathers
     them; implausible speedups not yet reviewed are left out)."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
-    for (host, slug), values in sorted(speedups.items()):
+    for (host, slug), pairs in sorted(speedups.items(), key=lambda kv: kv[0]):
+        values = [s for s, _ in pairs]
+        figures = [f for _, f in pairs]
         n = len(values)
         result[host].append(Summary(
             implementation=implementations[slug].label, implementation_slug=slug, host=host, problems=n,
             geomean_speedup=geometric_mean([s.value for s in values]),
             fast_1=sum(1 for s in values if s.above_1) / n,
             faster_share=sum(1 for s in values if s.value > 1) / n,
+            significant_figures=None if None in figures else min(figures),
         ))
     return result
 

@@ -153,7 +153,7 @@ def summary_json(s: Summary, urls: Urls) -> dict:
         "url": urls.implementation(s.implementation_slug),
         "host": s.host,
         "problems": s.problems,
-        "geomean_speedup": _sig(s.geomean_speedup) if s.geomean_speedup is not None else None,
+        "geomean_speedup": _sig(s.geomean_speedup, s.significant_figures) if s.geomean_speedup is not None else None,
         "fast_1": _sig(s.fast_1) if s.fast_1 is not None else None,
         "faster_share": _sig(s.faster_share) if s.faster_share is not None else None,
     }
