@@ -290,7 +290,7 @@ def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]
     bottom, top = min(lows), max(highs)
     span = (top - bottom) or max(top * 0.01, 1)
     bottom, top = bottom - span * 0.1, top + span * 0.1
-    left, right = 56, TREND_W - 8
+    left, right = 64, TREND_W - 8
     plot_top, plot_bottom = TREND_PAD, TREND_H - TREND_PAD - 8
 
     def x(i: int) -> float:
@@ -309,7 +309,7 @@ def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]
         f'<svg class="chart trend" viewBox="0 0 {TREND_W} {TREND_H}" width="{TREND_W}" height="{TREND_H}" '
         f'role="img"><title>{escape(label)}: mean latency per run over time</title>'
         f'<desc>{escape(desc)}</desc>'
-        f'<text class="axis" x="{left - 4}" y="{_n(y(top) + 10)}" text-anchor="end">{format_ms(top)}</text>'
+        f'<text class="axis" x="{left - 4}" y="{_n(y(top) + 10)}" text-anchor="end">{format_ms(top)} ms</text>'
         f'<text class="axis" x="{left - 4}" y="{_n(y(bottom))}" text-anchor="end">{format_ms(bottom)} ms</text>'
         f'<path class="trend-line" d="{line}"/>'
         + (f'<path class="ci" d="{whiskers}"/>' if whiskers else "")
