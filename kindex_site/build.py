@@ -42,7 +42,7 @@ from .errors import KindexError, display
 from .leaderboard import Leaderboard, Rules, build_leaderboard
 from .load import Content, file_records, forget_reread, load_content, restore_files
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
-                    run_page_url, site_pages)
+                    run_page_url, site_pages, source_path)
 from .render import CompiledTemplates, format_ms, make_environment, markdown_html
 from .search import index_output as search_index_output
 
@@ -338,6 +338,8 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
                 continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
             if "static/" + rel not in outputs:
                 claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
+    for source in content.sources.values():  # the raw source files runs refer to, for download
+        claim(source_path(source.rel), partial(_source_bytes, source), f"source file {display(source.path)}")
 
     paths = frozenset(outputs)
     # The same paths as the last build's were checked then (by this process, or the one that wrote the manifest).
@@ -352,6 +354,8 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     output_keys: dict[str, str] = {}
     for group in groups.values():
         output_keys.update(group.keys)
+    for source in content.sources.values():  # (its bytes are all it shows)
+        output_keys[source_path(source.rel)] = cache.list_key(base, [source.digest])
     for path in others:
         if path not in output_keys:
             item = outputs[path]
@@ -493,6 +497,10 @@ def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str,
 
 def _board_csv(board, urls: Urls) -> bytes:
     return publish.board_csv([entry_row(e, urls, board.significant_figures) for e in board.runs])
+
+
+def _source_bytes(source) -> bytes:
+    return source.text().encode("utf-8")
 
 
 def _json_of(make_doc: Callable[[], dict]) -> bytes:

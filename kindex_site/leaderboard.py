@@ -112,18 +112,24 @@ class Workload:
     hosts: list[str]
 
 
+FAST_P = (0.0, 1.0, 1.5, 2.0)  # KernelBench's fast_p thresholds, shown on implementation and host pages
+
+
 @dataclass(frozen=True)
 class Summary:
-    """One implementation against the reference on one host, over the boards where both passed."""
+    """One implementation against the reference on one host, over the boards with a reference where
+    it has a current entry (attempted), each counted once (its best entry there)."""
 
     implementation: str
     implementation_slug: str
     host: str
-    problems: int
-    geomean_speedup: float | None
-    fast_1: float | None  # share whose speedup interval lies wholly above 1
-    faster_share: float | None  # share whose speedup is above 1
+    problems: int  # passed: attempted boards where it passed, so has a speedup
+    geomean_speedup: float | None  # over the passed ones
+    fast_1: float | None  # share of the attempted passed and faster beyond noise (fast_p[1.0])
+    faster_share: float | None  # share of the passed with a speedup above 1, noise or not
     significant_figures: int | None = None  # the coarsest resolution its boards' sources state, if all do
+    attempted: int = 0
+    fast_p: dict[float, float] = field(default_factory=dict)  # p → share of the attempted passed and faster beyond noise than p×
 
 
 @dataclass
@@ -241,7 +247,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
     workloads: dict[str, list[Workload]] = {}
     keys: dict[str, str] = {}
     problems_of_implementation: dict[str, set[str]] = {}
-    speedups: dict[tuple[str, str], list[tuple[Speedup, int | None]]] = {}  # (host, impl slug) → best per board
+    speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | None]]] = {}  # (host, impl) → best per board
     for slug, runs in runs_of_problem.items():
         problem = problems[slug]
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
@@ -503,7 +509,7 @@ class _ProblemState:
         self.entries_of_implementation: dict[str, list[Entry]] = {}
         # (host, implementation slug, its best speedup) per board, for the summaries: a flat list, as a
         # dict of one-element lists per problem weighs more than the speedups themselves.
-        self.best_speedups: list[tuple[str, str, Speedup, int | None]] = []
+        self.best_speedups: list[tuple[str, str, Speedup | None, int | None]] = []
         self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
         self.hosts_of_implementation: dict[str, set[str]] = {}
         for b in boards:
@@ -515,9 +521,11 @@ class _ProblemState:
             best: dict[str, Entry] = {}
             highest: dict[str, float] = {}
             board_key = (b.host, b.problem.slug, b.workload, b.protocol)  # one per board, shared by its points
-            for e in b.entries:  # ranked entries come first, fastest first
-                if e.speedup is not None and not e.is_reference and not e.implausible:
-                    best.setdefault(e.implementation_slug, e)
+            for e in b.entries:  # ranked entries come first, fastest first; then those that did not pass
+                if e.is_reference or e.implausible or e.mixed_hardware or e.implementation == b.reference.implementation:
+                    continue  # (another GPU is no attempt on this host; an implausible one waits for review)
+                best.setdefault(e.implementation_slug, e)
+                if e.speedup is not None:
                     highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
             for impl_slug, e in best.items():
                 self.best_speedups.append((b.host, impl_slug, e.speedup, b.significant_figures))
@@ -765,22 +773,25 @@ def utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
 
 
-def _summaries(speedups: dict[tuple[str, str], list[tuple[Speedup, int | None]]], content: Content,
+def _summaries(speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | None]]], content: Content,
                implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
     """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards
     (each implementation's best current run on each board with a reference, as _ProblemState gathers
     them; implausible speedups not yet reviewed are left out)."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
     for (host, slug), pairs in sorted(speedups.items(), key=lambda kv: kv[0]):
-        values = [s for s, _ in pairs]
+        attempted = len(pairs)
+        values = [s for s, _ in pairs if s is not None]
         figures = [f for _, f in pairs]
         n = len(values)
+        fast_p = {p: sum(1 for s in values if s.above(p)) / attempted for p in FAST_P}
         result[host].append(Summary(
             implementation=implementations[slug].label, implementation_slug=slug, host=host, problems=n,
             geomean_speedup=geometric_mean([s.value for s in values]),
-            fast_1=sum(1 for s in values if s.above_1) / n,
-            faster_share=sum(1 for s in values if s.value > 1) / n,
+            fast_1=fast_p[1.0],
+            faster_share=sum(1 for s in values if s.value > 1) / n if n else None,
             significant_figures=None if None in figures else min(figures),
+            attempted=attempted, fast_p=fast_p,
         ))
     return result
 

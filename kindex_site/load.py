@@ -11,6 +11,7 @@ import hashlib
 import json
 import operator
 import os
+import posixpath
 import re
 import sys
 import time
@@ -24,8 +25,8 @@ from pydantic import ValidationError
 
 from . import strictjson
 from .errors import KindexError, display
-from .models import (NAME_PATTERN, is_windows_device, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
-                     FormatWarnings)
+from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
+                     FormatWarnings, is_windows_device)
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -56,7 +57,8 @@ class Facts:
 
     __slots__ = ("title_parts", "status", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
                  "observed_at", "std_ns", "hardware", "kernelbench", "problem_text",
-                 "workload_digest", "environment_digest", "implementation_digest", "former_problem_text")
+                 "workload_digest", "environment_digest", "implementation_digest", "former_problem_text",
+                 "implementation_source", "workload_source")
 
     def __init__(self, doc: BenchmarkRun):
         spec = doc.spec
@@ -94,6 +96,9 @@ class Facts:
         else:
             self.problem_text = sys.intern(parts[0].strip())
             self.former_problem_text = None
+        # The source files it refers to, as written: (path from its bundle's folder, language or None).
+        self.implementation_source = _source_ref(spec.implementationSource)
+        self.workload_source = _source_ref(spec.workloadSource)
         self.workload_digest: str = sys.intern(spec.workloadDigest)
         self.environment_digest: str = sys.intern(spec.environmentDigest)
         self.implementation_digest: str = sys.intern(spec.implementationDigest)
@@ -117,6 +122,10 @@ class Facts:
         return getattr(self, statistic)
 
 
+def _source_ref(ref) -> tuple[str, str | None] | None:
+    return None if ref is None else (sys.intern(ref.path), ref.language)
+
+
 class Run:
     """One validated run, with the protocol and environment its bundle named and where it came from.
 
@@ -127,7 +136,8 @@ class Run:
     document alone can be remembered on it (`grouping`).
     """
 
-    __slots__ = ("_doc", "origin", "facts", "protocol", "environment", "source", "name", "definitions", "grouping")
+    __slots__ = ("_doc", "origin", "facts", "protocol", "environment", "source", "name", "definitions", "grouping",
+                 "files")
 
     def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
                  source: Source, keep_document: bool = True, origin: Path | None = None):
@@ -140,6 +150,7 @@ class Run:
         self.source = source
         self.name: str = doc.metadata.name
         self.grouping = None  # leaderboard.py's: its problem and implementation, told from doc alone
+        self.files: dict[str, SourceText] = {}  # "implementation" / "workload" → the source file it refers to
 
     @property
     def doc(self) -> BenchmarkRun | None:
@@ -156,8 +167,9 @@ class Run:
 
     @property
     def key(self) -> str:
-        """Changes whenever this run's document, or where it is said to come from, changes."""
-        return f"{self.source}|{self.source.digest.hex()}"  # (made when asked: a million of them kept weigh 170 MB)
+        """Changes whenever this run's document, where it is said to come from, or a file it refers to changes."""
+        key = f"{self.source}|{self.source.digest.hex()}"  # (made when asked: a million of them kept weigh 170 MB)
+        return key + "".join(f"|{f.rel}:{f.digest}" for f in self.files.values()) if self.files else key
 
     def __repr__(self) -> str:
         return f"Run({self.name!r} from {self.source})"
@@ -181,11 +193,12 @@ class Content:
     files: int = 0
     read: int = 0  # files read and validated this time (the others were remembered unchanged)
     digests: dict[str, str] = field(default_factory=dict)  # shown path → sha256 of the file's bytes
+    sources: dict[str, SourceText] = field(default_factory=dict)  # path under content → a source file runs refer to
 
 
 # Section names the site uses itself; a Markdown page may not take one.
 RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search", "page",
-                       "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
+                       "sources", "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
 def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
@@ -215,6 +228,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     notes = 0  # "stopped reading" lines: said, but not problems themselves
 
     paths = _content_files(content_dir, content.warnings)
+    others: dict[str, Path] = {}  # files that are neither bundles nor pages: runs may refer to them
     if keep_documents and _documents_bytes(paths) > KEEP_DOCUMENTS_MAX_BYTES:
         keep_documents = False
     for done, path in enumerate(paths, 1):
@@ -228,7 +242,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
                 content.pages.append(page)
             continue
         if path.suffix not in (".json", ".jsonl"):
-            content.warnings.append(f"{shown}: ignored (only *.json, *.jsonl and pages/*.md are read)")
+            others[rel] = path
             continue
         content.files += 1
         stat = _stat_key(path)
@@ -257,10 +271,76 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
                 _add(run, content, first_seen, run_names, file_problems)
         problems += file_problems
 
+    _attach_files(content, content_dir, others, problems)
+    content.warnings += [f"{display(path)}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
+                         "refer to are read)" for rel, path in others.items() if rel not in content.sources]
     if problems:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A source file runs refer to (models.SourceFile): checked when content is read, its text read
+    again when a page shows it (a site of many kernels does not hold them all)."""
+
+    rel: str  # its path under the content folder: also where the site serves it, under sources/
+    path: Path
+    digest: str  # sha256 of its bytes
+
+    def text(self) -> str:
+        data = self.path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != self.digest:
+            raise KindexError(f"{display(self.path)}: changed while the site was being built; build again")
+        return data.decode("utf-8")
+
+
+_SOURCE_FIELDS = (("implementation", "implementation_source", "implementationSource"),
+                  ("workload", "workload_source", "workloadSource"))
+
+
+def _attach_files(content: Content, content_dir: Path, others: dict[str, Path], problems: list[str]) -> None:
+    """Each run's source files (run.files), checked once per file: under the content folder, a
+    file of its own (not a bundle or page), UTF-8, at most MAX_SOURCE_BYTES. Content.sources lists them."""
+    checked: dict[str, SourceText | str] = {}  # path under content → the file, or what is wrong with it
+    for run in content.runs:
+        f = run.facts
+        if f.implementation_source is None and f.workload_source is None:
+            if run.files:
+                run.files = {}
+            continue
+        folder = run.origin.parent.relative_to(content_dir).as_posix() if run.origin is not None else "."
+        files: dict[str, SourceText] = {}
+        for kind, fact, field_name in _SOURCE_FIELDS:
+            ref = getattr(f, fact)
+            if ref is None:
+                continue
+            rel = posixpath.normpath(posixpath.join(folder, ref[0]))
+            found = checked.get(rel)
+            if found is None:
+                found = checked[rel] = _source_text(rel, others.get(rel))
+            if isinstance(found, str):
+                problems.append(f"{run.source}: run.spec.{field_name}.path: {ref[0]!r}: {found}")
+            else:
+                files[kind] = content.sources[rel] = found
+        run.files = files
+
+
+def _source_text(rel: str, path: Path | None) -> SourceText | str:
+    if path is None:
+        return "no such source file under the content folder (bundles and pages are not source files)"
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        return f"cannot read: {e.strerror}"
+    if len(data) > MAX_SOURCE_BYTES:
+        return f"{len(data) / 2**20:.1f} MiB; a source file may hold {MAX_SOURCE_BYTES // 2**20} MiB at most"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"not UTF-8 text (byte {e.start})"
+    return SourceText(rel, path, hashlib.sha256(data).hexdigest())
 
 
 # Validated documents weigh about twice their JSON in memory, most of a big build's: beyond this
@@ -737,7 +817,7 @@ def _restored_facts(values: tuple) -> Facts:
     (facts.title_parts, facts.status, facts.samples, facts.mean, facts.minimum, facts.maximum, facts.ci_low,
      facts.ci_high, facts.statistic, facts.observed_at, facts.std_ns, facts.hardware, facts.kernelbench,
      facts.problem_text, facts.workload_digest, facts.environment_digest, facts.implementation_digest,
-     facts.former_problem_text) = values
+     facts.former_problem_text, facts.implementation_source, facts.workload_source) = values
     return facts
 
 
@@ -759,7 +839,7 @@ def restore_files(entries, content_dir: Path) -> dict:
                 definitions = (models[protocol], models[environment])
                 pair = pairs[protocol, environment] = (definitions, *(d.metadata.name for d in definitions))
             run = Run.__new__(Run)
-            run._doc, run.origin, run.facts, run.grouping = None, origin, _restored_facts(facts), None
+            run._doc, run.origin, run.facts, run.grouping, run.files = None, origin, _restored_facts(facts), None, {}
             run.definitions, run.protocol, run.environment = pair
             run.source, run.name = Source(shown, index, line, run_digest), name
             runs.append(run)

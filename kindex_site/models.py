@@ -122,6 +122,31 @@ class Measurement(Open):
 STATUSES = ("passed", "failed", "error", "timeout", "incorrect", "incomplete-timing", "invalid-timing")
 
 
+MAX_SOURCE_BYTES = 2**20  # a source file shown on a run page: 1 MiB at most
+
+
+def _check_relative_path(path: str) -> str:
+    """Relative, '/' between folders, no '.', '..' or hidden segments: it stays under content/."""
+    if path.startswith("/") or "\\" in path or any(ord(c) < 32 for c in path):
+        raise ValueError("must be a relative path with '/' between folders")
+    if any(not part or part.startswith(".") for part in path.split("/")):
+        raise ValueError("must not have empty, '.', '..' or hidden (dot) parts")
+    return path
+
+
+class SourceFile(Open):
+    """A text file under content/ that a run refers to: its implementation's source, or its
+    workload's (the problem's reference code). The run page shows it highlighted, and links the raw file."""
+
+    path: Annotated[str, Field(
+        min_length=1, max_length=500,
+        description="The file's path relative to the folder of the file holding this bundle, with '/' "
+                    f"between folders; it must lie under the content folder, be UTF-8 text and hold at most "
+                    f"{MAX_SOURCE_BYTES // 2**20} MiB."), AfterValidator(_check_relative_path)]
+    language: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9+#._-]{0,39}$", description=(
+        "A Pygments lexer name (python, cuda, cpp, …) for highlighting; by default, told from the file name."))] | None = None
+
+
 class RunSpec(Open):
     status: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,39}$", description=(
         "What became of the run: " + ", ".join(STATUSES) + ". Only 'passed' runs are ranked, and they "
@@ -134,6 +159,10 @@ class RunSpec(Open):
     workloadDigest: Digest
     environmentDigest: Digest
     implementationDigest: Digest
+    implementationSource: SourceFile | None = Field(None, description=(
+        "The implementation's source (a generated or hand-written kernel), shown on the run's page."))
+    workloadSource: SourceFile | None = Field(None, description=(
+        "The workload's source (the problem's reference code), shown on the problem's page."))
 
     @model_validator(mode="after")
     def _passed_has_timing(self) -> RunSpec:
@@ -280,7 +309,8 @@ def _shape(model: type[BaseModel], also: tuple[str, ...] = (), **inner: _Shape) 
 _METADATA = _shape(Metadata)
 _SHAPES = {
     "run": _shape(BenchmarkRun, metadata=_METADATA, spec=_shape(
-        RunSpec, timing=_shape(Timing, latencyNs=_shape(LatencyNs)), measurements=_shape(Measurement))),
+        RunSpec, timing=_shape(Timing, latencyNs=_shape(LatencyNs)), measurements=_shape(Measurement),
+        implementationSource=_shape(SourceFile), workloadSource=_shape(SourceFile))),
     "protocol": _shape(BenchmarkProtocol, metadata=_METADATA, spec=_shape(
         ProtocolSpec, harness=_shape(Harness), comparability=_shape(Comparability),
         measurement=_shape(MeasurementMethod, resolution=_shape(Resolution)))),

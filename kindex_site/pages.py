@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from urllib.parse import quote
 
 from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Trend, Warning, std_ns, utc
 from .stats import Speedup
@@ -79,6 +80,14 @@ class Urls:
     def api_host(self, name: str) -> str:
         return self(f"api/v1/hosts/{name}.json")
 
+    def source(self, rel: str) -> str:
+        return self(quote(source_path(rel)))
+
+
+def source_path(rel: str) -> str:
+    """Where the site serves a source file: its path under content/, under sources/."""
+    return f"sources/{rel}"
+
 
 def run_page_url(name: str) -> str:
     return f"runs/{name}/"
@@ -117,6 +126,7 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
         "implausible": entry.implausible,
         "last_passed": entry.last_passed,
         "superseded_by": entry.superseded_by,
+        "source_url": urls.source(entry.run.files["implementation"].rel) if "implementation" in entry.run.files else None,
     }
     return row
 
@@ -152,10 +162,12 @@ def summary_json(s: Summary, urls: Urls) -> dict:
         "implementation": s.implementation,
         "url": urls.implementation(s.implementation_slug),
         "host": s.host,
+        "attempted": s.attempted,
         "problems": s.problems,
         "geomean_speedup": _sig(s.geomean_speedup, s.significant_figures) if s.geomean_speedup is not None else None,
         "fast_1": _sig(s.fast_1) if s.fast_1 is not None else None,
         "faster_share": _sig(s.faster_share) if s.faster_share is not None else None,
+        "fast_p": {f"{p:g}": _sig(share) for p, share in s.fast_p.items()},
     }
 
 
@@ -207,7 +219,9 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
         matrix = [{"board": b, "environment": lb.content.environments[b.host],
                    "cells": [cells.get((b.anchor, slug_)) for slug_, _ in columns]}
                   for b in boards if b.reference is not None]
+        with_source = next((e.run for b in boards for e in b.runs if "workload" in e.run.files), None)
         groups.append({"workload": workload, "boards": [board_view(b, lb, urls) for b in boards],
+                       "source": shown_source(with_source, "workload", urls) if with_source else None,
                        "columns": [label for _, label in columns], "matrix": matrix})
     return groups
 
@@ -246,7 +260,22 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         # Its links, made here rather than by template calls: ten thousand run pages make them.
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
         "host_url": urls.host(r.environment), "protocol_url": urls.protocol(r.protocol),
+        "source": shown_source(r, "implementation", urls),
     }
+
+
+def shown_source(run, kind: str, urls: Urls) -> dict | None:
+    """A run's source file of a kind ("implementation", "workload") as a page shows it, or None."""
+    source = run.files.get(kind)
+    if source is None:
+        return None
+    from .highlight import source_html  # (Pygments, only for pages that show a source)
+
+    ref = run.facts.implementation_source if kind == "implementation" else run.facts.workload_source
+    text = source.text()
+    return {"url": urls.source(source.rel), "name": source.rel.rsplit("/", 1)[-1], "bytes": len(text.encode()),
+            "lines": text.count("\n") + (not text.endswith("\n") and bool(text)),
+            "html": source_html(text, source.rel, ref[1])}
 
 
 def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host_names: tuple[str, ...],

@@ -73,7 +73,11 @@ class Speedup:
     @property
     def above_1(self) -> bool:
         """Beyond noise above 1: the interval lies wholly above 1 (without one, the value does)."""
-        return (self.ci_low if self.ci_low is not None else self.value) > 1
+        return self.above(1.0)
+
+    def above(self, p: float) -> bool:
+        """Beyond noise above p (fast_p: faster than p × the reference)."""
+        return (self.ci_low if self.ci_low is not None else self.value) > p
 
     @property
     def below_1(self) -> bool:

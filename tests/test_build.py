@@ -52,7 +52,7 @@ def test_seed_api_has_exact_nanoseconds(project):
         "std_ns": 45600, "samples": 100, "observed_at": "2026-03-05T08:38:15.000Z",
         "url": f"/runs/{SEED_RUN}/", "tied": False, "mixed_hardware": False, "reference": True,
         "speedup": {"value": 1.0, "ci95": [1.0, 1.0]}, "trend": None, "implausible": False, "last_passed": None,
-        "superseded_by": None,
+        "superseded_by": None, "source_url": None,
     }]
     assert board["history"] == []
     assert board["reference"] == SEED_RUN and board["warnings"] == []

@@ -563,6 +563,23 @@ class History:
         """The latest first-parent commit of HEAD dated at or before `when`."""
         return next((c for c in reversed(self.chain) if self.dates[c] <= when), None)
 
+    def version_at(self, when: datetime) -> Version | None:
+        """The version in force at `when` (see `in_force_at`), or None if `when` is before the first commit."""
+        commit = self.in_force_at(when)
+        if commit is None:
+            return None
+        return Version(commit, self.dates[commit], self._problems(self._trees[commit]))
+
+    def paths_of(self, blobs: set[str]) -> dict[str, dict[str, str]]:
+        """Where each blob is a problem source anywhere in the history (any commit on any ref):
+        {blob: {path under KernelBench/: the latest commit holding it there}}. Blobs never found are left out."""
+        found: dict[str, dict[str, str]] = {}
+        for commit in sorted(self.dates, key=lambda c: (self.dates[c], self._rank[c])):  # oldest first
+            for path, blob in self._problems(self._trees[commit]).items():
+                if blob in blobs:
+                    found.setdefault(blob, {})[path] = commit
+        return found
+
     def versions_back_from(self, start: str) -> Iterator[Version]:
         """The version at `start`, then each earlier one on HEAD's first-parent line, newest first."""
         if start in self._place:
