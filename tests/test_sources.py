@@ -1,0 +1,151 @@
+"""Source files on the site (a generated kernel's code, a problem's reference code) and the per-model
+view (fast_p), as readers get them."""
+
+from __future__ import annotations
+
+from conftest import latency_tables, read_html, tables, visible_text
+from test_comparison import run
+from test_incremental import rebuild_matches_clean
+
+PROBLEM = "problems/level2-84-gemm-batchnorm-scaling-softmax"
+HOSTILE = 'import torch\n# </pre></code></td><script>alert("pwned")</script> & <b>bold</b>\n' \
+          'src = """\n__global__ void k(float* x) { x[threadIdx.x] *= 2; }\n"""\n'
+REFERENCE = "import torch\n\n\nclass Model(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+
+
+def kernel_site(project, kernel: str = HOSTILE) -> None:
+    eager = run("eager", "PyTorch eager", 4_940_000, (4_931_062, 4_948_938))
+    generated = run("gen", "gpt-4o (generated CUDA)", 2_000_000, None, digest="c")
+    for doc in (eager, generated):
+        doc["run"]["spec"]["workloadSource"] = {"path": "problems/l2_84.py", "language": "python"}
+    generated["run"]["spec"]["implementationSource"] = {"path": "models.src/gen.py"}
+    project.write("content/kb/models.json", [eager, generated])
+    project.write("content/kb/models.src/gen.py", kernel)
+    project.write("content/kb/problems/l2_84.py", REFERENCE)
+
+
+def test_a_generated_kernels_run_page_shows_its_source_highlighted_and_escaped(project):
+    kernel_site(project)
+    code, out, err = project.run("check", "--strict")
+    assert code == 0, err  # the source files are content, not ignored files
+    project.built()
+    page = project.page("runs/gen")
+    assert "<script>alert" not in page and "</td><script>" not in page
+    assert '&lt;/td&gt;&lt;script&gt;alert("pwned")&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt;' in page
+    assert '<span class="kn">import</span>' in page  # highlighted as Python (told from the file name)
+    html = read_html(page)
+    assert "Source" in visible_text(page) and "gen.py (5 lines, 146 bytes)" in visible_text(page)
+    lines = next(t for t in html.tables if "sourcetable" in t["class"])["rows"][0][0]
+    assert lines.split() == ["1", "2", "3", "4", "5"]  # line numbers, without JavaScript
+    assert 'href="/sources/kb/models.src/gen.py" download' in page
+    assert (project.root / "site/sources/kb/models.src/gen.py").read_text() == HOSTILE  # the raw file, byte for byte
+    problem = project.page(PROBLEM)
+    row = next(r for r in latency_tables(problem)[0]["rows"] if r[1].startswith("gpt-4o"))
+    assert row[1] == "gpt-4o (generated CUDA) source"
+    assert 'href="/runs/gen/#source">source</a>' in problem
+    # The problem's reference code, collapsed on its page.
+    details = problem.split('<details class="reference-source">', 1)[1].split("</details>", 1)[0]
+    assert "l2_84.py" in details and '<span class="k">class</span>' in details
+    api = project.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")
+    urls = {e["run"]: e["source_url"] for e in api["boards"][0]["entries"]}
+    assert urls == {"gen": "/sources/kb/models.src/gen.py", "eager": None}
+
+
+def test_without_run_pages_the_source_link_is_the_raw_file(project):
+    kernel_site(project)
+    project.write("kindex.toml", "run_pages = false\n")
+    project.built()
+    assert 'href="/sources/kb/models.src/gen.py">source</a>' in project.page(PROBLEM)
+
+
+def test_an_edited_source_rebuilds_its_pages_as_a_clean_build_would(project, always_incremental):
+    kernel_site(project)
+    project.built()
+    project.write("content/kb/models.src/gen.py", "print('v2')\n")
+    rebuild_matches_clean(project)
+    assert "v2" in project.page("runs/gen")
+
+
+def bad_reference(project, path: str) -> tuple[int, str]:
+    doc = run("gen", "gpt-4o (generated CUDA)", 2_000_000, None, digest="c")
+    doc["run"]["spec"]["implementationSource"] = {"path": path}
+    project.write("content/kb/models.json", [doc])
+    project.write("content/kb/x.json", [run("other", "Other", 3_000_000, None, digest="d")])
+    project.write("content/kb/big.py", "#" * (2**20 + 1))
+    project.write("content/kb/latin1.py", b"caf\xe9\n")
+    project.write("content/outside.py", "x = 1\n")
+    site = project.root / "site" / "index.html"
+    before = site.read_bytes() if site.is_file() else None
+    code, out, err = project.build()
+    assert (site.read_bytes() if site.is_file() else None) == before  # the previous site, untouched
+    return code, err
+
+
+def test_a_missing_source_is_an_error_naming_the_file_and_field(project):
+    kernel_site(project)
+    project.built()  # a good site first: a bad build leaves it as it was
+    code, err = bad_reference(project, "models.src/nope.py")
+    assert code == 1 and "Traceback" not in err
+    assert ("content/kb/models.json[0]: run.spec.implementationSource.path: 'models.src/nope.py': no such source "
+            "file under the content folder") in err
+
+
+def test_a_bundle_is_not_a_source_file(project):
+    code, err = bad_reference(project, "x.json")
+    assert code == 1 and "run.spec.implementationSource.path: 'x.json': no such source file" in err
+
+
+def test_a_source_over_1_mib_is_an_error(project):
+    code, err = bad_reference(project, "big.py")
+    assert code == 1 and "run.spec.implementationSource.path: 'big.py': 1.0 MiB; a source file may hold 1 MiB at most" in err
+
+
+def test_a_source_that_is_not_utf8_is_an_error(project):
+    code, err = bad_reference(project, "latin1.py")
+    assert code == 1 and "'latin1.py': not UTF-8 text (byte 3)" in err
+
+
+def test_a_path_leaving_its_folder_upwards_is_refused_by_the_format(project):
+    for path in ("../outside.py", "/etc/passwd", "a/./b.py", ".hidden.py"):
+        code, err = bad_reference(project, path)
+        assert code == 1 and "content/kb/models.json[0]: run.spec.implementationSource.path: must" in err, path
+
+
+def test_files_no_run_refers_to_are_still_ignored_with_a_warning(project):
+    kernel_site(project)
+    project.write("content/kb/notes.txt", "scratch")
+    code, out, err = project.run("check")
+    assert code == 0 and "content/kb/notes.txt: ignored" in err and "gen.py" not in err
+
+
+# --- the per-model view -----------------------------------------------------------------------
+
+
+def problem_run(n: int, implementation: str, mean: int, ci, status: str = "passed", digest: str = "a") -> dict:
+    doc = run(f"p{n}-{implementation.split()[0].lower()}", implementation, mean, ci, status=status, digest=digest,
+              **{"run.spec.sourceNative.externalId": f"H/t/level1/{n}_Problem_{n}.py",
+                 "run.spec.workloadDigest": f"sha256:{n:064x}"})
+    return doc
+
+
+def test_a_model_page_shows_fast_p_over_the_attempted_problems(project):
+    eager = [problem_run(n, "PyTorch eager", 2_000_000, (1_990_000, 2_010_000), digest="e") for n in range(1, 6)]
+    model = "claude-3.5-sonnet (generated CUDA)"
+    project.write("content/a.json", eager + [
+        problem_run(1, model, 500_000, (499_000, 501_000)),    # 4×, clearly: fast_0, 1, 1.5, 2
+        problem_run(2, model, 1_250_000, (1_240_000, 1_260_000)),  # 1.6×: fast_0, 1, 1.5
+        problem_run(3, model, 1_990_000, (1_980_000, 2_000_000)),  # 1.005×, inside the noise: fast_0 only
+        problem_run(4, model, 4_000_000, (3_990_000, 4_010_000)),  # 0.5×: fast_0 only
+        problem_run(5, model, 0, None, status="incorrect"),         # attempted, not passed
+    ])
+    project.built()
+    [table] = [t for t in tables(project.page("implementations/claude-3-5-sonnet-generated-cuda"))
+               if "within each host" in t["caption"]]
+    # Attempted 5, passed 4; fast_0 4/5, fast_1 2/5, fast_1.5 2/5, fast_2 1/5;
+    # geometric mean (4 · 1.6 · 2/1.99 · 0.5)^(1/4) = 1.3392; faster than eager 3 of 4.
+    assert table["rows"][0][:9] == ["Timing host", "Attempted", "Passed", "fast_0", "fast_1", "fast_1.5", "fast_2",
+                                    "Geometric-mean speedup (×), over the passed", "Faster than PyTorch eager, of the passed"]
+    assert table["rows"][1] == ["Host h", "5", "4", "80%", "40%", "40%", "20%", "1.34", "75%"]
+    [summary] = project.api("hosts/h.json")["implementations"]
+    assert summary["attempted"] == 5 and summary["problems"] == 4
+    assert summary["fast_p"] == {"0": 0.8, "1": 0.4, "1.5": 0.4, "2": 0.2} and summary["fast_1"] == 0.4
