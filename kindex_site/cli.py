@@ -1,4 +1,5 @@
-"""Command line: `kindex-site build | check | serve | import`. User errors exit 1 with no traceback."""
+"""Command line: `kindex-site build | check | serve | digest | new-run | import`. User errors exit 1 with no
+traceback."""
 
 from __future__ import annotations
 
@@ -23,9 +24,14 @@ EXAMPLES = {
              "  kindex-site build --content data --out public --base-url https://me.github.io/board/\n"
              "  kindex-site build --watch              # rebuild site/ on every change until Ctrl-C",
     "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem\n"
-             "  kindex-site check --strict             # warnings count as problems too",
+             "  kindex-site check --strict             # warnings count as problems too\n"
+             "  kindex-site check --strict --format github   # in GitHub Actions: problems shown on the diff",
     "serve": "example:\n  kindex-site serve                      # http://127.0.0.1:8000/, rebuilt on every change\n"
              "  kindex-site serve --port 8001 --base-url /board/",
+    "digest": "example:\n  kindex-site digest kernel.py            # sha256:…  kernel.py (a run's implementationDigest)\n"
+              "  kindex-site digest --json protocol.json # canonical JSON, as protocolDigest is made",
+    "new-run": "example:\n  kindex-site new-run --problem level2-84-gemm-batchnorm-scaling-softmax \\\n"
+               "      --host kernelbench-h100-pcie-lambdalabs --implementation 'Fused Triton' --lab 'Example Lab'",
 }
 
 
@@ -68,6 +74,9 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true",
                    help="treat warnings (unknown fields or statuses, ignored files, symlinks not followed) as errors, "
                         "for a content repository's CI")
+    p.add_argument("--format", choices=("text", "github"), default="text",
+                   help="text (default): lines on stderr; github: each problem and warning as a GitHub Actions "
+                        "annotation on stdout, shown on the pull request's diff at its file and line")
     p.set_defaults(run=_check)
 
     p = commands.add_parser("serve", help="preview the site on localhost, rebuilt and reloaded on every change",
@@ -84,6 +93,38 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--bind", metavar="ADDRESS", default="127.0.0.1",
                    help="address to listen on (default: 127.0.0.1, this machine only)")
     p.set_defaults(run=_serve)
+
+    p = commands.add_parser("digest", help="print the sha256: digest of files, as a run's digests are made",
+                            epilog=EXAMPLES["digest"], formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Print 'sha256:<hex>  FILE' for each file: the SHA-256 of its bytes (a kernel\n"
+                                        "source's implementationDigest), or with --json of its JSON value in canonical\n"
+                                        "form (sorted keys, no spaces, UTF-8), as the importers make protocol,\n"
+                                        "environment and workload digests.")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="digest each file's JSON value in canonical form")
+    p.set_defaults(run=_digest)
+
+    p = commands.add_parser("new-run", help="write a bundle for your run of a problem on a timing host already in content/",
+                            epilog=EXAMPLES["new-run"], formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Write a bundle for a new run of a problem on a timing host that content/ already\n"
+                                        "has runs of: their protocol, environment and workload, so the run joins their\n"
+                                        "table. Numbers not given are left as TODO values, which check reports until\n"
+                                        "they are replaced. Never overwrites a file.")
+    _add_site_options(p)
+    p.add_argument("--problem", required=True, metavar="SLUG", help="the problem, as in /problems/<slug>/")
+    p.add_argument("--host", required=True, metavar="NAME",
+                   help="the timing host, as in /hosts/<name>/ (its environment's metadata.name)")
+    p.add_argument("--implementation", required=True, metavar="LABEL", help="your implementation's name in the table")
+    p.add_argument("--lab", required=True, metavar="NAME", help="who timed it: the title's last part")
+    p.add_argument("--out", dest="out_file", metavar="FILE", type=Path,
+                   help="file to write (default: CONTENT/<lab>/<run name>.json)")
+    p.add_argument("--mean-ms", metavar="X", help="mean latency in milliseconds (rounded to whole nanoseconds)")
+    p.add_argument("--ci-ms", nargs=2, metavar=("LO", "HI"),
+                   help="95%% confidence interval of the mean in milliseconds (rounded outwards to nanoseconds)")
+    p.add_argument("--samples", type=int, metavar="N", help="how many timed runs the mean is over")
+    p.add_argument("--source", type=Path, metavar="FILE",
+                   help="your kernel's source file: its digest becomes the run's implementationDigest")
+    p.set_defaults(run=_new_run)
 
     if not (argv and argv[0] in SITE_COMMANDS):
         from .importers import add_import_parser
@@ -169,13 +210,54 @@ def _serve(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from .build import check
 
-    content, lb = check(_config(args))
-    warnings = content.warnings + lb.warnings  # (the same a build prints)
-    if args.strict and warnings:
-        raise KindexError(warnings)
-    _print_warnings(warnings)
+    try:
+        content, lb = check(_config(args))
+        warnings = content.warnings + lb.warnings  # (the same a build prints)
+        if args.strict and warnings:
+            raise KindexError(warnings)
+    except KindexError as e:
+        if args.format != "github":
+            raise
+        return _annotate_failure(e)
+    if args.format == "github":
+        from .submit import print_annotations
+
+        print_annotations(warnings, "warning")
+    else:
+        _print_warnings(warnings)
     print(f"OK: {plural(len(content.runs), 'run')} on {plural(len(lb.problems), 'problem')} "
           f"from {plural(content.files, 'file')}, no problems found")
+    return 0
+
+
+def _annotate_failure(error: KindexError) -> int:
+    """check --format github: each problem as an error annotation (stdout), then the count (stderr)."""
+    from .submit import print_annotations
+
+    print_annotations(error.problems, "error")
+    print(f"error: {summarize(error)}; nothing was written", file=sys.stderr)
+    return 1
+
+
+def _digest(args: argparse.Namespace) -> int:
+    from .submit import digest_lines
+
+    lines, problems = digest_lines(args.files, args.json)
+    for line in lines:
+        print(line)
+    if problems:
+        raise KindexError(problems)
+    return 0
+
+
+def _new_run(args: argparse.Namespace) -> int:
+    from .submit import Timing, new_run
+
+    timing = Timing.parse(args.mean_ms, args.ci_ms, args.samples)
+    made = new_run(_config(args), args.problem, args.host, args.implementation, args.lab, args.out_file,
+                   timing, args.source)
+    for line in made.report():
+        print(line)
     return 0
 
 
