@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 def add_import_parser(commands) -> None:
-    from . import kernelbench
+    from . import kernelbench, kernelbench_leaderboard
 
     parser = commands.add_parser(
         "import", help="convert a benchmark's own result files into content",
@@ -13,3 +13,4 @@ def add_import_parser(commands) -> None:
     )
     sources = parser.add_subparsers(dest="source", metavar="SOURCE", required=True)
     kernelbench.add_parser(sources)
+    kernelbench_leaderboard.add_parser(sources)

@@ -572,12 +572,15 @@ class History:
 
     def paths_of(self, blobs: set[str]) -> dict[str, dict[str, str]]:
         """Where each blob is a problem source anywhere in the history (any commit on any ref):
-        {blob: {path under KernelBench/: the latest commit holding it there}}. Blobs never found are left out."""
+        {blob: {path under KernelBench/: the latest commit holding it there}}, each blob's paths in the order
+        of those commits, oldest first (by date, parents before children). Blobs never found are left out."""
         found: dict[str, dict[str, str]] = {}
         for commit in sorted(self.dates, key=lambda c: (self.dates[c], self._rank[c])):  # oldest first
             for path, blob in self._problems(self._trees[commit]).items():
                 if blob in blobs:
-                    found.setdefault(blob, {})[path] = commit
+                    held = found.setdefault(blob, {})
+                    held.pop(path, None)
+                    held[path] = commit
         return found
 
     def versions_back_from(self, start: str) -> Iterator[Version]:

@@ -1,0 +1,608 @@
+"""`kindex-site import kernelbench-leaderboard`: the KernelBench leaderboard's rows → kernelindex bundles.
+
+The leaderboard (anneouyang/KernelBenchLeaderboard) publishes ``raw_data.json``, an array of rows, one per
+LLM-generated kernel::
+
+    {"problem_id", "level", "model", "display_name", "code", "kernel_eval_time", "baseline_torch_time",
+     "baseline_torch_compile_time", "torch_speedup", "torch_compile_speedup", "file"}
+
+times in milliseconds (a mean only), and ``problems/l<level>_p<number>.py``, the PyTorch reference source of
+each problem, numbered from 1 as KernelBench numbers them (``problem_id`` counts from 0: see PROBLEM_ID_OFFSET). Each row becomes a run of its kernel; each problem's PyTorch eager and torch.compile times
+(every row carries them) become baseline runs, one per distinct value. Bundles have the kernelbench
+importer's shape (tests/fixtures/seed.json), and this importer reuses its helpers: digests, exact
+ms → ns conversion, KernelBench's history (``--repo``) and the all-or-nothing writer.
+
+A problem is named by KernelBench: its source's bytes are looked up in KernelBench's git history
+(`_name_problems`), so ``workloadDigest`` is the one the kernelbench importer gives the same source
+(``{"source": "kernelbench", "problem": "levelN/<file>", "sourceSha256": <hex>}``) and the site shows
+both importers' runs of it on one problem page.
+
+Beside the bundles go the sources the runs refer to: each kernel's, ``<OUT>/<model>.src/<run name>.py``
+(``spec.implementationSource``), and each problem's, ``<OUT>/problems/levelN/<file>`` (``spec.workloadSource``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from .. import strictjson
+from ..errors import KindexError, plural
+from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
+from .kernelbench import (_DECODER, ENTRY_PATTERN, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
+                          _parse_observed_at, _plain_deep, _same_bytes, _some, _source_digest, _title_part,
+                          _write_all, digest, problem_title, slug)
+
+EXAMPLE = (
+    "example:\n"
+    "  kindex-site import kernelbench-leaderboard ../KernelBenchLeaderboard/docs/assets/raw_data.json \\\n"
+    "      --problems ../KernelBenchLeaderboard/docs/assets/problems --repo ../KernelBench \\\n"
+    "      --out content/kernelbench-leaderboard"
+)
+
+SOURCE = "kernelbench-leaderboard"
+PROBLEM_FILE = "l{level}_p{number}.py"
+# raw_data.json counts problems from 0, KernelBench and the problems folder from 1: the row with
+# problem_id 39 at level 1 is a LayerNorm kernel, and problems/l1_p40.py is 40_LayerNorm.py. The
+# leaderboard's own docs/assets/data.json, which files each solution under its problem's KernelBench
+# name, agrees: every solution of raw_data.json listed there is under problem number problem_id + 1.
+PROBLEM_ID_OFFSET = 1
+_NAME = re.compile(NAME_PATTERN)
+# PROVENANCE.txt beside the rows: "… commit <40 hex> (YYYY-MM-DD)" dates the leaderboard's data.
+_PROVENANCE_COMMIT = re.compile(r"\bcommit ([0-9a-f]{7,40}) \((\d{4}-\d{2}-\d{2})\)")
+
+BASELINES = (  # (row field, implementation id, label)
+    ("baseline_torch_time", "torch", "PyTorch eager"),
+    ("baseline_torch_compile_time", "torch_compile", "torch.compile"),
+)
+WHERE = "KernelBench leaderboard (L40S)"  # a run title's last part
+
+PROTOCOL = {
+    "apiVersion": API_VERSION,
+    "kind": "BenchmarkProtocol",
+    "metadata": {"name": "kernelbench-leaderboard-eval", "title": "KernelBench leaderboard evaluation"},
+    "spec": {
+        "harness": {
+            "name": "KernelBench leaderboard evaluation",
+            "repository": "https://github.com/anneouyang/KernelBenchLeaderboard",
+        },
+        # Every time in raw_data.json (kernel, eager, torch.compile) has at most 3 significant figures of
+        # a millisecond value (a trailing zero dropped, as Python prints a float: 6.2 is 6.20): KernelBench's
+        # evaluation rounds them so.
+        "measurement": {"primaryStatistic": "mean", "resolution": {"significantFigures": 3}},
+        "comparability": {
+            "family": "kernelbench_leaderboard_eval",
+            "notes": (
+                "Mean latency only, in milliseconds to 3 significant figures, as the leaderboard's raw_data.json "
+                "gives it: no trial count, spread or interval. The PyTorch eager and torch.compile baselines were "
+                "timed in the same evaluation as the generated kernels, on one NVIDIA L40S. Not comparable with "
+                "KernelBench's own baseline timing files (results/timing), which were made by another script on "
+                "other machines, even for the same problem source. Comparable only within one problem."
+            ),
+        },
+    },
+}
+
+ENVIRONMENT = {
+    "apiVersion": API_VERSION,
+    "kind": "ExecutionEnvironment",
+    "metadata": {"name": "kernelbench-leaderboard-l40s", "title": "KernelBench leaderboard · L40S"},
+    "spec": {"hardware": {"vendor": "nvidia", "product": "NVIDIA L40S", "formFactor": "PCIe",
+                          "architecture": "sm_89"},
+             "software": {}},
+}
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+
+def add_parser(sources) -> None:
+    p = sources.add_parser(
+        "kernelbench-leaderboard", help="the KernelBench leaderboard's raw_data.json",
+        description="Convert the KernelBench leaderboard's rows (docs/assets/raw_data.json: LLM-generated kernels "
+                    "and their PyTorch baselines, timed on an L40S) into bundles: one JSON array per model and "
+                    "baselines.json, with each kernel's source and each problem's reference source beside them.",
+        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", type=Path, help="the leaderboard's raw_data.json")
+    p.add_argument("--problems", required=True, metavar="DIR", type=Path,
+                   help="the leaderboard's problems folder (l<level>_p<id>.py, each problem's reference source)")
+    p.add_argument("--repo", required=True, metavar="KERNELBENCH_GIT_DIR", type=Path,
+                   help="a KernelBench git checkout (whole history): each problem is named by where its source "
+                        "is in it")
+    p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
+    p.add_argument("--observed-at", metavar="ISO",
+                   help="the data's date, if PROVENANCE.txt beside FILE does not give it "
+                        "('… commit <id> (YYYY-MM-DD)')")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = import_leaderboard(args.file, args.out, problems=args.problems, repo=args.repo,
+                                observed_at=args.observed_at)
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for line in result.notes:
+        print(line)
+    print(f"Imported {plural(result.runs, 'run')} ({result.kernels} generated kernels from "
+          f"{plural(result.rows, 'row')} of {plural(result.models, 'model')}, {result.baselines} baselines) on "
+          f"{plural(result.problems, 'problem')} → {args.out.as_posix()}/ "
+          f"({result.written} written, {result.unchanged} unchanged)")
+    return 0
+
+
+# --- the import ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    rows: int = 0
+    runs: int = 0
+    kernels: int = 0
+    baselines: int = 0
+    models: int = 0
+    problems: int = 0
+    disagreeing: int = 0  # (problem, baseline) pairs whose rows give more than one time
+    written: int = 0
+    unchanged: int = 0
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Row:
+    index: int
+    where: str  # "raw_data.json[17]"
+    data: dict
+    level: int
+    number: int  # KernelBench's problem number: problem_id + PROBLEM_ID_OFFSET
+    code: bytes
+    time: Decimal | int  # kernel_eval_time, ms
+
+    @property
+    def problem_file(self) -> str:
+        return PROBLEM_FILE.format(level=self.level, number=self.number)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A leaderboard problem as KernelBench names it."""
+    source: bytes  # the reference source, as the leaderboard has it
+    name: str  # "level1/50_Product_reduction_over_a_dimension.py": where KernelBench had these bytes
+    newest: str  # what KernelBench calls it now (after renames), for the title
+    workload_digest: str
+
+    @property
+    def title(self) -> str:
+        return problem_title(_title_part(self.newest))
+
+    @property
+    def path(self) -> str:
+        """Where its source is written, relative to --out (and to every bundle file)."""
+        return f"problems/{self.name}"
+
+
+def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
+                       observed_at: str | None = None) -> Result:
+    result = Result()
+    errors: list[str] = []
+    when = _parse_observed_at(observed_at) if observed_at is not None else _provenance_date(file)
+    rows = _read_rows(file, errors)
+    if not problems.is_dir():
+        errors.append(f"--problems: {problems}: not a folder (give the leaderboard's problems folder, "
+                      "holding l<level>_p<id>.py files)")
+    else:
+        for row in rows:
+            if not (problems / row.problem_file).is_file():
+                errors.append(f"{row.where}: problem_id: {row.data['problem_id']} (KernelBench's level "
+                              f"{row.level} problem {row.number}): no {row.problem_file} in {problems}")
+    if errors:
+        raise KindexError(errors)
+    history = History(repo)
+    named = _name_problems(sorted({r.problem_file for r in rows}), problems, history, when, result, errors)
+    if errors:
+        raise KindexError(errors)
+
+    observed = when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+    common = {"protocolDigest": digest(PROTOCOL), "environmentDigest": digest(ENVIRONMENT)}
+    outputs: dict[str, list[tuple[tuple, dict]]] = {}  # bundle file name → (sort key, bundle)
+    sources: dict[Path, bytes] = {}  # every source file referred to → its bytes
+    names: dict[str, str] = {}  # run name → the row it is made from
+    kernel_names = _kernel_names(rows, named, errors)
+    stems: dict[str, str] = {}  # bundle file stem → the display_name that made it
+    for row in rows:
+        problem = named[row.problem_file]
+        model, display_name = row.data["model"], row.data["display_name"]
+        stem = slug(display_name)
+        if stem in ("baselines", "problems") or not stem:
+            errors.append(f"{row.where}: display_name: {display_name!r} cannot name a bundle file "
+                          f"({stem or 'no letters or digits'}.json)")
+            continue
+        if stems.setdefault(stem, display_name) != display_name:
+            errors.append(f"{row.where}: display_name: {display_name!r} would share {stem}.json with "
+                          f"{stems[stem]!r}")
+            continue
+        name = kernel_names[row.index]
+        label = f"{display_name} (generated CUDA)"
+        native = {"source": SOURCE, "externalId": f"{model}/{problem.newest}", "problem": problem.name}
+        if problem.newest != problem.name:
+            native["formerExternalId"] = f"{model}/{problem.name}"
+        native.update((k, _plain_deep(v)) for k, v in row.data.items() if k != "code" and k not in native)
+        implementation = f"{stem}.src/{name}.py"
+        spec = {
+            "status": "passed",
+            "timing": {"latencyNs": {"mean": _int_ns(_ns(row.time))}, "primaryStatistic": "mean"},
+            "observedAt": observed,
+            "measurements": [],
+            "sourceNative": native,
+            "protocolDigest": common["protocolDigest"],
+            "workloadDigest": problem.workload_digest,
+            "environmentDigest": common["environmentDigest"],
+            "implementationDigest": "sha256:" + hashlib.sha256(row.code).hexdigest(),
+            "implementationSource": {"path": implementation, "language": "python"},
+            "workloadSource": {"path": problem.path, "language": "python"},
+        }
+        bundle = _bundle(name, f"{problem.title} · {label} · {WHERE}", spec)
+        if _valid(bundle, row.where, errors) and _unique(name, row.where, names, errors):
+            outputs.setdefault(f"{stem}.json", []).append(((row.level, row.number, name), bundle))
+            sources[out / implementation] = row.code
+            sources[out / problem.path] = problem.source
+            result.kernels += 1
+    for key, bundle in _baselines(rows, named, observed, common, result):
+        name = bundle["run"]["metadata"]["name"]
+        if _valid(bundle, f"baselines: {name}", errors) and _unique(name, f"baselines: {name}", names, errors):
+            outputs.setdefault("baselines.json", []).append((key, bundle))
+            result.baselines += 1
+    if errors:
+        raise KindexError(errors)
+
+    rendered = {out / file: _dump([b for _, b in sorted(bundles, key=lambda kb: kb[0])])
+                for file, bundles in outputs.items()}
+    rendered.update(sources)
+    result.rows = len(rows)
+    result.runs = result.kernels + result.baselines
+    result.models = len(stems)
+    result.problems = len(named)
+    result.warnings.extend(_stale(out, set(rendered)))
+    changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
+    result.unchanged = len(rendered) - len(changed)
+    _write_all(changed)
+    result.written = len(changed)
+    return result
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _provenance_date(file: Path) -> datetime:
+    """The leaderboard commit's date, from PROVENANCE.txt beside FILE: '… commit <id> (YYYY-MM-DD)'."""
+    path = file.parent / "PROVENANCE.txt"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KindexError(f"{file}: no PROVENANCE.txt beside it to date the data; give --observed-at") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise KindexError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    found = _PROVENANCE_COMMIT.search(text)
+    if found is None:
+        raise KindexError(f"{path}: does not date the data ('… commit <id> (YYYY-MM-DD)'); give --observed-at")
+    try:
+        return datetime.fromisoformat(found[2]).replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise KindexError(f"{path}: {found[2]!r} is not a date; give --observed-at") from None
+
+
+_TEXT_FIELDS = ("model", "display_name")
+_INT_FIELDS = (("level", 1), ("problem_id", 0))  # (field, its least value)
+
+
+def _read_rows(file: Path, errors: list[str]) -> list[Row]:
+    try:
+        text = file.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        errors.append(f"{file}: not found")
+        return []
+    except OSError as e:
+        errors.append(f"{file}: cannot read: {e.strerror}")
+        return []
+    except UnicodeDecodeError as e:
+        errors.append(f"{file}: not UTF-8 text (byte {e.start})")
+        return []
+    try:
+        data = _DECODER.decode(text)
+    except strictjson.JSONRejected as e:
+        errors.append(f"{file}: {e}")
+        return []
+    except json.JSONDecodeError as e:
+        errors.append(f"{file}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}")
+        return []
+    except RecursionError:
+        errors.append(f"{file}: JSON nested too deeply")
+        return []
+    if not isinstance(data, list):
+        errors.append(f"{file}: expected an array of rows, not {_kind(data)}")
+        return []
+    rows = []
+    for index, record in enumerate(data):
+        row = _row(index, f"{file}[{index}]", record, errors)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
+    if not isinstance(record, dict):
+        errors.append(f"{where}: expected a row (an object), not {_kind(record)}")
+        return None
+    problems: list[str] = []
+    for key, least in _INT_FIELDS:
+        value = record.get(key)
+        if key not in record:
+            problems.append(f"{key}: missing")
+        elif isinstance(value, bool) or not isinstance(value, int) or value < least:
+            problems.append(f"{key}: expected a whole number from {least}, not {_shown(value)}")
+    for key in _TEXT_FIELDS:
+        value = record.get(key)
+        if key not in record:
+            problems.append(f"{key}: missing")
+        elif not isinstance(value, str) or not value.strip():
+            problems.append(f"{key}: expected a name, not {_shown(value)}")
+        elif "·" in value:
+            problems.append(f"{key}: {value!r} holds '·', which separates a run title's parts")
+    code = record.get("code")
+    source = None
+    if "code" not in record:
+        problems.append("code: missing (the kernel's source)")
+    elif not isinstance(code, str) or not code.strip():
+        problems.append(f"code: expected the kernel's source text, not {_shown(code)}")
+    else:
+        try:
+            source = code.encode("utf-8")
+        except UnicodeEncodeError as e:
+            problems.append(f"code: holds a character UTF-8 cannot write (at {e.start})")
+    if "kernel_eval_time" not in record:
+        problems.append("kernel_eval_time: missing (the kernel's mean time in ms)")
+    for key in ("kernel_eval_time", *(b[0] for b in BASELINES)):
+        if key in record:
+            message = _time_problem(record[key], allow_null=key != "kernel_eval_time")
+            if message:
+                problems.append(f"{key}: {message}")
+    if problems:
+        errors.extend(f"{where}: {p}" for p in problems)
+        return None
+    return Row(index, where, record, record["level"], record["problem_id"] + PROBLEM_ID_OFFSET, source,
+               record["kernel_eval_time"])
+
+
+def _time_problem(value, allow_null: bool) -> str | None:
+    """Why `value` cannot be a time in ms (None if it can). A baseline time may be null: no run then."""
+    if value is None and allow_null:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        return f"expected a number of milliseconds, not {_shown(value)}"
+    if value <= 0:
+        return f"expected a time greater than 0 ms, not {value}"
+    ns = _int_ns(_ns(value))
+    if ns < 1:
+        return f"{value} ms is less than half a nanosecond"
+    if ns > MAX_SAFE_INT:
+        return f"{value} ms is too long to be written in nanoseconds"
+    return None
+
+
+def _shown(value) -> str:
+    if isinstance(value, (str, int, Decimal)) and not isinstance(value, bool):
+        return repr(value) if isinstance(value, str) else str(value)
+    return _kind(value)
+
+
+# --- naming problems by KernelBench's history ---------------------------------------------------
+
+
+def _name_problems(files: list[str], folder: Path, history: History, when: datetime, result: Result,
+                   errors: list[str]) -> dict[str, Problem]:
+    """Each problem file's KernelBench name, from where its bytes are in the history.
+
+    1. The version in force on the data's date (HEAD's first-parent line): if it holds these bytes, the
+       name they have there. That is the name the leaderboard knew the problem by.
+    2. Otherwise every path that held them, on any branch, at any time: the one with the row's level and
+       number first, then the one held most recently.
+
+    "Most recently" alone would be wrong for sources KernelBench renamed just before replacing them (in
+    July 2025 it renamed level1/50_Product_reduction_over_a_dimension.py to …50_conv_standard_2D… and
+    only then changed its code): the version rule names those as they were.
+    """
+    paths = {f: folder / f for f in files}
+    blob_of = history.blob_ids(list(paths.values()))
+    version = history.version_at(when)
+    in_version: dict[str, list[str]] = {}
+    if version is not None:
+        for path, blob in version.problems.items():
+            in_version.setdefault(blob, []).append(path)
+    elsewhere = history.paths_of({blob_of[p] for f, p in paths.items()
+                                  if p in blob_of and blob_of[p] not in in_version})
+    named: dict[str, Problem] = {}
+    fallback: list[str] = []
+    for f, path in paths.items():
+        blob = blob_of.get(path)
+        level, number = (int(x) for x in re.fullmatch(r"l(\d+)_p(\d+)\.py", f).groups())
+
+        def same_place(name: str) -> bool:
+            m = re.fullmatch(r"level(\d+)/(\d+)_.+", name)
+            return m is not None and (int(m[1]), int(m[2])) == (level, number)
+
+        if blob in in_version:
+            name = min(in_version[blob], key=lambda n: (not same_place(n), n))
+            since = version.when
+        elif blob in elsewhere:
+            held = elsewhere[blob]  # path → the last commit holding it there, oldest first
+            latest = {n: -order for order, n in enumerate(held)}
+            name = min(held, key=lambda n: (not same_place(n), latest[n]))
+            since = history.dates[held[name]]
+            fallback.append(f"{f} → {name}")
+        else:
+            errors.append(f"{path}: its source is not a KernelBench problem source anywhere in --repo's history "
+                          f"({history.repo}); cannot tell which problem it is")
+            continue
+        if not same_place(name):
+            result.warnings.append(f"{path}: KernelBench has its source as {name}, not as level {level} "
+                                   f"problem {number}; named {name}")
+        try:
+            source = path.read_bytes()
+        except OSError as e:
+            errors.append(f"{path}: cannot read: {e.strerror}")
+            continue
+        newest = history.newest_name(name, since)
+        named[f] = Problem(source, name, newest, _source_digest(name, hashlib.sha256(source).hexdigest()))
+    if errors:
+        return named
+    how = f"in KernelBench version {version}, in force on the data's date" if version is not None else ""
+    found = len(named) - len(fallback)
+    result.notes.append(f"{plural(len(named), 'problem')} named by KernelBench's history: {found} {how}"
+                        + (f"; {len(fallback)} elsewhere in it ({_some(sorted(fallback))})" if fallback else ""))
+    renamed = sorted(f"{p.name} → {p.newest.split('/')[-1]}" for p in named.values() if p.newest != p.name)
+    if renamed:
+        result.notes.append(f"{plural(len(renamed), 'problem')} since renamed, titled by the new name: "
+                            f"{_some(renamed, 12)}")
+    return named
+
+
+# --- building -----------------------------------------------------------------------------------
+
+
+def _kernel_names(rows: list[Row], named: dict[str, Problem], errors: list[str]) -> dict[int, str]:
+    """Each row's run name: kernelbench-leaderboard-<model>-l<level>-<id>-<problem>. Rows of one model and
+    problem (the leaderboard has one each) are told apart by their kernel's digest."""
+    base: dict[int, str] = {}
+    for row in rows:
+        problem = named[row.problem_file]
+        base[row.index] = _run_name(f"kernelbench-leaderboard-{slug(row.data['display_name'])}-l{row.level}-"
+                                    f"{row.number}", _title_part(problem.name))
+    count: dict[str, int] = {}
+    for name in base.values():
+        count[name] = count.get(name, 0) + 1
+    names = {}
+    for row in rows:
+        name = base[row.index]
+        if count[name] > 1:
+            tag = hashlib.sha256(row.code).hexdigest()[:8]
+            name = f"{name[:MAX_NAME - 9].rstrip('-')}-{tag}"
+        if not _NAME.match(name):
+            errors.append(f"{row.where}: cannot make a run name from it ({name!r})")
+        names[row.index] = name
+    return names
+
+
+def _run_name(head: str, problem: str) -> str:
+    full = f"{head}-{slug(problem)}".strip("-")
+    if len(full) <= MAX_NAME:
+        return full
+    tag = hashlib.sha256(full.encode()).hexdigest()[:8]
+    return f"{full[:MAX_NAME - 9].rstrip('-')}-{tag}"
+
+
+def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common: dict,
+               result: Result) -> list[tuple[tuple, dict]]:
+    """Each problem's PyTorch eager and torch.compile runs: one per distinct time its rows give."""
+    made = []
+    missing: dict[str, int] = {}
+    for order, (key, implementation, label) in enumerate(BASELINES):
+        times: dict[str, dict[Decimal, list[Row]]] = {}  # problem file → time (ms) → rows giving it
+        for row in rows:
+            value = row.data.get(key)
+            if value is None:
+                missing[key] = missing.get(key, 0) + 1
+                continue
+            times.setdefault(row.problem_file, {}).setdefault(Decimal(value), []).append(row)
+        implementation_digest = digest({"source": SOURCE, "implementation": implementation})
+        for problem_file, by_time in times.items():
+            problem = named[problem_file]
+            first = by_time[min(by_time)][0]
+            several = len(by_time) > 1
+            if several:
+                result.disagreeing += 1
+                shown = ", ".join(f"{t.normalize():f} ms ({plural(len(r), 'row')})" for t, r in sorted(by_time.items()))
+                result.warnings.append(f"{problem.name}: its rows give {len(by_time)} {label} times ({shown}); "
+                                       "each is its own run")
+            for value, giving in sorted(by_time.items()):
+                ns = _int_ns(_ns(value))
+                head = f"kernelbench-leaderboard-{slug(implementation)}-l{first.level}-{first.number}"
+                name = _run_name(head, _title_part(problem.name))
+                if several:
+                    name = f"{name[:MAX_NAME - 1 - len(str(ns)) - 2].rstrip('-')}-{ns}ns"
+                native = {"source": SOURCE, "externalId": f"{implementation}/{problem.newest}",
+                          "problem": problem.name}
+                if problem.newest != problem.name:
+                    native["formerExternalId"] = f"{implementation}/{problem.name}"
+                native.update({"level": first.level, "problem_id": first.data["problem_id"],
+                               key: _plain_deep(giving[0].data[key]),
+                               "files": sorted(r.data["file"] for r in giving if isinstance(r.data.get("file"), str))})
+                spec = {
+                    "status": "passed",
+                    "timing": {"latencyNs": {"mean": ns}, "primaryStatistic": "mean"},
+                    "observedAt": observed,
+                    "measurements": [],
+                    "sourceNative": native,
+                    "protocolDigest": common["protocolDigest"],
+                    "workloadDigest": problem.workload_digest,
+                    "environmentDigest": common["environmentDigest"],
+                    "implementationDigest": implementation_digest,
+                    "workloadSource": {"path": problem.path, "language": "python"},
+                }
+                made.append(((first.level, first.number, order, value),
+                             _bundle(name, f"{problem.title} · {label} · {WHERE}", spec)))
+    for key, count in sorted(missing.items()):
+        result.warnings.append(f"{plural(count, 'row')} without {key}: no baseline run from them")
+    return made
+
+
+def _bundle(name: str, title: str, spec: dict) -> dict:
+    return {
+        "run": {
+            "apiVersion": API_VERSION,
+            "kind": "BenchmarkRun",
+            "metadata": {"name": name, "title": title},
+            "spec": spec,
+        },
+        "protocol": PROTOCOL,
+        "environment": ENVIRONMENT,
+    }
+
+
+def _valid(bundle: dict, where: str, errors: list[str]) -> bool:
+    try:
+        Bundle.model_validate(bundle)
+    except ValidationError as e:  # a bug in this importer, never the user's: refuse to write it
+        for err in e.errors(include_url=False):
+            loc = ".".join(str(p) for p in err["loc"])
+            errors.append(f"{where}: made an invalid bundle: {loc}: {err['msg']}")
+        return False
+    return True
+
+
+def _unique(name: str, where: str, names: dict[str, str], errors: list[str]) -> bool:
+    if name in names:
+        errors.append(f"{where}: run name {name!r} is also made from {names[name]}")
+        return False
+    names[name] = where
+    return True
+
+
+def _stale(out: Path, written: set[Path]) -> list[str]:
+    """Files under --out this import did not write (bundles, kernel and problem sources alike)."""
+    if not out.is_dir():
+        return []
+    stale = sorted(p for p in out.rglob("*") if p.is_file() and p not in written and not p.name.startswith("."))
+    if not stale:
+        return []
+    return [f"{out}: {plural(len(stale), 'file')} this import did not write (e.g. {stale[0]}); "
+            "delete them if they are stale, or two runs of one name will clash"]
