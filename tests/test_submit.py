@@ -1,0 +1,255 @@
+"""Submitting results: `check --format github` annotations, `digest`, `new-run` and the check workflow."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import DELETE, SEED, bundle, latency_tables, seed_problem_run
+
+ROOT = Path(__file__).parent.parent
+PROBLEM = "level2-84-gemm-batchnorm-scaling-softmax"  # the seed's
+HOST = "kernelbench-h100-pcie-lambdalabs"
+TITLE = "title=kindex-site check"
+
+
+def _line_of(text: str, needle: str, occurrence: int = 1) -> int:
+    """1-based line of the occurrence-th line containing needle."""
+    hits = [n for n, line in enumerate(text.splitlines(), 1) if needle in line]
+    return hits[occurrence - 1]
+
+
+# --- check --format github ---------------------------------------------------------------------
+
+
+def test_github_format_annotates_a_broken_jsonl_line(project):
+    lines = [json.dumps(bundle(name=f"run-{i}", title=f"Gemm BatchNorm Scaling Softmax · impl {i} · Lab"))
+             for i in range(3)]
+    lines[1] = json.dumps(bundle({"run.spec.status": DELETE}, name="run-1"))
+    project.write("content/runs.jsonl", "\n".join(lines) + "\n")
+    code, out, err = project.run("check", "--format", "github")
+    assert code == 1
+    assert out.splitlines() == [
+        f"::error file=content/runs.jsonl,line=2,{TITLE}::run.spec.status: Field required"]
+    assert err.splitlines() == ["error: 1 problem in 1 file; nothing was written"]
+
+
+def test_github_format_annotates_the_third_element_of_a_json_array(project):
+    docs = [bundle(name=f"run-{i}", title=f"Gemm BatchNorm Scaling Softmax · impl {i} · Lab") for i in range(4)]
+    docs[2]["run"]["spec"]["timing"]["samples"] = 0
+    text = json.dumps(docs, indent=1, ensure_ascii=False)
+    project.write("content/big.json", text)
+    code, out, _ = project.run("check", "--format", "github")
+    assert code == 1
+    # The line of the field, inside the third bundle (the third "samples" of the file).
+    line = _line_of(text, '"samples"', 3)
+    assert out.splitlines() == [
+        f"::error file=content/big.json,line={line},{TITLE}::"
+        "run.spec.timing.samples: Input should be greater than or equal to 1"]
+
+    # A problem of the element as a whole: the line where the element starts.
+    docs[2] = 42
+    text = json.dumps(docs, indent=1)
+    project.write("content/big.json", text)
+    code, out, _ = project.run("check", "--format", "github")
+    assert code == 1
+    assert out.splitlines() == [
+        f"::error file=content/big.json,line={_line_of(text, ' 42,')},{TITLE}::"
+        "expected a bundle object {run, protocol, environment}, not int"]
+
+
+def test_github_format_gives_the_line_and_column_of_invalid_json(project):
+    project.write("content/x.json", '{\n  "run": {\n    "a": 1,,\n  }\n}\n')
+    code, out, _ = project.run("check", "--format", "github")
+    assert code == 1
+    assert out.startswith(f"::error file=content/x.json,line=3,col=12,{TITLE}::invalid JSON at line 3 column 12:")
+
+
+def test_github_format_exit_codes_and_warnings_as_in_text_mode(project):
+    project.write("content/good.json", SEED)
+    project.write("content/notes.txt", "not content")
+    for fmt in ("text", "github"):
+        code, out, err = project.run("check", "--format", fmt)
+        assert code == 0, err
+        assert "OK: 1 run" in out
+    warning = f"::warning file=content/notes.txt,line=1,{TITLE}::ignored ("
+    assert out.startswith(warning)
+
+    code, out, _ = project.run("check", "--strict", "--format", "github")
+    assert code == 1  # as `check --strict`: warnings count
+    assert out.startswith(warning.replace("::warning", "::error"))
+    assert project.run("check", "--strict")[0] == 1
+
+
+def test_github_format_escapes_properties_and_messages(project):
+    project.write("content/50%, the rest: x.json", bundle({"run.spec.timing.samples": 0}))
+    code, out, _ = project.run("check", "--format", "github")
+    assert code == 1
+    assert out.startswith("::error file=content/50%25%2C the rest%3A x.json,line=")
+
+    from kindex_site.submit import github_annotations
+
+    # A line naming no file (settings, a folder): an annotation without one; data escaped.
+    assert github_annotations(["settings: title: 50% off\r\nnext"], "warning") == [
+        f"::warning {TITLE}::settings: title: 50%25 off%0D%0Anext"]
+
+
+def test_github_format_without_a_file(project):
+    code, out, _ = project.run("check", "--content", "missing", "--format", "github")
+    assert code == 1
+    assert out.splitlines() == [f"::error {TITLE}::missing: content folder not found"]
+
+
+# --- digest ------------------------------------------------------------------------------------
+
+
+def test_digest_of_files(project):
+    project.write("kernel.py", b"hello\n")
+    project.write("other.cu", b"")
+    code, out, _ = project.run("digest", "kernel.py", "other.cu")
+    assert code == 0
+    assert out.splitlines() == [
+        "sha256:5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03  kernel.py",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  other.cu"]
+
+
+def test_digest_of_a_json_value_is_of_its_canonical_form(project):
+    project.write("value.json", '{\n  "b": [1, 2.5],\n  "a": "é"\n}\n')
+    code, out, _ = project.run("digest", "--json", "value.json")
+    assert code == 0
+    canonical = '{"a":"é","b":[1,2.5]}'.encode("utf-8")  # sorted keys, no spaces, UTF-8
+    assert out == f"sha256:{hashlib.sha256(canonical).hexdigest()}  value.json\n"
+
+
+def test_digest_of_a_missing_file_fails(project):
+    project.write("kernel.py", b"x")
+    code, out, err = project.run("digest", "kernel.py", "nope.py")
+    assert code == 1
+    assert out.startswith("sha256:")  # what could be read is printed
+    assert "nope.py: file not found" in err.splitlines()
+    code, _, err = project.run("digest", "--json", "kernel.py")
+    assert code == 1
+    assert "kernel.py: invalid JSON at line 1 column 1: Expecting value" in err.splitlines()
+
+
+# --- new-run -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def site(project):
+    """The seed (PyTorch eager, the reference) and torch.compile on its host."""
+    project.write("content/seed.json", SEED)
+    project.write("content/compiled.json", seed_problem_run(HOST, "torch.compile", 4_860_000) | {
+        "environment": SEED["environment"]})
+    assert project.run("check", "--strict")[0] == 0
+    return project
+
+
+def _new_run(project, *more: str) -> tuple[int, str, str]:
+    return project.run("new-run", "--problem", PROBLEM, "--host", HOST, "--implementation", "Fused Triton",
+                       "--lab", "Example Lab", *more)
+
+
+def test_new_run_with_its_numbers_filled_in_is_ranked_on_the_problems_table(site):
+    code, out, err = _new_run(site)
+    assert code == 0, err
+    path = site.root / "content/example-lab" / f"fused-triton-{PROBLEM}-{HOST}.json"
+    assert f"Wrote {path.relative_to(site.root).as_posix()}" in out
+
+    # Until its numbers are given, check fails naming each of them.
+    code, _, err = site.run("check", "--strict")
+    assert code == 1
+    for place in ("run.spec.timing.latencyNs.mean", "run.spec.timing.latencyNs.confidence95[0]",
+                  "run.spec.timing.samples", "run.spec.implementationDigest"):
+        assert place in err
+        assert place.split("[")[0] in out  # new-run said so too
+
+    site.write("kernel.py", "def kernel(): ...\n")
+    kernel_digest = site.run("digest", "kernel.py")[1].split()[0]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    spec = doc["run"]["spec"]
+    spec["timing"]["latencyNs"].update(mean=1_234_000, confidence95=[1_230_000, 1_238_000])
+    spec["timing"]["samples"] = 100
+    spec["implementationDigest"] = kernel_digest
+    path.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    code, out, err = site.run("check", "--strict")
+    assert code == 0, err
+
+    site.built()
+    board = next(b for b in site.api(f"problems/{PROBLEM}.json")["boards"] if b["host"] == HOST)
+    entry = board["entries"][0]
+    assert (entry["implementation"], entry["rank"], entry["mean_ns"]) == ("Fused Triton", 1, 1_234_000)
+    assert entry["run"] == f"fused-triton-{PROBLEM}-{HOST}"
+    assert entry["speedup"]["value"] == pytest.approx(4_940_000 / 1_234_000, rel=1e-3)
+    rows = latency_tables(site.page(f"problems/{PROBLEM}"))[0]["rows"]
+    assert rows[1][:2] == ["1", "Fused Triton"]
+    assert [r[1] for r in rows[1:]] == ["Fused Triton", "torch.compile", "PyTorch eager reference"]
+
+
+def test_new_run_converts_milliseconds_exactly_and_digests_the_source(site):
+    site.write("kernel.cu", b"__global__ void k() {}\n")
+    code, out, err = _new_run(site, "--out", "content/mine.json", "--mean-ms", "1.234",
+                              "--ci-ms", "1.2301234", "1.2378766", "--samples", "50", "--source", "kernel.cu")
+    assert code == 0, err
+    assert "TODO" not in out
+    spec = json.loads((site.root / "content/mine.json").read_text(encoding="utf-8"))["run"]["spec"]
+    assert spec["timing"]["latencyNs"] == {"mean": 1_234_000, "confidence95": [1_230_123, 1_237_877]}  # outwards
+    assert spec["timing"]["samples"] == 50
+    assert spec["implementationDigest"] == "sha256:" + hashlib.sha256(b"__global__ void k() {}\n").hexdigest()
+    assert (spec["workloadDigest"], spec["protocolDigest"]) == (
+        SEED["run"]["spec"]["workloadDigest"], SEED["run"]["spec"]["protocolDigest"])
+    assert spec["sourceNative"] == {"source": "Example Lab"}
+    assert site.run("check", "--strict")[0] == 0
+
+    # Another gets a name of its own.
+    code, out, _ = _new_run(site)
+    assert code == 0
+    assert f"Wrote content/example-lab/fused-triton-{PROBLEM}-{HOST}-2.json" in out
+    # While a bundle it wrote still holds TODO values, the content fails, and new-run says so.
+    code, _, err = _new_run(site)
+    assert code == 1
+    assert "content: new-run reads it to find the problem and host: fix the problems above first" in err
+
+
+def test_new_run_refuses_to_overwrite(site):
+    site.write("elsewhere/mine.json", "keep")
+    code, _, err = _new_run(site, "--out", "elsewhere/mine.json")
+    assert code == 1
+    assert "elsewhere/mine.json: already exists; new-run never overwrites a file (give another --out)" in err
+    assert (site.root / "elsewhere/mine.json").read_text() == "keep"
+
+
+def test_new_run_unknown_problem_or_host_suggests_close_names(site):
+    code, _, err = site.run("new-run", "--problem", "gemm-batchnorm-scaling-softmax", "--host", HOST,
+                            "--implementation", "X", "--lab", "Y")
+    assert code == 1
+    assert err.splitlines()[0] == (
+        "--problem: no problem 'gemm-batchnorm-scaling-softmax' in the content (the slug in /problems/<slug>/); "
+        f"did you mean {PROBLEM}?")
+    code, _, err = site.run("new-run", "--problem", PROBLEM, "--host", "kernelbench-h100",
+                            "--implementation", "X", "--lab", "Y")
+    assert code == 1
+    assert f"did you mean {HOST}?" in err.splitlines()[0]
+    assert not (site.root / "content/y").exists()
+
+
+# --- the workflow ------------------------------------------------------------------------------
+
+
+def test_check_workflow_runs_a_strict_github_check_on_pull_requests_touching_content():
+    import yaml  # a test extra: the workflow must parse as the YAML GitHub reads
+
+    workflow = yaml.safe_load((ROOT / ".github/workflows/check.yml").read_text(encoding="utf-8"))
+    triggers = workflow.get("on", workflow.get(True))  # (YAML 1.1 reads a bare `on` as true)
+    assert set(triggers) == {"pull_request"}
+    assert {"content/**", "kindex.toml"} <= set(triggers["pull_request"]["paths"])
+    steps = workflow["jobs"]["check"]["steps"]
+    setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
+    assert setup["with"]["python-version"] == "3.11"
+    assert any(s.get("uses", "").startswith("actions/checkout@") for s in steps)
+    commands = " && ".join(s["run"] for s in steps if "run" in s)
+    assert "pip install ." in commands
+    assert commands.endswith("kindex-site check --strict --format github")
