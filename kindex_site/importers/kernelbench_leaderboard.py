@@ -196,15 +196,10 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     result = Result()
     errors: list[str] = []
     when = _parse_observed_at(observed_at) if observed_at is not None else _provenance_date(file)
-    rows = _read_rows(file, errors)
     if not problems.is_dir():
         errors.append(f"--problems: {problems}: not a folder (give the leaderboard's problems folder, "
-                      "holding l<level>_p<id>.py files)")
-    else:
-        for row in rows:
-            if not (problems / row.problem_file).is_file():
-                errors.append(f"{row.where}: problem_id: {row.data['problem_id']} (KernelBench's level "
-                              f"{row.level} problem {row.number}): no {row.problem_file} in {problems}")
+                      "holding l<level>_p<number>.py files)")
+    rows = _read_rows(file, problems if problems.is_dir() else None, errors)
     if errors:
         raise KindexError(errors)
     history = History(repo)
@@ -305,7 +300,8 @@ _TEXT_FIELDS = ("model", "display_name")
 _INT_FIELDS = (("level", 1), ("problem_id", 0))  # (field, its least value)
 
 
-def _read_rows(file: Path, errors: list[str]) -> list[Row]:
+def _read_rows(file: Path, problems: Path | None, errors: list[str]) -> list[Row]:
+    """The rows that can be runs (each problem's source in `problems`, unless None); why the others cannot."""
     try:
         text = file.read_bytes().decode("utf-8-sig")
     except FileNotFoundError:
@@ -334,8 +330,13 @@ def _read_rows(file: Path, errors: list[str]) -> list[Row]:
     rows = []
     for index, record in enumerate(data):
         row = _row(index, f"{file}[{index}]", record, errors)
-        if row is not None:
-            rows.append(row)
+        if row is None:
+            continue
+        if problems is not None and not (problems / row.problem_file).is_file():
+            errors.append(f"{row.where}: problem_id: {row.data['problem_id']} (KernelBench's level {row.level} "
+                          f"problem {row.number}): no {row.problem_file} in {problems}")
+            continue
+        rows.append(row)
     return rows
 
 

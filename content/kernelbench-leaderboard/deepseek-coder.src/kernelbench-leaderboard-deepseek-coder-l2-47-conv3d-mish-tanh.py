@@ -1,0 +1,106 @@
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+# Define the custom CUDA kernel for Mish activation
+mish_source = """
+#include <torch/extension.h>
+#include <cuda_runtime.h>
+#include <math.h>
+
+__global__ void mish_kernel(const float* x, float* out, int size) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) {
+        float exp_x = expf(x[idx]);
+        float softplus = logf(1.0f + exp_x);
+        out[idx] = x[idx] * tanhf(softplus);
+    }
+}
+
+torch::Tensor mish_cuda(torch::Tensor x) {
+    auto size = x.numel();
+    auto out = torch::zeros_like(x);
+
+    const int block_size = 256;
+    const int num_blocks = (size + block_size - 1) / block_size;
+
+    mish_kernel<<<num_blocks, block_size>>>(x.data_ptr<float>(), out.data_ptr<float>(), size);
+
+    return out;
+}
+"""
+
+mish_cpp_source = "torch::Tensor mish_cuda(torch::Tensor x);"
+
+# Compile the inline CUDA code for Mish activation
+mish = load_inline(
+    name='mish',
+    cpp_sources=mish_cpp_source,
+    cuda_sources=mish_source,
+    functions=['mish_cuda'],
+    verbose=True,
+    extra_cflags=[''],
+    extra_ldflags=['']
+)
+
+# Define the custom CUDA kernel for Tanh activation
+tanh_source = """
+#include <torch/extension.h>
+#include <cuda_runtime.h>
+#include <math.h>
+
+__global__ void tanh_kernel(const float* x, float* out, int size) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) {
+        out[idx] = tanhf(x[idx]);
+    }
+}
+
+torch::Tensor tanh_cuda(torch::Tensor x) {
+    auto size = x.numel();
+    auto out = torch::zeros_like(x);
+
+    const int block_size = 256;
+    const int num_blocks = (size + block_size - 1) / block_size;
+
+    tanh_kernel<<<num_blocks, block_size>>>(x.data_ptr<float>(), out.data_ptr<float>(), size);
+
+    return out;
+}
+"""
+
+tanh_cpp_source = "torch::Tensor tanh_cuda(torch::Tensor x);"
+
+# Compile the inline CUDA code for Tanh activation
+tanh = load_inline(
+    name='tanh',
+    cpp_sources=tanh_cpp_source,
+    cuda_sources=tanh_source,
+    functions=['tanh_cuda'],
+    verbose=True,
+    extra_cflags=[''],
+    extra_ldflags=['']
+)
+
+class ModelNew(nn.Module):
+    """
+    Optimized model that performs a 3D convolution, applies Mish activation, and then applies Tanh activation using custom CUDA kernels.
+    """
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0):
+        super(ModelNew, self).__init__()
+        self.conv = nn.Conv3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
+        self.mish = mish
+        self.tanh = tanh
+
+    def forward(self, x):
+        """
+        Args:
+            x (torch.Tensor): Input tensor of shape (batch_size, in_channels, D, H, W).
+
+        Returns:
+            torch.Tensor: Output tensor of shape (batch_size, out_channels, D', H', W').
+        """
+        x = self.conv(x)
+        x = self.mish.mish_cuda(x)
+        x = self.tanh.tanh_cuda(x)
+        return x
