@@ -322,6 +322,7 @@ class NewRun:
     based_on: str
     todo: list[str] = field(default_factory=list)  # fields still holding a TODO value
     content: Path | None = None  # the content folder, to say whether the file is in it
+    source_elsewhere: Path | None = None  # a --source not beside the bundle: digested, not shown
 
     def report(self) -> list[str]:
         lines = [f"Wrote {display(self.path)}: {self.title!r} on {self.host}, in the table of run {self.based_on}"]
@@ -330,6 +331,9 @@ class NewRun:
             lines += [f"  {place}" for place in self.todo]
         if self.content is not None and not self.path.absolute().is_relative_to(self.content.absolute()):
             lines.append(f"Move it under {display(self.content)}/ to have it checked and built.")
+        if self.source_elsewhere is not None:
+            lines.append(f"To show {display(self.source_elsewhere)} on the run's page, put it beside the bundle and "
+                         'add "implementationSource": {"path": "<its file name>"} to run.spec.')
         lines.append("Then: kindex-site check --strict && kindex-site build")
         return lines
 
@@ -354,11 +358,24 @@ def new_run(config, problem: str, host: str, label: str, lab: str, out: Path | N
         "protocol": content.protocols[base.protocol].model_dump(mode="json", exclude_unset=True),
         "environment": content.environments[base.environment].model_dump(mode="json", exclude_unset=True),
     }
+    shown = _source_beside(source, path.parent) if source is not None else None
+    if shown is not None:  # (the run page shows it; the path is relative to the bundle's folder)
+        bundle["run"]["spec"]["implementationSource"] = {"path": shown}
     todo = _todo_fields(bundle)
     if not todo:
         _validate(bundle, path)
     _write_new(path, bundle)
-    return NewRun(path, name, title, base.environment, base.name, todo, config.folder("content_dir"))
+    return NewRun(path, name, title, base.environment, base.name, todo, config.folder("content_dir"),
+                  source if source is not None and shown is None else None)
+
+
+def _source_beside(source: Path, folder: Path) -> str | None:
+    """The source's path from the bundle's folder, if it lies in or under it (as implementationSource must)."""
+    try:
+        rel = source.resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return None
+    return None if any(part.startswith(".") for part in rel.split("/")) else rel
 
 
 def _title_part(option: str, text: str) -> str:

@@ -214,6 +214,26 @@ def test_new_run_converts_milliseconds_exactly_and_digests_the_source(site):
     assert "content: new-run reads it to find the problem and host: fix the problems above first" in err
 
 
+def test_new_run_shows_a_source_beside_the_bundle_on_the_run_page(site):
+    site.write("content/example-lab/fused_triton.py", "import triton  # fused\n")
+    code, out, err = _new_run(site, "--mean-ms", "1.234", "--ci-ms", "1.23", "1.24", "--samples", "10",
+                              "--source", "content/example-lab/fused_triton.py")
+    assert code == 0, err
+    spec = json.loads(next((site.root / "content/example-lab").glob("*.json")).read_text(encoding="utf-8"))["run"]["spec"]
+    assert spec["implementationSource"] == {"path": "fused_triton.py"}  # (from the bundle's folder)
+    assert spec["implementationDigest"] == "sha256:" + hashlib.sha256(b"import triton  # fused\n").hexdigest()
+    assert site.run("check", "--strict")[0] == 0  # (the source is a file a run refers to, not an ignored one)
+    site.built()
+    assert "fused_triton.py" in site.page(f"runs/fused-triton-{PROBLEM}-{HOST}")
+
+    # A source elsewhere is digested, and new-run says how to show it.
+    site.write("kernel.py", "x = 1\n")
+    code, out, _ = _new_run(site, "--out", "content/other.json", "--source", "kernel.py")
+    assert code == 0
+    assert "To show kernel.py on the run's page, put it beside the bundle" in out
+    assert "implementationSource" not in (site.root / "content/other.json").read_text(encoding="utf-8")
+
+
 def test_new_run_refuses_to_overwrite(site):
     site.write("elsewhere/mine.json", "keep")
     code, _, err = _new_run(site, "--out", "elsewhere/mine.json")
