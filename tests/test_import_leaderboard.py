@@ -300,3 +300,14 @@ def test_problems_are_named_as_kernelbench_had_them_on_the_leaderboards_date(tmp
     assert code == 1
     assert ("problems/l1_p70.py: its source is not a KernelBench problem source anywhere in --repo's history "
             f"({repo.root}); cannot tell which problem it is") in err
+
+
+def test_sources_larger_than_the_site_shows_are_errors(leaderboard, capsys, monkeypatch):
+    import kindex_site.importers.kernelbench_leaderboard as importer
+
+    monkeypatch.setattr(importer, "MAX_SOURCE_BYTES", len(KERNEL.encode()) - 1)
+    write_rows(leaderboard, GOOD[:2])
+    code, _, err = do_import(capsys, leaderboard)
+    assert code == 1
+    assert f"raw_data.json[0]: code: {len(KERNEL.encode())} bytes, more than the " in err
+    assert not leaderboard["out"].exists()

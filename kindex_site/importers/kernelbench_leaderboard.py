@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from .. import strictjson
 from ..errors import KindexError, plural
-from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
+from ..models import API_VERSION, MAX_SAFE_INT, MAX_SOURCE_BYTES, NAME_PATTERN, Bundle
 from .kernelbench import (_DECODER, ENTRY_PATTERN, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
                           _parse_observed_at, _plain_deep, _same_bytes, _some, _source_digest, _title_part,
                           _write_all, digest, problem_title, slug)
@@ -370,6 +370,10 @@ def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
             source = code.encode("utf-8")
         except UnicodeEncodeError as e:
             problems.append(f"code: holds a character UTF-8 cannot write (at {e.start})")
+        else:
+            if len(source) > MAX_SOURCE_BYTES:
+                problems.append(f"code: {len(source):,} bytes, more than the {_mib(MAX_SOURCE_BYTES)} a source file "
+                                "the site shows may hold")
     if "kernel_eval_time" not in record:
         problems.append("kernel_eval_time: missing (the kernel's mean time in ms)")
     for key in ("kernel_eval_time", *(b[0] for b in BASELINES)):
@@ -398,6 +402,10 @@ def _time_problem(value, allow_null: bool) -> str | None:
     if ns > MAX_SAFE_INT:
         return f"{value} ms is too long to be written in nanoseconds"
     return None
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:g} MiB"
 
 
 def _shown(value) -> str:
@@ -461,6 +469,10 @@ def _name_problems(files: list[str], folder: Path, history: History, when: datet
             source = path.read_bytes()
         except OSError as e:
             errors.append(f"{path}: cannot read: {e.strerror}")
+            continue
+        if len(source) > MAX_SOURCE_BYTES:
+            errors.append(f"{path}: {len(source):,} bytes, more than the {_mib(MAX_SOURCE_BYTES)} a source file "
+                          "the site shows may hold")
             continue
         newest = history.newest_name(name, since)
         named[f] = Problem(source, name, newest, _source_digest(name, hashlib.sha256(source).hexdigest()))
