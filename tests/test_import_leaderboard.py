@@ -107,6 +107,7 @@ def test_rows_become_kernel_runs_and_baselines(leaderboard, capsys):
                    "each is its own run\n")
     assert "Imported 11 runs (4 generated kernels from 4 rows of 2 models, 7 baselines) on 3 problems" in out
     assert "3 problems named by KernelBench's history: 3 in KernelBench version" in out
+    assert "Baselines: 7 runs; the rows of a problem disagree on 1 baseline time (each time is its own run)" in out
 
     claude = runs["kernelbench-leaderboard-claude-3-5-sonnet-l1-1-square-matrix-multiplication"]
     assert claude["file"].name == "claude-3-5-sonnet.json"

@@ -575,6 +575,10 @@ def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common
                              _bundle(name, f"{problem.title} · {label} · {WHERE}", spec)))
     for key, count in sorted(missing.items()):
         result.warnings.append(f"{plural(count, 'row')} without {key}: no baseline run from them")
+    result.notes.append(f"Baselines: {plural(len(made), 'run')}; "
+                        + (f"the rows of a problem disagree on {plural(result.disagreeing, 'baseline time')} (each time "
+                           "is its own run)"
+                           if result.disagreeing else "the rows of each problem agree on its baseline times"))
     return made
 
 
