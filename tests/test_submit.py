@@ -273,3 +273,22 @@ def test_check_workflow_runs_a_strict_github_check_on_pull_requests_touching_con
     commands = " && ".join(s["run"] for s in steps if "run" in s)
     assert "pip install ." in commands
     assert commands.endswith("kindex-site check --strict --format github")
+
+
+def test_readme_submit_section_commands_parse():
+    """Every kindex-site command the README's "Submit your results" shows is one the CLI takes."""
+    import re
+    import shlex
+
+    from kindex_site.cli import make_parser
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Submit your results"):readme.index("## Publishing")]
+    blocks = "\n".join(re.findall(r"```sh\n(.*?)```", section, re.S)).replace("\\\n", " ")
+    commands = [part.strip() for line in blocks.splitlines() for part in line.split("&&")
+                if part.strip().startswith("kindex-site ")]
+    assert {c.split()[1] for c in commands} == {"new-run", "digest", "check", "build"}
+    for command in commands:
+        argv = shlex.split(command)[1:]
+        make_parser(argv).parse_args(argv)  # (exits on an option it does not know)
+    assert "`kindex-site check --strict --format github`" in section
