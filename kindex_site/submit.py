@@ -59,6 +59,8 @@ def _locate(text: str, json_files: _JsonFiles) -> _Place:
     for end in _PLACE_END.finditer(text):
         head = text[:end.start()]
         m = _FILE_AND_PLACE.fullmatch(head)
+        if m is None:  # (nothing before it)
+            continue
         for file, index, line in ((m[1], m[2], m[3]), (head, None, None)):
             if not _is_file(file):
                 continue
@@ -70,7 +72,7 @@ def _locate(text: str, json_files: _JsonFiles) -> _Place:
             if line is not None:
                 return _Place(message, file, int(line))
             if file.endswith(".json"):
-                return _Place(message, file, json_files.line(file, index and int(index), message))
+                return _Place(message, file, json_files.line(file, int(index) if index else None, message))
             return _Place(message, file, 1)
     return _Place(text)
 
@@ -305,10 +307,10 @@ def _ns(option: str, text: str, rounding: str) -> int:
         raise KindexError(f"{option}: {text!r} is not a number of milliseconds") from None
     if not ms.is_finite() or ms <= 0:
         raise KindexError(f"{option}: {text!r} must be a positive number of milliseconds")
-    ns = int((ms * NS_PER_MS).to_integral_value(rounding))
+    ns = (ms * NS_PER_MS).to_integral_value(rounding)
     if not 1 <= ns <= MAX_SAFE_INT:
         raise KindexError(f"{option}: {text} ms is not between 1 ns and {MAX_SAFE_INT} ns")
-    return ns
+    return int(ns)
 
 
 @dataclass
@@ -349,9 +351,10 @@ def new_run(config, problem: str, host: str, label: str, lab: str, out: Path | N
     content, lb = _checked_content(config)
     found = _find_problem(lb, problem)
     base = _base_run(lb, found, _find_host(content, lb, found, host))
+    folder = config.folder("content_dir") / _slug(lab, "lab")  # (unless --out says where)
     name = _fresh_name(label, found.slug, base.environment, {r.name for r in content.runs},
-                       None if out is not None else config.folder("content_dir") / _slug(lab))
-    path = out if out is not None else config.folder("content_dir") / _slug(lab) / f"{name}.json"
+                       folder if out is None else None)
+    path = out if out is not None else folder / f"{name}.json"
     title = f"{found.title} · {label} · {lab}"
     bundle = {
         "run": _run_document(name, title, base, lab, timing, implementation_digest),
@@ -387,10 +390,10 @@ def _title_part(option: str, text: str) -> str:
     return text
 
 
-def _slug(text: str) -> str:
+def _slug(text: str, otherwise: str) -> str:
     from .leaderboard import slugify
 
-    return slugify(text) or "lab"
+    return slugify(text) or otherwise
 
 
 def _checked_content(config):
@@ -400,7 +403,7 @@ def _checked_content(config):
         return check(config)
     except KindexError as e:
         raise KindexError([*e.problems, f"{display(config.folder('content_dir'))}: new-run reads it to find "
-                           "the problem and host: fix the problems above first (a bundle new-run wrote is one "
+                           "the problem and host: fix the problems above first (a bundle new-run wrote fails "
                            "until its TODO values are replaced)"], count=e.count) from None
 
 
@@ -446,7 +449,7 @@ def _fresh_name(label: str, problem_slug: str, host: str, taken: set[str], folde
     """`<implementation>-<problem>-<host>`, numbered from -2 when a run (or a file in `folder`) has it."""
     from .importers.kernelbench import MAX_NAME
 
-    stem = "-".join(part for part in (_slug(label), problem_slug, host) if part)
+    stem = f"{_slug(label, 'run')}-{problem_slug}-{host}"
     if len(stem) > MAX_NAME - 4:  # (room for a number)
         stem = stem[:MAX_NAME - 13].rstrip("-._") + "-" + hashlib.sha256(stem.encode()).hexdigest()[:8]
     name, number = stem, 1
