@@ -115,7 +115,8 @@ def add_parser(sources) -> None:
     )
     p.add_argument("file", metavar="FILE", type=Path, help="the leaderboard's raw_data.json")
     p.add_argument("--problems", required=True, metavar="DIR", type=Path,
-                   help="the leaderboard's problems folder (l<level>_p<id>.py, each problem's reference source)")
+                   help="the leaderboard's problems folder (l<level>_p<number>.py, each problem's reference source, "
+                        "numbered from 1: problem_id + 1)")
     p.add_argument("--repo", required=True, metavar="KERNELBENCH_GIT_DIR", type=Path,
                    help="a KernelBench git checkout (whole history): each problem is named by where its source "
                         "is in it")
@@ -195,6 +196,8 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
                        observed_at: str | None = None) -> Result:
     result = Result()
     errors: list[str] = []
+    if not file.is_file():
+        raise KindexError(f"{file}: not found (give the leaderboard's raw_data.json)")
     when = _parse_observed_at(observed_at) if observed_at is not None else _provenance_date(file)
     if not problems.is_dir():
         errors.append(f"--problems: {problems}: not a folder (give the leaderboard's problems folder, "
