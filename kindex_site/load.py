@@ -86,7 +86,9 @@ class Facts:
         self.hardware: str | None = sys.intern(hardware) if isinstance(hardware, str) else None
         # The text its problem is told from (leaderboard.problem_of): a KernelBench run's externalId
         # ends in levelN/M_Name.py, any other run's title starts with the problem. Shared by its problem's runs.
-        self.kernelbench: bool = native.get("source") == "kernelbench"
+        # KernelBench's own sources (kernelbench, kernelbench-leaderboard, …) name problems by its ids.
+        source = native.get("source")
+        self.kernelbench: bool = source == "kernelbench" or (isinstance(source, str) and source.startswith("kernelbench-"))
         if self.kernelbench:
             external = native.get("externalId")
             self.problem_text = sys.intern("/".join(external.split("/")[-2:])) if isinstance(external, str) else None

@@ -200,5 +200,6 @@ def test_check_strict_treats_warnings_as_errors(project):
     assert code == 0 and "warning: content/notes.txt: ignored" in err
     code, _, err = project.run("check", "--strict")
     assert code == 1
-    assert "content/notes.txt: ignored (only *.json, *.jsonl and pages/*.md are read)" in err.splitlines()
+    assert ("content/notes.txt: ignored (only *.json, *.jsonl, pages/*.md and the source files runs refer to are read)"
+            in err.splitlines())
     assert err.splitlines()[-1].startswith("error: 1 problem")
