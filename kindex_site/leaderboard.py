@@ -113,6 +113,7 @@ class Workload:
 
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)  # KernelBench's fast_p thresholds, shown on implementation and host pages
+IMPLAUSIBLE = Speedup(float("nan"))  # (in the summaries' input: a board where the speedup awaits review)
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,7 @@ class Summary:
     faster_share: float | None  # share of the passed with a speedup above 1, noise or not
     significant_figures: int | None = None  # the coarsest resolution its boards' sources state, if all do
     attempted: int = 0
+    left_out: int = 0  # boards where its entry's speedup is implausible and not yet reviewed: not counted above
     fast_p: dict[float, float] = field(default_factory=dict)  # p → share of the attempted passed and faster beyond noise than p×
 
 
@@ -521,14 +523,20 @@ class _ProblemState:
             best: dict[str, Entry] = {}
             highest: dict[str, float] = {}
             board_key = (b.host, b.problem.slug, b.workload, b.protocol)  # one per board, shared by its points
+            implausible: set[str] = set()
             for e in b.entries:  # ranked entries come first, fastest first; then those that did not pass
-                if e.is_reference or e.implausible or e.mixed_hardware or e.implementation == b.reference.implementation:
-                    continue  # (another GPU is no attempt on this host; an implausible one waits for review)
+                if e.is_reference or e.mixed_hardware or e.implementation == b.reference.implementation:
+                    continue  # (another GPU is no attempt on this host)
+                if e.implausible:  # waits for review
+                    implausible.add(e.implementation_slug)
+                    continue
                 best.setdefault(e.implementation_slug, e)
                 if e.speedup is not None:
                     highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
             for impl_slug, e in best.items():
                 self.best_speedups.append((b.host, impl_slug, e.speedup, b.significant_figures))
+            for impl_slug in implausible - best.keys():
+                self.best_speedups.append((b.host, impl_slug, IMPLAUSIBLE, b.significant_figures))
             for impl_slug, value in highest.items():
                 self.board_speedups.setdefault(impl_slug, []).append((board_key, value))
 
@@ -780,7 +788,12 @@ def _summaries(speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | 
     them; implausible speedups not yet reviewed are left out)."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
     for (host, slug), pairs in sorted(speedups.items(), key=lambda kv: kv[0]):
+        left_out = sum(1 for s, _ in pairs if s is IMPLAUSIBLE)
+        pairs = [(s, f) for s, f in pairs if s is not IMPLAUSIBLE]
         attempted = len(pairs)
+        if not attempted:
+            result[host].append(Summary(implementations[slug].label, slug, host, 0, None, None, None, left_out=left_out))
+            continue
         values = [s for s, _ in pairs if s is not None]
         figures = [f for _, f in pairs]
         n = len(values)
@@ -791,7 +804,7 @@ def _summaries(speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | 
             fast_1=fast_p[1.0],
             faster_share=sum(1 for s in values if s.value > 1) / n if n else None,
             significant_figures=None if None in figures else min(figures),
-            attempted=attempted, fast_p=fast_p,
+            attempted=attempted, left_out=left_out, fast_p=fast_p,
         ))
     return result
 

@@ -163,6 +163,7 @@ def summary_json(s: Summary, urls: Urls) -> dict:
         "url": urls.implementation(s.implementation_slug),
         "host": s.host,
         "attempted": s.attempted,
+        "left_out_implausible": s.left_out,
         "problems": s.problems,
         "geomean_speedup": _sig(s.geomean_speedup, s.significant_figures) if s.geomean_speedup is not None else None,
         "fast_1": _sig(s.fast_1) if s.fast_1 is not None else None,
