@@ -55,7 +55,7 @@ class Urls:
         return self(f"problems/{slug}/")
 
     def board(self, board: Board) -> str:
-        return self(f"problems/{board.problem.slug}/#{board.anchor}")
+        return self(f"problems/{board.problem.slug}/#{board_id(board)}")
 
     def host(self, name: str) -> str:
         return self(f"hosts/{name}/")
@@ -91,6 +91,12 @@ def source_path(rel: str) -> str:
 
 def run_page_url(name: str) -> str:
     return f"runs/{name}/"
+
+
+def board_id(board: Board) -> str:
+    """A board's id on its problem page: prefixed, as every id made from content is, so that no host
+    name (`main`, `site-search`) can take one of the page's own."""
+    return f"board-{board.anchor}"
 
 
 def board_csv_path(board: Board) -> str:

@@ -30,7 +30,7 @@ def test_seed_problem_page_shows_milliseconds_with_interval(project):
     assert "KernelBench host · H100 PCIe (Lambda Labs)" in table["caption"]
     text = visible_text(html)
     assert "Comparable only within one problem and one timing host." in text  # the protocol's notes
-    assert 'id="kernelbench-h100-pcie-lambdalabs"' in html
+    assert 'id="board-kernelbench-h100-pcie-lambdalabs"' in html
     assert '<th scope="col"' in html and '<th scope="row"' in html
     assert "<title>Gemm BatchNorm Scaling Softmax · Kernel Index</title>" in html
 
@@ -154,7 +154,7 @@ def test_run_page_links_to_its_board_host_protocol_and_implementation(project):
     project.write("content/seed.json", SEED)
     project.built()
     html = project.page(f"runs/{SEED_RUN}")
-    for href in (f"/{SEED_PAGE}/#kernelbench-h100-pcie-lambdalabs", "/hosts/kernelbench-h100-pcie-lambdalabs/",
+    for href in (f"/{SEED_PAGE}/#board-kernelbench-h100-pcie-lambdalabs", "/hosts/kernelbench-h100-pcie-lambdalabs/",
                  "/protocols/kernelbench-timing-v1/", "/implementations/pytorch-eager/"):
         assert f'href="{href}"' in html
 

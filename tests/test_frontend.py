@@ -269,7 +269,7 @@ def test_home_overview_names_the_best_run_per_host_and_links_its_board(site):
     api = site.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")
     board = next(b for b in api["boards"] if b["host"] == "gpu-a")
     assert speedup == pytest.approx(board["entries"][0]["speedup"]["value"], rel=0.01)
-    assert 'href="/problems/level2-84-gemm-batchnorm-scaling-softmax/#gpu-a"' in html
+    assert 'href="/problems/level2-84-gemm-batchnorm-scaling-softmax/#board-gpu-a"' in html
     # Two workloads on gpu-a for level 1 #1: the newest one's board, and the cell says so.
     level1 = next(t for t in tables(html) if t["caption"].startswith("Level 1"))
     row = next(r for r in level1["rows"] if r[1] == "Square matrix multiplication")

@@ -84,7 +84,7 @@ def test_the_light_page_keeps_what_a_reader_needs(project, tmp_path):
     [matrix] = tables(html, "matrix")
     assert len(matrix["rows"]) == 1 + 15
     [lone] = [b["host"] for b in api["boards"] if b["reference"] is None]
-    assert re.search(r'Tables without a PyTorch eager run, so without speedups:\s*<a href="#' + lone + '">[^<]+</a>.', html)
+    assert re.search(r'Tables without a PyTorch eager run, so without speedups:\s*<a href="#board-' + lone + '">[^<]+</a>.', html)
 
 
 def test_the_compact_page_is_valid_html(project, tmp_path):

@@ -44,7 +44,7 @@ def rich_content(project) -> None:
                changes={"run.spec.sourceNative": {"source": "mine"}}),
     ])
     project.write("content/pages/about.md",
-                  "# About\n\n[hosts](../hosts/) [a board](../problems/" + SEED_SLUG + "/#gpu-b) "
+                  "# About\n\n[hosts](../hosts/) [a board](../problems/" + SEED_SLUG + "/#board-gpu-b) "
                   "[home](../) [ext](https://elsewhere.example/x) [mail](mailto:a@b.c)\n")
 
 

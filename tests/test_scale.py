@@ -60,7 +60,7 @@ def test_without_run_pages_rows_do_not_link_to_their_own_table(project):
     assert 'href="/kindex/problems/level1-1-problem-1/#' not in page.split('<section class="board"', 1)[1]
     assert every_run_in_its_table(project) == 8
     host = project.page("hosts/gpu-a")
-    assert host.count('href="/kindex/problems/level1-1-problem-1/#gpu-a"') == 1  # the problem, not its fastest run too
+    assert host.count('href="/kindex/problems/level1-1-problem-1/#board-gpu-a"') == 1  # the problem, not its fastest run too
     implementation = project.page("implementations/triton-kernel")
     assert "/#gpu-a" not in implementation and format_ms(1_001_007) in implementation
     assert crawl(project.root / "site", "https://example.org/kindex/") > 0
