@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import NamedTuple
 
 from pydantic import ValidationError
@@ -32,12 +33,13 @@ from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, Benchmar
 class Source:
     """Where a document came from: a file, and the array index or .jsonl line inside it."""
 
-    file: str
+    file: str  # as the user would open it (errors.display): relative to the working folder where possible
     index: int | None = None
     line: int | None = None
     # Hash of the bytes this document came from (its .jsonl line, or its whole .json file): what
     # incremental builds compare to tell whether anything shown from it can have changed.
     digest: bytes = field(default=b"", compare=False)  # (raw bytes: a million hex strings would weigh 36 MB more)
+    rel: str = field(default="", compare=False)  # its path under the content folder (one string per file)
 
     def __str__(self) -> str:
         if self.line is not None:
@@ -45,6 +47,12 @@ class Source:
         if self.index is not None:
             return f"{self.file}[{self.index}]"
         return self.file
+
+    @property
+    def on_site(self) -> str:
+        """Where it came from as the site says it: relative to the content folder, wherever the
+        build was started (`kernelbench/L4/x.json[3]`), so that two machines publish the same bytes."""
+        return str(Source(self.rel, self.index, self.line))
 
 
 class Facts:
@@ -229,7 +237,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     run_names: dict[str, Source] = {}
     notes = 0  # "stopped reading" lines: said, but not problems themselves
 
-    paths = _content_files(content_dir, content.warnings)
+    paths = _content_files(content_dir, content.warnings, problems)
     others: dict[str, Path] = {}  # files that are neither bundles nor pages: runs may refer to them
     if keep_documents and _documents_bytes(paths) > KEEP_DOCUMENTS_MAX_BYTES:
         keep_documents = False
@@ -256,7 +264,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         else:
             read_at = time.time_ns()
             runs, file_problems, stopped, file_warnings = _read_file(
-                path, shown, content.digests, trusted, keep_documents, remembered.runs if remembered is not None else ())
+                path, shown, rel, content.digests, trusted, keep_documents,
+                remembered.runs if remembered is not None else ())
             notes += stopped
             content.read += 1
             index = _FileIndex(runs)
@@ -333,11 +342,13 @@ def _source_text(rel: str, path: Path | None) -> SourceText | str:
     if path is None:
         return "no such source file under the content folder (bundles and pages are not source files)"
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            data = f.read(MAX_SOURCE_BYTES + 1)  # (no more: a file of gigabytes is refused unread)
+            size = max(os.fstat(f.fileno()).st_size, len(data))
     except OSError as e:
         return f"cannot read: {e.strerror}"
     if len(data) > MAX_SOURCE_BYTES:
-        return f"{len(data) / 2**20:.1f} MiB; a source file may hold {MAX_SOURCE_BYTES // 2**20} MiB at most"
+        return f"{size / 2**20:.1f} MiB; a source file may hold {MAX_SOURCE_BYTES // 2**20} MiB at most"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -384,10 +395,11 @@ def _still_same(path: Path, remembered: _Remembered, memo: dict, shown: str) -> 
         return True
     checked_at = time.time_ns()
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()  # (a .jsonl file may be gigabytes)
     except OSError:
         return False
-    if hashlib.sha256(data).hexdigest() != remembered.digest:
+    if digest != remembered.digest:
         return False
     memo[shown] = remembered._replace(read_at=checked_at)  # compared now: later, its time alone will do
     return True
@@ -401,8 +413,8 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns  # (ctime: see cache.snapshot)
 
 
-def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozenset[str], keep_documents: bool,
-               earlier: list[Run] = ()):
+def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], trusted: frozenset[str],
+               keep_documents: bool, earlier: list[Run] = ()):
     """A file's validated runs, its problems (parse and validation), whether reading stopped
     early (then the last line says so, and is not itself a problem), and its warnings (FormatWarnings).
 
@@ -414,7 +426,8 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
     shared: dict[str, list] = {"protocol": [], "environment": []}  # see _validate
     same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
     warnings = FormatWarnings(shown)
-    documents = _documents(path, shown, problems, digests, trusted)
+    bounded: dict[int, tuple[object, str | None]] = {}  # see _out_of_bounds
+    documents = _documents(path, shown, problems, digests, trusted, rel=rel)
     for source, raw in documents:
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
         if kept is not None:
@@ -426,8 +439,12 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
             continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
         if bundle is not None:
-            warnings.check(raw, source, bundle[1:])
-            validated.append(Run(*bundle, source, keep_documents, path))
+            known = warnings.check(raw, source, bundle[1:])
+            problem = _out_of_bounds(raw, known, bundle[1:], bounded)
+            if problem is not None:
+                problems.append(f"{source}: {problem}")
+            else:
+                validated.append(Run(*bundle, source, keep_documents, path))
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
@@ -435,29 +452,79 @@ def _read_file(path: Path, shown: str, digests: dict[str, str], trusted: frozens
     return validated, problems, False, warnings.result()
 
 
-def _content_files(root: Path, warnings: list[str]) -> list[Path]:
-    """Every file under root, sorted, skipping dotfiles; symlinks leaving root are not followed."""
+def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list[Path]:
+    """Every file under root, sorted, skipping dotfiles; symlinks leaving root are not followed.
+
+    Nothing else is left out without a word: a folder that cannot be listed, a name that is not
+    UTF-8 (the site could not name it) and anything but a file, folder or symlink (a pipe would
+    never end a read) are problems.
+    """
     found: list[Path] = []
     real_root = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = Path(dirpath)
-        for d in list(dirnames):
-            if d.startswith(".") or (here / d).is_symlink():
-                if (here / d).is_symlink():
-                    warnings.append(f"{display(here / d)}: symlinked folder not followed")
-                dirnames.remove(d)
-        dirnames.sort()
-        for name in filenames:
+    folders = [root]  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
+    while folders:
+        here = folders.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = list(listing)
+        except OSError as e:
+            problems.append(f"{_named(here)}/: cannot read this folder: {e.strerror or e}")
+            continue
+        for entry in entries:
+            name = entry.name
             if name.startswith("."):
                 continue
             path = here / name
-            if path.is_symlink():
+            try:
+                is_dir = entry.is_dir()  # (through a symlink, as os.walk tells folders)
+            except OSError:
+                is_dir = False
+            if not _utf8_name(name):
+                problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name is not UTF-8 "
+                                "(the bytes that are not are shown as \\xNN); rename it")
+                continue
+            if entry.is_symlink():
+                if is_dir:
+                    warnings.append(f"{display(path)}: symlinked folder not followed")
+                    continue
                 target = path.resolve()
                 if not target.is_relative_to(real_root) or not target.is_file():
                     warnings.append(f"{display(path)}: symlink to a file outside the content folder not followed")
                     continue
-            found.append(path)
+                found.append(path)
+            elif is_dir:
+                folders.append(path)
+            elif _regular(entry):
+                found.append(path)
+            else:
+                problems.append(f"{display(path)}: not a regular file (a pipe, socket or device); "
+                                "the content folder holds files and folders")
     return sorted(found, key=lambda p: p.as_posix())
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    try:
+        return S_ISREG(entry.stat(follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return True  # gone since it was listed: reading it says so
+    except OSError:
+        return True  # (reading it says what is wrong)
+
+
+def _utf8_name(name: str) -> bool:
+    """A name os.scandir gave is UTF-8 unless it holds the surrogates that stand for other bytes."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _named(path: Path) -> str:
+    """display(path), with bytes that are not UTF-8 shown as \\xNN (content/caf\\xe9.json)."""
+    return display(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 MAX_JSON_BYTES = 64 * 2**20  # one .json file is parsed whole; larger corpora belong in .jsonl
@@ -466,13 +533,15 @@ MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a mill
 
 
 def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
-               plain: bool = False):
-    """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems."""
+               plain: bool = False, rel: str = ""):
+    """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems.
+
+    `plain`: the file is read again for documents validated before (no checks but the syntax's)."""
     try:
         if path.suffix == ".jsonl":
             with path.open("rb") as f:
                 digest = hashlib.sha256()
-                yield from _jsonl_documents(f, shown, problems, digest)
+                yield from _jsonl_documents(f, shown, problems, digest, rel)
                 digests[shown] = digest.hexdigest()
             return
         size = path.stat().st_size
@@ -492,6 +561,7 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
         problems.append(f"{shown}: file is empty")
         return
     decoder = _PLAIN_DECODER if plain or file_digest in trusted else _DECODER
+    strings = not plain and _SURROGATE_ESCAPE.search(data) is not None  # (look at strings only then)
     if text.lstrip(" \t\r\n").startswith("["):
         # An array: each element keeps its own digest, so that changing one run of a file of
         # hundreds (the importer writes such files) changes only what shows that run.
@@ -499,14 +569,16 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
         if items is _INVALID:
             return
         for index, (item, span) in enumerate(items):
-            yield Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest()), item
+            source = Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest(), rel=rel)
+            yield source, _encodable(item, source, problems) if strings else item
         return
     value = _parse(text, Source(shown), problems, decoder)
     if value is not _INVALID:
-        yield Source(shown, digest=bytes.fromhex(file_digest)), value
+        source = Source(shown, digest=bytes.fromhex(file_digest), rel=rel)
+        yield source, _encodable(value, source, problems) if strings else value
 
 
-def _jsonl_documents(f, shown: str, problems: list[str], file_digest):
+def _jsonl_documents(f, shown: str, problems: list[str], file_digest, rel: str = ""):
     blank = True
     number = 0
     while True:
@@ -522,13 +594,16 @@ def _jsonl_documents(f, shown: str, problems: list[str], file_digest):
                 file_digest.update(raw)
             blank = False
             continue
-        source = Source(shown, line=number, digest=hashlib.sha1(raw).digest())
+        source = Source(shown, line=number, digest=hashlib.sha1(raw).digest(), rel=rel)
         line = _decode(raw, str(source), problems, check_bom=number == 1)
         if line is not None and not line.strip():
             continue
         blank = False
+        value = _INVALID if line is None else _parse(line, source, problems)
+        if value is not _INVALID and _SURROGATE_ESCAPE.search(raw) is not None:
+            value = _encodable(value, source, problems)
         # Failures are yielded too (as _INVALID), so the caller can stop a file that fails throughout.
-        yield source, _INVALID if line is None else _parse(line, source, problems)
+        yield source, value
     if blank:
         problems.append(f"{shown}: file is empty")
 
@@ -581,14 +656,80 @@ def _parse(text: str, source: Source, problems: list[str], decoder: json.JSONDec
            array: bool = False):
     try:
         return _array_items(text, decoder) if array else decoder.decode(text)
-    except strictjson.JSONRejected as e:
-        problems.append(f"{source}: {e}")
     except json.JSONDecodeError as e:
         where = f"line {e.lineno} column {e.colno}" if source.line is None else f"column {e.colno}"
         problems.append(f"{source}: invalid JSON at {where}: {e.msg}")
+    except ValueError as e:  # strictjson.JSONRejected, or an integer of more digits than Python converts
+        problems.append(_located(text, source, array, e))
     except RecursionError:
         problems.append(f"{source}: JSON nested too deeply")
     return _INVALID
+
+
+_LOCATING_DECODER = strictjson.locating_decoder()
+
+
+def _located(text: str, source: Source, array: bool, error: ValueError) -> str:
+    """The line for what the strict decoder refused, with where it is: the text is parsed again,
+    each refused value marked (strictjson.Refused), and the first mark found."""
+    try:
+        value = _array_items(text, _LOCATING_DECODER) if array else _LOCATING_DECODER.decode(text)
+    except (ValueError, RecursionError):
+        return f"{source}: {error}"  # (broken further on too: what was found first is said)
+    for index, item in (enumerate(item for item, _ in value) if array else ((None, value),)):
+        found = strictjson.refusal(item)
+        if found is not None:
+            return f"{source if index is None else Source(source.file, index)}: {_location(found[0])}{found[1]}"
+    return f"{source}: {error}"
+
+
+# Only a \ud800–\udfff escape can make a string UTF-8 cannot encode (the text itself was UTF-8):
+# the strings of a document are looked at when its text has one.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _encodable(value: object, source: Source, problems: list[str]) -> object:
+    """value, or _INVALID with a problem when a string or key in it cannot be written as UTF-8
+    (or it is beyond strictjson's other bounds)."""
+    found = strictjson.refusal(value, strings=True)
+    if found is None:
+        return value
+    problems.append(f"{source}: {_location(found[0])}{found[1]}")
+    return _INVALID
+
+
+def _location(loc: tuple) -> str:
+    """`where: ` for a problem line: format_location, with a key UTF-8 cannot encode shown escaped
+    (\\ud800); nothing for the top level (the line is then `file: message`)."""
+    return format_location(loc).encode("utf-8", "backslashreplace").decode("utf-8") + ": " if loc else ""
+
+
+def _out_of_bounds(raw: dict, known: bool, definitions: tuple, bounded: dict) -> str | None:
+    """`location: message` for the first value of a valid bundle beyond strictjson's bounds (depth,
+    numbers), or None. The models bound the fields they know; what they keep unchecked is
+    sourceNative and, when the run holds fields the format does not know (`known` is False),
+    whatever those hold. A protocol or environment is looked at once per model (`bounded`: id →
+    (model, its problem or None)): a file's bundles that repeat one share its model."""
+    run = raw["run"]
+    if known:
+        native = run["spec"].get("sourceNative")
+        if native and not strictjson.within(native, 4):
+            return _refusal_line(("run", "spec", "sourceNative"), native, 4)
+    elif not strictjson.within(run, 2):
+        return _refusal_line(("run",), run, 2)
+    for slot, model in zip(("protocol", "environment"), definitions):
+        seen = bounded.get(id(model))
+        if seen is None:
+            value = raw[slot]
+            seen = bounded[id(model)] = (model, None if strictjson.within(value, 2) else _refusal_line((slot,), value, 2))
+        if seen[1] is not None:
+            return seen[1]
+    return None
+
+
+def _refusal_line(at: tuple, value: object, depth: int) -> str:
+    found = strictjson.refusal(value, depth)
+    return f"{_location(at + found[0])}{found[1]}"
 
 
 _SHARED_KINDS = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
@@ -751,6 +892,30 @@ def _same(a, b, first_seen: dict) -> bool:
 
 
 _PAGE_SLUG = re.compile(NAME_PATTERN)
+# Markdown costs up to 15 µs a character to render (brackets, tables): 256 KiB is 4 s and 200 MB at
+# worst, and some thirty times the bundled about page.
+MAX_PAGE_BYTES = 256 * 2**10
+
+
+def _read_at_most(path: Path, limit: int, shown: str, what: str, problems: list[str]) -> bytes | None:
+    """The file's bytes, or None with a problem: unreadable, or more than `limit` (not read beyond it)."""
+    try:
+        with path.open("rb") as f:
+            data = f.read(limit + 1)
+            size = os.fstat(f.fileno()).st_size
+    except OSError as e:
+        problems.append(f"{shown}: cannot read: {e.strerror or e}")
+        return None
+    if len(data) > limit:
+        problems.append(f"{shown}: {_size(max(size, len(data)))} is more than {what} may hold ({_size(limit)})")
+        return None
+    return data
+
+
+def _size(n: int) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:.1f} MiB"
+    return f"{n // 2**10} KiB" if n % 2**10 == 0 else f"{n:,} bytes"
 
 
 def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | None:
@@ -764,9 +929,12 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
     if slug in RESERVED_PAGE_SLUGS:
         problems.append(f"{shown}: page name {slug!r} is reserved for the site's own /{slug}/ section")
         return None
+    data = _read_at_most(path, MAX_PAGE_BYTES, shown, "a Markdown page", problems)
+    if data is None:
+        return None
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
         problems.append(f"{shown}: cannot read as UTF-8 text: {e}")
         return None
     title = slug.replace("-", " ").capitalize()
@@ -843,7 +1011,7 @@ def restore_files(entries, content_dir: Path) -> dict:
             run = Run.__new__(Run)
             run._doc, run.origin, run.facts, run.grouping, run.files = None, origin, _restored_facts(facts), None, {}
             run.definitions, run.protocol, run.environment = pair
-            run.source, run.name = Source(shown, index, line, run_digest), name
+            run.source, run.name = Source(shown, index, line, run_digest, rel), name
             runs.append(run)
         memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel, warnings)
     return memo

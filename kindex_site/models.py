@@ -16,11 +16,14 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, model_validator
 
+from .strictjson import MAX_FLOAT, MAX_INTEGER
+
 API_VERSION = "kernelindex.dev/v1alpha1"
 
 # Largest integer a JSON reader in JavaScript holds exactly (2**53 - 1 ns is about 104 days):
-# the API must hand readers the very number that came in.
-MAX_SAFE_INT = 2**53 - 1
+# the API must hand readers the very number that came in. No integer in a document may be larger
+# (strictjson.MAX_INTEGER: load.py checks the fields the models do not know).
+MAX_SAFE_INT = MAX_INTEGER
 
 # A name becomes a folder in site/ (runs/<name>/), so it is a lowercase DNS-style label:
 # no slashes, no leading dot, no case-only twins on case-insensitive disks.
@@ -51,9 +54,15 @@ def _check_timestamp(value: str) -> str:
     return value
 
 
-def _check_finite(value: float | int) -> float | int:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError("must be a finite number")
+def _check_number(value: float | int) -> float | int:
+    """Within what every number of a document must be (strictjson's bounds)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        if not -MAX_FLOAT <= value <= MAX_FLOAT:
+            raise ValueError("must be within ±1e300")
+    elif not -MAX_SAFE_INT <= value <= MAX_SAFE_INT:
+        raise ValueError(f"must be within ±{MAX_SAFE_INT} (2⁵³−1, the largest integer a JavaScript reader holds exactly)")
     return value
 
 
@@ -61,7 +70,7 @@ Name = Annotated[str, Field(pattern=NAME_PATTERN), AfterValidator(_check_name)]
 Nanoseconds = Annotated[StrictInt, Field(gt=0, le=MAX_SAFE_INT)]
 Digest = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 Timestamp = Annotated[str, AfterValidator(_check_timestamp)]
-Number = Annotated[StrictInt | StrictFloat, AfterValidator(_check_finite)]
+Number = Annotated[StrictInt | StrictFloat, AfterValidator(_check_number)]
 Text = Annotated[str, Field(min_length=1, max_length=10_000)]
 
 
@@ -381,11 +390,13 @@ class FormatWarnings:
         self._checked: dict[int, object] = {}  # id → a definition model already looked at (held: ids stay unique)
         self._said: set[tuple[str, str, str]] = set()  # (definition's name, location, message) said for the file
 
-    def check(self, raw: dict, source: object, definitions: tuple[BaseModel, BaseModel]) -> None:
+    def check(self, raw: dict, source: object, definitions: tuple[BaseModel, BaseModel]) -> bool:
         """Look at a valid bundle (its parsed JSON) found at `source`; `definitions` are its
-        protocol and environment models, shared by the file's bundles that repeat them word for word."""
+        protocol and environment models, shared by the file's bundles that repeat them word for word.
+        True when its run holds only fields the format knows (then sourceNative is its only free-form part)."""
         run = raw["run"]
-        if not _all_known(run, _RUN_SHAPE) or run["spec"]["status"] not in STATUSES:
+        known = _all_known(run, _RUN_SHAPE)
+        if not known or run["spec"]["status"] not in STATUSES:
             found: list[tuple[str, str]] = []
             _unknown_fields(run, _RUN_SHAPE, "run", found)
             _unknown_status(run, found)
@@ -393,7 +404,7 @@ class FormatWarnings:
                 self._say(f"{source}: {where}: {message}")
         protocol, environment = definitions
         if id(protocol) in self._checked and id(environment) in self._checked:
-            return  # (the usual case: the file's one protocol and environment, looked at already)
+            return known  # (the usual case: the file's one protocol and environment, looked at already)
         for slot, model in (("protocol", protocol), ("environment", environment)):
             if id(model) in self._checked:
                 continue
@@ -405,6 +416,7 @@ class FormatWarnings:
                 if said not in self._said:
                     self._said.add(said)
                     self._say(f"{source}: {where}: {message}")
+        return known
 
     def _say(self, line: str) -> None:
         if len(self.lines) < MAX_FORMAT_WARNINGS_PER_FILE:

@@ -8,6 +8,7 @@ confidence intervals are rounded outwards so the shown interval always contains 
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal
 from functools import lru_cache, update_wrapper
@@ -39,7 +40,9 @@ def _to_ms(ns: int | float) -> Decimal:
     return Decimal(ns) / NS_PER_MS
 
 
-_WIDE = Context(prec=120)  # room for the widest interval a ratio is drawn with (stats.CUT) at any decimals
+# Room for the widest interval a ratio is drawn with (stats.CUT) at any decimals, and for any finite
+# number a document may hold shown in ms with all its integer digits (1e300 ns: 295 of them).
+_WIDE = Context(prec=400)
 
 
 def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
@@ -212,12 +215,25 @@ _KEY_HTML: dict[str, str] = {}
 _MEMO_LIMIT = 1 << 16
 
 
+# Characters that do not show as themselves: C0 and C1 controls (NUL, ESC…; tab and line breaks
+# aside), which HTML parsers drop or flag, and the bidirectional controls, which reorder the text
+# after them (a reversed digest or name). A document's strings show each as its code point, marked.
+_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _text_html(text: str) -> str:
+    html = html_escape(text)
+    if _HIDDEN.search(html) is None:
+        return html
+    return _HIDDEN.sub(lambda m: f'<code class="ctl">U+{ord(m.group()):04X}</code>', html)
+
+
 def _escaped(text: str) -> str:
     html = _ESCAPED.get(text)
     if html is None:
         if len(_ESCAPED) >= _MEMO_LIMIT:
             _ESCAPED.clear()
-        html = _ESCAPED[text] = html_escape(text)
+        html = _ESCAPED[text] = _text_html(text)
     return html
 
 
@@ -226,7 +242,7 @@ def _key_html(key: str) -> str:
     if html is None:
         if len(_KEY_HTML) >= _MEMO_LIMIT:
             _KEY_HTML.clear()
-        html = _KEY_HTML[key] = f"<dt>{html_escape(key)}</dt><dd>"
+        html = _KEY_HTML[key] = f"<dt>{_text_html(key)}</dt><dd>"
     return html
 
 

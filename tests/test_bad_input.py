@@ -76,9 +76,9 @@ def test_invalid_field(built_project, changes, message):
 
 
 RAW_CASES = {
-    "nan": ('{"run": NaN}', "content/bad.json: NaN is not a JSON number"),
-    "infinity": ('{"run": Infinity}', "content/bad.json: Infinity is not a JSON number"),
-    "overflowing-float": ('{"run": 1e400}', "content/bad.json: number 1e400 is out of range"),
+    "nan": ('{"run": NaN}', "content/bad.json: run: NaN is not a JSON number"),
+    "infinity": ('{"run": Infinity}', "content/bad.json: run: Infinity is not a JSON number"),
+    "overflowing-float": ('{"run": 1e400}', "content/bad.json: run: number 1e400 is out of range"),
     "duplicate-key": ('{"run": 1, "run": 2}', "content/bad.json: duplicate key 'run'"),
     "truncated": ('{"run": {', "content/bad.json: invalid JSON at line 1 column 10: Expecting property name enclosed in double quotes"),
     "empty": ("", "content/bad.json: file is empty"),
