@@ -2,10 +2,11 @@
 
 Two kinds:
 
-- `bar_chart`: one horizontal bar per ranked run of a board (its mean), the 95% interval as a
-  whisker, the reference run's bar marked and a dashed line at the reference's mean. On problem pages
-  with many tables the same chart is drawn inside the table instead (`BoardChart`: CSS classes on the
-  mean cells, a few bytes a row), which keeps a page of 16 tables under 60 KB.
+- `dot_chart` (a board's chart, `board_chart`): one row per ranked run, its value as a point and its
+  95% interval as a line, on a logarithmic axis that spans the values shown — never from zero — so a
+  1.6% difference the rank calls real is as visible as a 10× one. On a board with a reference the
+  axis is the speedup vs the reference (1× marked, a point filled when its interval excludes 1:
+  beyond noise, hollow when within noise); without one, the latency itself.
 - `distribution_chart`: per series (an implementation on a host, or a host for an implementation)
   a histogram of per-problem speedups on a log scale, quarter-octave bins, a line at 1× and a tick at
   the geometric mean.
@@ -14,9 +15,10 @@ Every chart is `role="img"` with a `<title>` and a `<desc>`; the table beside it
 source of the numbers. The chart fills its column at any width without scaling its text: labels
 sit in the chart's own pixel coordinates, and the graphics (one `<path>` per kind of mark, which
 keeps the markup small) in a plot layer whose 1000 user units stretch across the width while one
-unit down stays one pixel (`preserveAspectRatio="none"`; strokes do not stretch, see style.css).
-Coordinates carry at most one decimal. Colours come from CSS classes (light, dark and print themes),
-never from inline styles.
+unit down stays one pixel (`preserveAspectRatio="none"`; strokes do not stretch, see style.css; a
+point is a zero-length line with a round cap, so it stays round). Labels longer than `LABEL_CHARS`
+are broken into lines, so that none is cut at 360 px. Coordinates carry at most one decimal.
+Colours come from CSS classes (light, dark and print themes), never from inline styles.
 """
 
 from __future__ import annotations
@@ -26,24 +28,21 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-ROW = 32  # px per bar: a label line, then the bar
-BAR = 10
-LABEL_Y = 14  # baseline of a bar's label within its row
 WIDTH = 1000  # user units across the plot; the plot is PLOT_PCT of the chart's width
 PLOT_PCT = 96  # room on the right for a whisker or a label
-HIST_ROW = 78  # px per histogram series: label and note lines, then the bins
-HIST_TOP = 34  # px from a series' top to its tallest bin
-HIST_H = 36  # px of the tallest bin
+LINE = 15  # px per line of a label
+LABEL_CHARS = 40  # a label longer than this is broken into lines (at 360 px a chart is about 44 characters wide)
+HIST_H = 36  # px of the tallest bin of a histogram (under its label and note lines)
 BINS_PER_OCTAVE = 4
 
 
 @dataclass(frozen=True)
-class Bar:
-    label: str  # implementation label
-    value: float  # the bar's length (a latency, in any unit, > 0)
-    text: str  # the value as the table shows it, e.g. "4.94 ms"
-    ci: tuple[float, float] | None = None  # the value's 95% interval, same unit
-    reference: bool = False
+class Point:
+    label: str  # the run's rank and implementation, e.g. "=2 torch.compile (inductor, default)"
+    value: float  # the point (a speedup, or a latency in any unit; > 0)
+    ci: tuple[float, float] | None = None  # its 95% interval, same unit
+    reference: bool = False  # the reference run itself (its speedup is exactly 1)
+    beyond: bool = True  # drawn filled: beyond noise from the reference (speedup charts); hollow otherwise
 
 
 @dataclass(frozen=True)
@@ -70,42 +69,120 @@ def _plot(height: int) -> str:
             'preserveAspectRatio="none">')
 
 
-def bar_chart(bars: list[Bar], title: str, desc: str) -> Markup:
-    """Horizontal bars from 0, the longest reaching the largest value or interval end; '' without bars.
+def wrap(text: str, limit: int = LABEL_CHARS) -> list[str]:
+    """A label as lines of at most `limit` characters, broken at spaces (a longer word keeps its line)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= limit:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
 
-    Labels are text in the chart's own coordinates (they never stretch); bars, whiskers and the
-    reference line are one path each in a stretched plot layer, which keeps the markup small.
+
+def _text_lines(lines: list[str], y: float, cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    return "".join(f'<text{attr} y="{_n(y + LINE * i)}">{escape(line)}</text>' for i, line in enumerate(lines))
+
+
+def nice_ticks(lo: float, hi: float, most: int = 6) -> list[float]:
+    """Round values within [lo, hi] (0 < lo < hi) for a logarithmic axis: 1, 2, 5 × 10^k over a wide
+    span (fewer when they would crowd), else evenly spaced round steps (1, 2, 2.5, 5 × 10^k)."""
+    if hi / lo >= 4:
+        decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for mantissas in ((1, 2, 5), (1, 3), (1,)):
+            ticks = [m * 10.0 ** k for k in decades for m in mantissas if lo <= m * 10.0 ** k <= hi]
+            if len(ticks) <= most:
+                return ticks
+        step = math.ceil(len(ticks) / most)
+        return ticks[::step]
+    raw = (hi - lo) / (most - 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first = math.ceil(lo / step - 1e-9)
+    return [round(i * step, 12) for i in range(first, math.floor(hi / step + 1e-9) + 1)]
+
+
+def tick_label(value: float) -> str:
+    """A tick's round value as written: 1.02, 0.5, 2, 1.005."""
+    return f"{value:.6g}"
+
+
+def _anchored(at_pct: float) -> str:
+    """A tick label's attributes: centred on its tick (style.css), but kept inside the chart at either
+    end (classes s and e: anchored at its start or end)."""
+    if at_pct < 5:
+        return f'class="tick s" x="{_n(at_pct)}%"'
+    if at_pct > PLOT_PCT - 3:
+        return f'class="tick e" x="{_n(at_pct)}%"'
+    return f'class="tick" x="{_n(at_pct)}%"'
+
+
+def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one: float | None = 1.0,
+              scale: float = 1.0) -> Markup:
+    """One row per point: its label (broken into lines when long), then the point and its interval on
+    a logarithmic axis spanning every value and interval shown (and `one`, the reference's value, drawn
+    as a dashed line), padded a little; tick labels are values / `scale` followed by `unit`. '' without points.
+
+    The graphics come first (under the text: a grid line never hides a label), every other row shaded.
+    Horizontal coordinates are whole units (a unit is under a pixel wherever the chart is drawn), which
+    keeps a page of 16 charts light.
     """
-    if not bars:
+    if not points:
         return Markup("")
-    top = max(max(b.value, b.ci[1] if b.ci else 0) for b in bars)
+    values = [p.value for p in points]
+    ends = [v for p in points if p.ci for v in p.ci] + values + ([one] if one is not None else [])
+    # An interval far wider than the values (a run whose noise dwarfs its mean) is drawn to the edge.
+    lo = max(min(ends), min(values) / 16)
+    hi = min(max(ends), max(values) * 16)
+    a, b = math.log(lo), math.log(hi)
+    span = max(b - a, 0.004)  # at least ±0.2%: a board of equal values still gets an axis
+    mid = (a + b) / 2
+    a, b = mid - span / 2 - span * 0.06, mid + span / 2 + span * 0.06
 
-    def x(v: float) -> str:
-        return _n(WIDTH * v / top)
+    def x(v: float) -> int:
+        return round(WIDTH * (min(max(math.log(v), a), b) - a) / (b - a))
 
-    height = ROW * len(bars) + 4
-    parts = _open("bars", height, title, desc)
-    paths = {"bar": [], "ref": [], "ci": []}
-    ref = None
-    for i, b in enumerate(bars):
-        y = ROW * i
-        label = f"{b.label} (reference)" if b.reference else b.label
-        # The number first: on a narrow screen a long label is cut at its end, never the value.
-        parts.append(f'<text y="{y + LABEL_Y}">{escape(b.text)} · {escape(label)}</text>')
-        paths["ref" if b.reference else "bar"].append(f"M0 {y + 18}h{x(b.value)}v{BAR}H0z")
-        if b.reference and ref is None:
-            ref = x(b.value)
-        if b.ci is not None:
-            lo, hi, mid = x(b.ci[0]), x(b.ci[1]), y + 18 + BAR // 2
-            paths["ci"].append(f"M{lo} {mid}H{hi}M{lo} {mid - 4}v8M{hi} {mid - 4}v8")
-    parts.append(_plot(height))
-    for cls, d in paths.items():
-        if d:
-            parts.append(f'<path class="{cls}" d="{"".join(d)}"/>')
-    if ref is not None:
-        parts.append(f'<path class="refline" d="M{ref} 16V{height}"/>')
-    parts.append("</svg></svg>")
-    return Markup("".join(parts))
+    texts: list[str] = []
+    marks: dict[str, list[str]] = {"band": [], "ci": [], "pt": [], "open": [], "ref": []}
+    y = 2
+    for i, p in enumerate(points):
+        lines = wrap(p.label)
+        rows = LINE * len(lines) + 14
+        if i % 2:  # so that a label and its point read as one
+            marks["band"].append(f"M0 {y - 2}h{WIDTH}v{rows}H0z")
+        texts.append(_text_lines(lines, y + 12))
+        my = y + LINE * len(lines) + 6
+        if p.ci is not None and p.ci[0] != p.ci[1]:
+            marks["ci"].append(f"M{x(p.ci[0])} {my}H{x(p.ci[1])}")
+        marks["ref" if p.reference else "pt" if p.beyond else "open"].append(f"M{x(p.value)} {my}h0")
+        y += rows
+    axis_y = y + 2
+    height = axis_y + 18
+    ticks = nice_ticks(math.exp(a), math.exp(b))
+    grid = [f"M{x(t)} 0V{axis_y}" for t in ticks if one is None or abs(x(t) - x(one)) > 1]
+    shown = [t for t in ticks if one is None or abs(x(t) - x(one)) > 60] + ([one] if one is not None else [])
+    for t in sorted(shown):
+        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH)} y="{height - 4}">'
+                     f"{escape(tick_label(t / scale) + unit)}</text>")
+    out = _open("dots", height, title, desc) + [_plot(height)]
+    if marks["band"]:
+        out.append(f'<path class="band" d="{"".join(marks["band"])}"/>')
+    if grid:
+        out.append(f'<path class="grid" d="{"".join(grid)}"/>')
+    out.append(f'<path class="axis" d="M0 {axis_y}H{WIDTH}"/>')
+    if one is not None:
+        out.append(f'<path class="refline" d="M{x(one)} 0V{axis_y}"/>')
+    for cls in ("ci", "pt", "open", "ref"):
+        if marks[cls]:
+            d = "".join(marks[cls])
+            out.append(f'<path class="{cls}" d="{d}"/>')
+            if cls == "open":  # a hollow point: the dot, then its middle in the background colour
+                out.append(f'<path class="hole" d="{d}"/>')
+    out.append("</svg>")
+    out += texts
+    out.append("</svg>")
+    return Markup("".join(out))
 
 
 def _octave_range(bins: list[int]) -> tuple[int, int]:
@@ -135,16 +212,15 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
     def x(k: float) -> float:  # bin edge k (in quarter octaves) → user units
         return unit * (k - lo)
 
-    axis_y = HIST_ROW * len(series) + 4
-    height = axis_y + 20
-    parts = _open("dist", height, title, desc)
-    bins, gms, axes = [], [], []
+    parts: list[str] = []
+    bins, gms, axes, ones = [], [], [], []
+    y = 0.0
     for i, s in enumerate(series):
-        top = HIST_ROW * i
-        base = top + HIST_TOP + HIST_H
-        parts.append(f'<text y="{top + LABEL_Y}">{escape(s.label)}</text>')
-        if s.note:
-            parts.append(f'<text class="note" y="{top + LABEL_Y + 16}">{escape(s.note)}</text>')
+        lines = wrap(s.label)
+        parts.append(_text_lines(lines, y + 14))
+        notes = wrap(s.note, LABEL_CHARS + 4) if s.note else []  # (smaller type)
+        parts.append(_text_lines(notes, y + 14 + LINE * len(lines) + 1, "note"))
+        base = round(y + LINE * (len(lines) + len(notes)) + 8 + HIST_H)
         counts: dict[int, int] = {}
         for k in bins_of[i]:
             counts[k] = counts.get(k, 0) + 1
@@ -155,15 +231,20 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
         gm = math.exp(math.fsum(math.log(v) for v in s.values) / len(s.values))
         gms.append(f"M{_n(x(math.log2(gm) * BINS_PER_OCTAVE))} {base - HIST_H - 2}V{base + 3}")
         axes.append(f"M0 {base}H{WIDTH}")
+        ones.append(f"M{_n(x(0))} {base - HIST_H - 4}V{base}")
+        y = base + 12
+    axis_y = round(y)
+    height = axis_y + 16
     first, last = math.ceil(lo / BINS_PER_OCTAVE), math.floor(hi / BINS_PER_OCTAVE)
     step = max(1, math.ceil((last - first + 1) / 7))  # at most about 7 labels, so that they fit at 360 px
     for octave in range(first, last + 1):
         if octave % step == 0:
             at = PLOT_PCT * x(octave * BINS_PER_OCTAVE) / WIDTH
-            parts.append(f'<text class="tick" x="{_n(at)}%" y="{height - 4}">{escape(_tick_label(octave))}</text>')
+            parts.append(f'<text {_anchored(at)} y="{height - 4}">{escape(_tick_label(octave))}</text>')
+    parts = _open("dist", height, title, desc) + parts
     parts.append(_plot(height))
     parts.append(f'<path class="axis" d="{"".join(axes)}"/><path class="bar" d="{"".join(bins)}"/>'
-                 f'<path class="gm" d="{"".join(gms)}"/><path class="refline" d="M{_n(x(0))} 16V{axis_y}"/>')
+                 f'<path class="gm" d="{"".join(gms)}"/><path class="refline" d="{"".join(ones)}"/>')
     parts.append("</svg></svg>")
     return Markup("".join(parts))
 
@@ -171,70 +252,38 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
 # --- From the leaderboard to charts (the template filters) -----------------------------------
 
 
-class BoardChart:
-    """A board's chart, drawn one of two ways by the problem page.
-
-    - `{{ chart }}`: an SVG above the table (`bar_chart`): labels, whiskers, a `<title>` and `<desc>`.
-    - Inside the table: `chart.table_class` on the `<table>` and `chart.cell(run)` on each ranked run's
-      mean cell give CSS classes that draw, under the mean, a bar to scale (`m0`…`m100`: percent of the
-      table's largest mean or interval end), the 95% interval as a whisker (`l`/`h`, rounded outwards)
-      and a mark at the reference's mean (`r` on the table; `rf` colours the reference's own bar).
-      Classes, not inline styles: pages carry no `style=`. A few bytes a row keep a page of 16 tables
-      small; the numbers beside each bar stay the accessible source.
-
-    False when fewer than two runs are ranked (nothing to compare). `inline` is False when the
-    ranking statistic is not the mean (the bars would sit under the wrong column).
-    """
-
-    def __init__(self, bars: list[Bar], runs: list[str], title: str, desc: str, inline: bool):
-        self.bars, self.title, self.desc, self.inline = bars, title, desc, inline
-        self._cells: dict[str, str] = {}
-        self.table_class = ""
-        if not bars or not inline:
-            return
-        top = max(max(b.value, b.ci[1] if b.ci else 0) for b in bars)
-        for run, b in zip(runs, bars):
-            classes = [f"m{round(100 * b.value / top)}"]
-            if b.ci is not None:
-                lo = math.floor(100 * b.ci[0] / top)
-                classes += [f"l{lo}", f"h{max(lo + 1, math.ceil(100 * b.ci[1] / top))}"]
-            if b.reference:
-                classes.append("rf")
-                self.table_class = self.table_class or f" r{round(100 * b.value / top)}"
-            self._cells[run] = " ".join(classes)
-
-    def __bool__(self) -> bool:
-        return bool(self.bars)
-
-    def __html__(self) -> str:
-        return str(bar_chart(self.bars, self.title, self.desc))
-
-    def cell(self, run: str) -> Markup:
-        """` class="…"` for a run's mean cell, or '' (unranked runs and SVG charts have none)."""
-        classes = self._cells.get(run)
-        return Markup(f' class="{classes}"') if classes else Markup("")
+def rank_text(entry) -> str:
+    """A ranked entry's rank as tables show it: "2", or "=2" when shared."""
+    return f"={entry.rank}" if entry.tied else str(entry.rank)
 
 
-def board_chart(board, reference: str, host_title: str) -> BoardChart:
-    """A board's ranked runs as bars of the ranking statistic (see `BoardChart`)."""
+def board_chart(board, reference: str, host_title: str) -> Markup:
+    """A board's ranked runs, fastest first, as a `dot_chart`: with a reference run, each run's speedup
+    vs it (Entry.speedup, as the table gives it: filled when Speedup.above_1 or below_1 says it is
+    beyond noise); without one, its value of the ranking statistic, with the mean's 95% interval.
+    '' when fewer than two runs are ranked (nothing to compare)."""
     from .leaderboard import primary_value
-    from .render import format_ms
 
     ranked = [e for e in board.entries if e.rank is not None]
     if len(ranked) < 2:
-        ranked = []
+        return Markup("")
+
+    def label(e) -> str:
+        return f"{rank_text(e)} {e.implementation}{' (reference)' if e is board.reference else ''}"
+
+    if board.reference is not None and all(e.speedup is not None for e in ranked):
+        points = [Point(label(e), e.speedup.value, e.speedup.ci95, reference=e is board.reference,
+                        beyond=e.speedup.above_1 or e.speedup.below_1) for e in ranked]
+        return dot_chart(points, f"Speedup vs {reference} on {host_title}",
+                         "Speedups (points) with 95% intervals (lines), logarithmic axis; the dashed line is 1×, "
+                         "hollow points are within noise of it. Numbers: the table below.")
     stat = board.statistic
     use_ci = stat == "mean"  # intervals are of the mean
-    bars = [Bar(label=e.implementation, value=primary_value(e, stat), text=f"{format_ms(primary_value(e, stat))} ms",
-                ci=e.ci95 if use_ci and e.ci95 else None, reference=e is board.reference)
-            for e in ranked]
-    return BoardChart(
-        bars, [e.run.name for e in ranked],
-        f"{stat.capitalize()} latency on {host_title}",
-        f"Shorter is faster{'; whiskers: 95% CIs' if use_ci else ''}"
-        f"{f'; dashed line: {reference}' if board.reference is not None else ''}. Numbers: the table.",
-        inline=use_ci,
-    )
+    points = [Point(label(e), primary_value(e, stat), e.ci95 if use_ci else None) for e in ranked]
+    return dot_chart(points, f"{stat.capitalize()} latency on {host_title}",
+                     f"{stat.capitalize()} latencies (points){' with 95% intervals (lines)' if use_ci else ''}, "
+                     "logarithmic axis, not from zero; left is faster. Numbers: the table below.",
+                     unit=" ms", one=None, scale=1_000_000)
 
 
 def _note(n: int, geomean: float | None) -> str:

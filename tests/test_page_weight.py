@@ -1,14 +1,20 @@
-"""Page weight: a problem timed by 6 implementations on 16 hosts stays under 60 KB of HTML (issue #8).
+"""Page weight: a problem timed by 6 implementations on 16 hosts stays under 76 KB of HTML (issue #8;
+12 KB as served, gzip'd).
 
 The fixture is KernelBench's own shape, through the importer: the 16 published hosts, 6
 implementations with their long labels, and a heavy mix — noisy runs, outliers, runs without an
 interval, failed runs, and a host whose reference run failed (no speedups there). What a reader needs
 must stay while the bytes go: every number, the intervals, the comparability notes (said once, linked
 from every table) and a chart for every table.
+
+The budget was 60 KB while a page of many tables drew its charts as CSS bars inside the tables (52 KB).
+Since issue #21 every table has a labelled SVG chart of its runs' speedups and intervals (about 1.3 KB
+each: 21 KB of the 75 KB; the markup's per-cell chart classes went), so the budget is 76 KB.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import random
 import re
@@ -16,7 +22,7 @@ import re
 from conftest import latency_tables, tables, visible_text
 from kindex_site.importers.kernelbench import HOSTS, import_kernelbench
 
-LIMIT = 60_000  # bytes
+LIMIT = 76_000  # bytes
 IMPLEMENTATIONS = ["torch", "torch_compile_inductor_default", "torch_compile_inductor_reduce-overhead",
                    "torch_compile_inductor_max-autotune", "torch_compile_inductor_max-autotune-no-cudagraphs",
                    "torch_compile_cudagraphs"]
@@ -52,22 +58,28 @@ def _build(project, tmp_path, seed: int = 1) -> str:
     return project.page(PAGE)
 
 
-def test_a_problem_with_6_implementations_on_16_hosts_stays_under_60_kb(project, tmp_path):
+def test_a_problem_with_6_implementations_on_16_hosts_stays_under_76_kb(project, tmp_path):
     html = _build(project, tmp_path)
     size = len(html.encode("utf-8"))
     latency = latency_tables(html)
     assert len(latency) == 16 and sum(len(t["rows"]) - 1 for t in latency) == 96
     assert size < LIMIT, f"the problem page weighs {size} bytes"
+    assert len(gzip.compress(html.encode("utf-8"))) < 13_000
 
 
 def test_the_light_page_keeps_what_a_reader_needs(project, tmp_path):
     html = _build(project, tmp_path, seed=2)
     text = visible_text(html)
-    # Units and uncertainty in every table; charts inside each table with a reference mark.
+    # Units and uncertainty in every table; a chart for each: speedups with 1× marked where the table has a
+    # reference (a whisker for every run but the reference), latencies on the 16th host, which has none.
     for table in latency_tables(html):
         assert table["rows"][0][3:5] == ["Mean (ms)", "95% CI (ms)"]
-    assert len(re.findall(r'<td class="m\d+ l\d+ h\d+', html)) >= 60  # whiskers wherever there is an interval
-    assert len(re.findall(r'<table class="latency sortable r\d+">', html)) == 15  # the 16th host has no reference
+    charts = re.findall(r'<svg class="chart dots".*?</svg>(?:<text.*?</text>)*</svg>', html, re.S)
+    assert len(charts) == 16
+    assert sum("Speedup vs PyTorch eager on" in c and 'class="refline"' in c for c in charts) == 15
+    ranked = [sum(1 for row in t["rows"][1:] if row[0] != "—") for t in latency_tables(html)]
+    whiskers = [len(re.findall(r"M\d+ \d+H\d+", re.search(r'class="ci" d="([^"]*)"', c).group(1))) for c in charts]
+    assert whiskers[:15] == [n - 1 for n in ranked[:15]]
     # Comparable within a table only: said in the intro, in the notes (once) and linked from every table.
     assert "Latencies are comparable within a table only" in text
     assert text.count("Comparable only within one problem and one timing host.") == 1
