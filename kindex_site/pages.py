@@ -229,8 +229,13 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
         with_source = next((e.run for b in boards for e in b.runs if "workload" in e.run.files), None)
         groups.append({"workload": workload, "boards": [board_view(b, lb, urls) for b in boards],
                        "source": shown_source(with_source, "workload", urls) if with_source else None,
-                       "columns": [label for _, label in columns], "matrix": matrix})
+                       "columns": [label for _, label in columns], "matrix": matrix,
+                       # Many implementations on few hosts: a row per implementation, so that the table fits.
+                       "transposed": len(columns) > MATRIX_COLUMNS and len(matrix) < len(columns)})
     return groups
+
+
+MATRIX_COLUMNS = 6  # a problem's speedup table with more implementations than this (and fewer hosts) is turned
 
 
 def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool = True,
@@ -268,6 +273,9 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
         "host_url": urls.host(r.environment), "protocol_url": urls.protocol(r.protocol),
         "source": shown_source(r, "implementation", urls),
+        # Its verdict against the reference, as the speedup's interval says (Speedup.above_1 / below_1).
+        "beyond": None if entry.speedup is None or entry.is_reference else
+                  "faster" if entry.speedup.above_1 else "slower" if entry.speedup.below_1 else "within",
     }
 
 
@@ -339,8 +347,10 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
         levels: dict[str, list] = {}
         for p in pager.part(lb.problems) if pager else lb.problems:
             levels.setdefault(level_of(p), []).append({"problem": p, "row": home_row(p)})
+        first = pager is None or pager.number == 1
         return {
-            "levels": levels, "level_sizes": level_sizes, "pager": pager, "first": pager is None or pager.number == 1,
+            "levels": levels, "level_sizes": level_sizes, "pager": pager, "first": first,
+            "headline": headline(lb, urls) if first else [], "lately": what_changed(lb, urls) if first else None,
             "api_url": urls("api/v1/index.json"), "reference": lb.reference,
             "overview_hosts": hosts, "bands": SPEEDUP_BANDS, "several_workloads": several_workloads,
             "counts": {
@@ -368,7 +378,7 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
     }))
     def host_rows(name: str, problem: Problem, boards: list[Board]) -> str:
         return problem_row("host_row.html", problem, (name, ()), lambda: {"boards": [
-            {"board": b, "best": _best(b), "runs": len(b.runs), "several": len(boards) > 1,
+            {"board": b, "best": _best(b), "tied_with": _tied_with(b), "runs": len(b.runs), "several": len(boards) > 1,
              "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
 
     def host_context(e, pager: Pager | None) -> dict:
@@ -614,9 +624,10 @@ def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: 
 
 # --- The home page's problems × hosts overview, and the search page ---------------------------
 
-# Colour bands of the overview, by the best implementation's speedup (each cell also shows the number).
+# Colour bands of the overview, by the fastest implementation's speedup, for cells where some
+# implementation beats the reference beyond noise (each cell also shows the number; others are muted).
 SPEEDUP_BANDS = [  # (class, lowest speedup, what it means)
-    ("b0", 0.0, "under 1.05×: nothing beats the reference by more than 5%"),
+    ("b0", 0.0, "beyond noise, by under 1.05×"),
     ("b1", 1.05, "1.05× to 1.5×"),
     ("b2", 1.5, "1.5× to 2×"),
     ("b3", 2.0, "2× to 4×"),
@@ -658,10 +669,82 @@ def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...
             continue
         best = _best(b)
         value = _sig(best.speedup.value) if best is not None and best.speedup is not None else None
+        # Coloured only where some run beats the reference beyond noise (its speedup's interval lies
+        # wholly above 1); elsewhere the cell is muted, so the eye finds the wins.
+        win = any(e.speedup is not None and e.speedup.above_1 for e in b.entries if e.rank is not None)
         cells.append({"url": urls.board(b), "best": best.implementation if best else None,
-                      "tied": bool(best and best.tied), "speedup": value, "band": speedup_band(value),
+                      "tied": bool(best and best.tied), "tied_with": _tied_with(b), "speedup": value,
+                      "band": speedup_band(value) if win else "", "win": win,
                       "workloads": len(workloads[name])})
     return cells
+
+
+def _tied_with(board: Board) -> list[str]:
+    """The other entries sharing the fastest's rank (rank 1), in table order: a "fastest" named anywhere
+    names them too."""
+    return [e.implementation for e in board.entries[1:] if e.rank == 1]
+
+
+def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
+    """The home page's first answer, which implementation is best on which GPU: per timing host (by
+    title), each implementation against the reference over the problems timed there
+    (`Leaderboard.summaries`, as the host page gives them), by geometric-mean speedup, then fast_1."""
+    found = []
+    for env in overview_hosts(lb):
+        name = env.metadata.name
+        summaries = sorted(lb.summaries.get(name, []), key=lambda s: (
+            s.geomean_speedup is None, -(s.geomean_speedup or 0.0), -(s.fast_1 or 0.0),
+            s.implementation.casefold(), s.implementation_slug))
+        hw = env.spec.hardware
+        found.append({"environment": env, "url": urls.host(name), "summaries": summaries,
+                      "gpu": " ".join(filter(None, [hw.product, hw.formFactor]))})
+    return found
+
+
+LATELY = 6  # dates × hosts of newest runs on the home page
+CHANGES = 10  # regressions and improvements on the home page
+
+
+def what_changed(lb: Leaderboard, urls: Urls) -> dict:
+    """The home page's "what changed lately": the newest runs, as (date, host) batches with how many
+    runs and problems each holds; and the latest runs that regressed or improved against their
+    implementation's previous run on their table (`Entry.trend`), newest first."""
+    envs = lb.content.environments
+    by_time: dict[tuple[str, str], int] = {}  # (observedAt as given, host) → runs: few distinct values
+    problems: dict[tuple[str, str], set[str]] = {}
+    changed: list[tuple[Entry, Board]] = []
+    history = 0
+    for p in lb.problems:
+        for b in lb.boards[p.slug]:
+            history += len(b.history)
+            for e in b.runs:
+                when = e.run.facts.observed_at
+                if when:
+                    key = (when, b.host)
+                    by_time[key] = by_time.get(key, 0) + 1
+                    problems.setdefault(key, set()).add(p.slug)
+            changed += [(e, b) for e in b.entries if e.trend is not None and e.trend.verdict != "unchanged"]
+    batches: dict[tuple[str, str], list] = {}  # (UTC date, host) → [runs, problem slugs]
+    for (when, host), n in by_time.items():
+        batch = batches.setdefault((utc(when)[:10], host), [0, set()])
+        batch[0] += n
+        batch[1] |= problems[when, host]
+    newest = sorted(batches.items(), key=lambda kv: (envs[kv[0][1]].metadata.title.casefold(), kv[0][1]))
+    newest.sort(key=lambda kv: kv[0][0], reverse=True)  # newest date first; hosts by title within a date
+    del newest[LATELY:]
+    changed.sort(key=lambda eb: (utc(eb[0].run.facts.observed_at or "1970-01-01T00:00:00+00:00"), eb[0].run.name),
+                 reverse=True)
+    return {
+        "batches": [{"date": date, "environment": envs[host], "url": urls.host(host), "runs": n,
+                     "problems": len(slugs)} for (date, host), (n, slugs) in newest],
+        "changes": [{"row": entry_row(e, urls, b.significant_figures), "board_url": urls.board(b), "board": b,
+                     "environment": envs[b.host],
+                     "figures": b.significant_figures + 1 if b.significant_figures else None}
+                    for e, b in changed[:CHANGES]],
+        "regressed": sum(1 for e, _ in changed if e.trend.verdict == "regressed"),
+        "improved": sum(1 for e, _ in changed if e.trend.verdict == "improved"),
+        "history": history,
+    }
 
 
 def search_page(lb: Leaderboard, urls: Urls) -> Page:

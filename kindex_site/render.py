@@ -310,6 +310,22 @@ def document_html(value) -> Markup:
     return Markup("".join(parts))
 
 
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    """A number and its noun, in the plural unless it is one: 1 problem, 2 problems, 0 problems."""
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def aligned(text: str) -> Markup:
+    """A number as shown, its decimals in an <i> (the stylesheet gives them a fixed width, left-aligned),
+    so that right-aligned numbers of a column line up on the decimal point; '' decimals for an
+    integer. Anything but a number ("—") is left as it is."""
+    text = str(text)
+    if not text[:1].isdigit() and not (text[:1] == "-" and text[1:2].isdigit()):
+        return Markup(html_escape(text))
+    whole, dot, decimals = text.partition(".")
+    return Markup(f"{html_escape(whole)}<i>{dot}{html_escape(decimals)}</i>")
+
+
 def short_digest(digest: str) -> str:
     return digest.removeprefix("sha256:")[:12]
 
@@ -425,6 +441,8 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         date=format_date,
         value=format_value,
         short_digest=short_digest,
+        count=count,
+        aligned=aligned,
         document=document_html,
         safe_link=safe_link,
         board_chart=charts.board_chart,

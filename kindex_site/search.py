@@ -26,7 +26,7 @@ def entries(lb, urls) -> list[dict]:
         found.append({"kind": "host", "title": e.metadata.title, "url": urls.host(name), "detail": detail})
     for impl in lb.implementations:
         found.append({"kind": "implementation", "title": impl.label, "url": urls.implementation(impl.slug),
-                      "detail": f"{len(impl.entries)} runs"})
+                      "detail": f"{len(impl.entries)} run{'' if len(impl.entries) == 1 else 's'}"})
     return found
 
 

@@ -189,7 +189,7 @@ def test_home_page_counts_and_levels(project):
     project.built()
     html = project.page("")
     text = visible_text(html)
-    assert "3 problems" in text and "1 timing hosts" in text and "3 runs" in text and "2 implementations" in text
+    assert "3 problems" in text and "1 timing host " in text and "3 runs" in text and "2 implementations" in text
     headings = re.findall(r"<h3[^>]*>([^<]+)</h3>", html)
     assert headings == ["Level 1", "Level 2", "Other problems"]
     assert 'href="/problems/level1-1-square-matrix-multiplication/"' in html

@@ -1,13 +1,15 @@
 """The front end without a browser: charts, the script's size, the search index and the no-JS search page.
 
-`representative_content` is the small site the browser and HTML-validator tests build too: every kind
-of page, two hosts, a board with warnings (a failed run, a run without a CI), a problem timed at two
-workloads, a problem from another source and a Markdown page.
+`representative_content` is the small site the HTML-validator tests build too: every kind of page, two
+hosts, a board with warnings (a failed run, a run without a CI), a problem timed at two workloads, a
+problem from another source, runs timed twice (one improved, one regressed), a problem where nothing
+beats the reference beyond noise (its fastest shares the reference's rank) and a Markdown page.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -21,6 +23,7 @@ ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "static" / "kindex.js"
 SEED_PAGE = "problems/level2-84-gemm-batchnorm-scaling-softmax"
 SVG = "{http://www.w3.org/2000/svg}"
+DOTS = r'<svg class="chart dots".*?</svg>(?:<text.*?</text>)*</svg>'  # a board's chart in a page
 SEED_NOTES = SEED["protocol"]["spec"]["comparability"]["notes"]
 
 PROBLEMS = [  # (level, number, name)
@@ -60,6 +63,15 @@ def representative_content() -> dict[str, object]:
     for impl, factor in IMPLEMENTATIONS[:2]:
         docs.append(_run(1, 1, "Square_matrix_multiplication_", impl, "gpu-a", int(3_000_000 * factor), prefix="old-",
                          changes={"run.spec.workloadDigest": OLD_WORKLOAD, "run.spec.observedAt": "2025-01-19T00:00:00Z"}))
+    # History: the Triton kernel's earlier, slower run on the seed's gpu-a table (its latest improved), and
+    # the CUDA kernel's earlier, faster run of ReLU on gpu-b (its latest regressed).
+    earlier = {"run.spec.observedAt": "2025-12-01T00:00:00Z"}
+    docs.append(_run(2, 84, "Gemm_BatchNorm_Scaling_Softmax", "Triton kernel", "gpu-a", 4_000_000, prefix="earlier-",
+                     changes=earlier))
+    docs.append(_run(1, 19, "ReLU", "CUDA kernel", "gpu-b", 1_000_000, prefix="earlier-", changes=earlier))
+    # Level 1 #3 on gpu-a: the fastest is within noise of the reference, and shares its rank.
+    docs.append(_run(1, 3, "Batched_matrix_multiplication", "PyTorch eager", "gpu-a", 1_000_000))
+    docs.append(_run(1, 3, "Batched_matrix_multiplication", "Triton kernel", "gpu-a", 995_000))
     other = bundle(name="fused-attention-mine", title="Fused attention · My kernel · lab", host="gpu-b",
                    changes={"run.spec.sourceNative": {"source": "mine"}})
     return {"content/runs.json": docs, "content/other.json": other,
@@ -85,38 +97,85 @@ def _svg(markup) -> ET.Element:
     return ET.fromstring(str(markup).replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
 
 
-def test_bar_chart_has_a_bar_and_whisker_per_run_and_marks_the_reference():
-    bars = [charts.Bar("Triton <kernel>", 1.0, "1.00 ms", (0.9, 1.1)),
-            charts.Bar("PyTorch eager", 2.0, "2.00 ms", (1.9, 2.2), reference=True),
-            charts.Bar("No CI & co", 4.0, "4.00 ms")]
-    svg = _svg(charts.bar_chart(bars, "Title <x>", "Desc & more"))
+def _points():
+    return [charts.Point("1 Triton <kernel>", 2.0, (1.8, 2.2)),
+            charts.Point("=2 PyTorch eager (reference)", 1.0, (1.0, 1.0), reference=True),
+            charts.Point("=2 No CI & co", 0.98, (0.9, 1.05), beyond=False)]
+
+
+def _dots(svg: ET.Element) -> dict[str, list[tuple[float, float]]]:
+    """(x, y) of each point mark ("M x y h0") per class."""
+    return {p.get("class"): [tuple(map(float, m)) for m in re.findall(r"M([\d.]+) ([\d.]+)h0", p.get("d"))]
+            for p in svg.iter(f"{SVG}path") if "h0" in p.get("d")}
+
+
+def test_dot_chart_has_a_point_and_interval_per_run_on_a_log_axis():
+    svg = _svg(charts.dot_chart(_points(), "Title <x>", "Desc & more"))
     assert svg.get("role") == "img"
     assert svg.find(f"{SVG}title").text == "Title <x>" and svg.find(f"{SVG}desc").text == "Desc & more"
-    labels = [t.text for t in svg.iter(f"{SVG}text")]
-    assert labels == ["1.00 ms · Triton <kernel>", "2.00 ms · PyTorch eager (reference)", "4.00 ms · No CI & co"]
-    paths = {p.get("class"): p.get("d") for p in svg.iter(f"{SVG}path")}
-    # Scale: the largest value or interval end (4.0) spans the plot's 1000 units.
-    assert paths["bar"] == "M0 18h250v10H0zM0 82h1000v10H0z"
-    assert paths["ref"] == "M0 50h500v10H0z"
-    assert paths["ci"] == "M225 23H275M225 19v8M275 19v8M475 55H550M475 51v8M550 51v8"  # none for the run without CI
-    assert paths["refline"] == "M500 16V100"
+    labels = [t.text for t in svg.iter(f"{SVG}text") if t.get("class") is None]
+    assert labels == ["1 Triton <kernel>", "=2 PyTorch eager (reference)", "=2 No CI & co"]
+    dots = _dots(svg)
+    # Filled where beyond noise, hollow (a dot and its hole) where within, the reference in its colour.
+    assert len(dots["pt"]) == 1 and len(dots["open"]) == 1 and dots["hole"] == dots["open"] and len(dots["ref"]) == 1
+    (x2, y2), (x1, y1), (x098, y098) = dots["pt"][0], dots["ref"][0], dots["open"][0]
+    assert y2 < y1 < y098  # one row each, in order
+    # A logarithmic axis: 1 → 2 spans what 0.5 → 1 would; the dashed line sits at 1×.
+    refline = next(p.get("d") for p in svg.iter(f"{SVG}path") if p.get("class") == "refline")
+    assert refline.startswith(f"M{x1:g} ")
+    ci = next(p.get("d") for p in svg.iter(f"{SVG}path") if p.get("class") == "ci")
+    lo, hi = map(float, re.match(r"M([\d.]+) [\d.]+H([\d.]+)", ci).groups())
+    assert (x2 - lo) == pytest.approx((hi - x2) * math.log(2 / 1.8) / math.log(2.2 / 2), abs=0.3)
+    assert (x1 - x098) == pytest.approx((x2 - x1) * math.log(1 / 0.98) / math.log(2), abs=0.3)
+    # Ticks: round values, 1× among them.
+    ticks = [t.text for t in svg.iter(f"{SVG}text") if (t.get("class") or "").startswith("tick")]
+    assert ticks == ["1×", "1.5×", "2×"]
 
 
-def test_coordinates_carry_at_most_one_decimal():
-    bars = [charts.Bar("a", 1 / 3, "0.333 ms", (0.3, 0.37)), charts.Bar("b", 2 / 3, "0.667 ms", (0.6, 0.7))]
-    markup = str(charts.bar_chart(bars, "t", "d"))
-    numbers = re.findall(r"\d+\.\d+", re.sub(r"<text.*?</text>", "", markup))
-    assert numbers and all(len(n.split(".")[1]) == 1 for n in numbers), numbers
+def test_a_small_difference_is_drawn_wide_and_overlap_stays_visible():
+    """The axis spans the values shown, not from zero: 1.6% apart is most of the width."""
+    points = [charts.Point("1 compiled", 1.016, (1.012, 1.021)), charts.Point("2 eager", 1.0, (1.0, 1.0), reference=True)]
+    dots = _dots(_svg(charts.dot_chart(points, "t", "d")))
+    assert dots["pt"][0][0] - dots["ref"][0][0] > 600  # of 1000 units
+    # Two intervals that overlap are drawn overlapping.
+    points = [charts.Point("=1 a", 1.01, (0.99, 1.03), beyond=False), charts.Point("=1 b", 1.0, (0.98, 1.02), beyond=False)]
+    ci = next(p.get("d") for p in _svg(charts.dot_chart(points, "t", "d")).iter(f"{SVG}path") if p.get("class") == "ci")
+    (a_lo, a_hi), (b_lo, b_hi) = [tuple(map(float, m)) for m in re.findall(r"M([\d.]+) [\d.]+H([\d.]+)", ci)]
+    assert a_lo < b_hi and b_lo < a_hi
+
+
+def test_long_labels_are_broken_into_lines_and_ticks_stay_inside():
+    label = "=4 torch.compile (inductor, max-autotune-no-cudagraphs) (reference)"
+    assert charts.wrap(label) == ["=4 torch.compile (inductor,", "max-autotune-no-cudagraphs) (reference)"]
+    assert all(len(line) <= charts.LABEL_CHARS for line in charts.wrap(label))
+    svg = _svg(charts.dot_chart([charts.Point(label, 0.1), charts.Point("1 short", 12.0)], "t", "d"))
+    assert [t.text for t in svg.iter(f"{SVG}text") if t.get("class") is None] == charts.wrap(label) + ["1 short"]
+    ticks = [t for t in svg.iter(f"{SVG}text") if (t.get("class") or "").startswith("tick")]
+    assert ticks[0].get("class") == "tick s" or float(ticks[0].get("x").rstrip("%")) >= 5  # anchored at its start
+    assert ticks[-1].get("class") == "tick e" or float(ticks[-1].get("x").rstrip("%")) <= 93  # at its end
+    assert charts.nice_ticks(0.99, 1.03) == [0.99, 1.0, 1.01, 1.02, 1.03]
+    assert charts.nice_ticks(0.2, 17) == [0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
+
+
+def test_coordinates_are_whole_units_and_never_styles():
+    points = [charts.Point("a", 1 / 3, (0.3, 0.37)), charts.Point("b", 2 / 3, (0.6, 0.7))]
+    markup = str(charts.dot_chart(points, "t", "d", unit=" ms", one=None))
+    graphics = re.sub(r"<text.*?</text>", "", markup)
+    assert re.findall(r'd="M\d+ \d+', graphics) and not re.findall(r'd="[^"]*\d\.\d', graphics)
     assert "style=" not in markup and "<script" not in markup
+    assert "refline" not in markup  # a latency axis has no 1× line
+    series = [charts.Series("s", [1 / 3, 2 / 3, 1.7])]
+    numbers = re.findall(r"\d+\.\d+", re.sub(r"<text.*?</text>", "", str(charts.distribution_chart(series, "t", "d"))))
+    assert numbers and all(len(n.split(".")[1]) == 1 for n in numbers), numbers
 
 
 def test_distribution_is_a_log_scale_histogram_with_one_row_per_series():
     series = [charts.Series("Triton", [0.5, 1.0, 2.0, 2.1, 8.0], "5 problems"), charts.Series("Empty", []),
               charts.Series("CUDA", [1.0, 1.0])]
     svg = _svg(charts.distribution_chart(series, "Speedups", "Histogram"))
-    labels = [t.text for t in svg.iter(f"{SVG}text") if t.get("class") != "tick"]
+    labels = [t.text for t in svg.iter(f"{SVG}text") if not (t.get("class") or "").startswith("tick")]
     assert labels == ["Triton", "5 problems", "CUDA"]  # a series without values is left out
-    ticks = [t.text for t in svg.iter(f"{SVG}text") if t.get("class") == "tick"]
+    ticks = [t.text for t in svg.iter(f"{SVG}text") if (t.get("class") or "").startswith("tick")]
     assert "1×" in ticks and "2×" in ticks and "1/2×" in ticks
     bins = next(p.get("d") for p in svg.iter(f"{SVG}path") if p.get("class") == "bar")
     heights = [float(h) for h in re.findall(r"v-([\d.]+)", bins)]
@@ -130,34 +189,39 @@ def test_distribution_is_a_log_scale_histogram_with_one_row_per_series():
 
 def test_board_chart_on_the_problem_page(site):
     html = site.page(SEED_PAGE)
-    svgs = re.findall(r"<svg class=\"chart bars\".*?</svg></svg>", html, re.S)
+    svgs = re.findall(DOTS, html, re.S)
     assert len(svgs) == 2  # one per board (gpu-a, gpu-b)
     first = _svg(svgs[0])
-    labels = [t.text for t in first.iter(f"{SVG}text")]
-    # Ranked runs only, fastest first: the failed run has no bar; the run without a CI has a bar, no whisker.
-    assert [label.split(" · ")[1] for label in labels] == [
-        "Triton kernel", "Rough kernel", "CUDA kernel", "PyTorch eager (reference)", "torch.compile default"]
+    labels = [t.text for t in first.iter(f"{SVG}text") if t.get("class") is None]
+    # Ranked runs only, fastest first, with their ranks: the failed run has no point.
+    assert labels == ["1 Triton kernel", "2 Rough kernel", "3 CUDA kernel", "4 PyTorch eager (reference)",
+                      "5 torch.compile default"]
     assert "Broken kernel" not in svgs[0]
-    assert first.find(f"{SVG}title").text == "Mean latency on Host gpu-a"
-    assert "whiskers: 95% CIs; dashed line: PyTorch eager" in first.find(f"{SVG}desc").text
+    assert first.find(f"{SVG}title").text == "Speedup vs PyTorch eager on Host gpu-a"
+    assert "logarithmic axis; the dashed line is 1×" in first.find(f"{SVG}desc").text
     ci = next(p.get("d") for p in first.iter(f"{SVG}path") if p.get("class") == "ci")
-    assert ci.count("H") == 4  # four whiskers for five bars
+    # Every run but the reference has an interval: a speedup carries the reference's noise too (the run
+    # without a CI as well); the reference's own speedup is exactly 1.
+    assert ci.count("H") == 4
+    # Every ranked run but the reference is beyond noise here: filled points, none hollow.
+    assert len(_dots(first)["pt"]) == 4 and "open" not in _dots(first)
     # The table stays the source of the numbers, after the chart.
     assert html.index(svgs[0]) < html.index('<table class="latency')
 
 
-def test_board_chart_drawn_inside_the_table_as_classes():
-    """Bars in percent of the largest value or interval end; intervals rounded outwards, never empty."""
-    bars = [charts.Bar("a", 1.0, "1.00 ms", (0.9, 1.1)), charts.Bar("ref", 2.0, "2.00 ms", (1.999, 2.001), reference=True),
-            charts.Bar("b", 4.0, "4.00 ms")]
-    chart = charts.BoardChart(bars, ["run-a", "run-ref", "run-b"], "t", "d", inline=True)
-    assert chart and chart.table_class == " r50"
-    assert chart.cell("run-a") == ' class="m25 l22 h28"'
-    assert chart.cell("run-ref") == ' class="m50 l49 h51 rf"'  # 49.98–50.03 %, outwards to whole percents
-    assert chart.cell("run-b") == ' class="m100"'  # no interval, no whisker
-    assert chart.cell("failed-run") == ""
-    assert "<svg" in str(chart.__html__())  # the same chart as an SVG, for pages with few tables
-    assert not charts.BoardChart([], [], "t", "d", inline=True)
+def test_a_board_without_a_reference_draws_latencies_not_from_zero(project):
+    project.write("content/runs.json", [_run(2, 84, "Gemm_BatchNorm_Scaling_Softmax", impl, "gpu-x", mean)
+                                        for impl, mean in [("Triton kernel", 4_900_000), ("CUDA kernel", 5_000_000)]])
+    html = project.built().page(SEED_PAGE)
+    [svg] = re.findall(DOTS, html, re.S)
+    chart = _svg(svg)
+    assert chart.find(f"{SVG}title").text == "Mean latency on Host gpu-x"
+    assert "not from zero" in chart.find(f"{SVG}desc").text
+    ticks = [t.text for t in chart.iter(f"{SVG}text") if (t.get("class") or "").startswith("tick")]
+    assert ticks and all(t.endswith(" ms") for t in ticks) and "0 ms" not in ticks
+    assert 4.8 <= float(ticks[0].split()[0]) and float(ticks[-1].split()[0]) <= 5.1
+    dots = _dots(chart)["pt"]
+    assert dots[1][0] - dots[0][0] > 300  # 2% apart: a third of the width or more
 
 
 def _many_hosts(project, hosts: int) -> None:
@@ -169,23 +233,20 @@ def _many_hosts(project, hosts: int) -> None:
     project.built()
 
 
-def test_pages_with_many_tables_draw_each_chart_inside_its_table(project):
-    _many_hosts(project, 5)
+def test_every_table_has_its_chart_and_keeps_the_extra_columns_a_click_away(project):
+    _many_hosts(project, 6)
     html = project.page(SEED_PAGE)
-    assert "<svg" not in html and "style=" not in html
-    assert len(re.findall(r'<table class="latency sortable r\d+">', html)) == 5  # the reference's mark
-    mean_cells = re.findall(r'<td class="(m\d+ l\d+ h\d+(?: rf)?)">([\d.]+)<td>', html)  # (end tags implied)
-    assert len(mean_cells) == 5 * 4 and sum(c.endswith(" rf") for c, _ in mean_cells) == 5
-    # Each table's slowest mean reaches (about) the full width; the bar follows the number shown.
-    gpu0 = tables(html, "latency")[0]
-    assert gpu0["rows"][1][1] == "Triton kernel" and gpu0["rows"][-1][1].startswith("torch.compile default")
-    assert "Under each mean, a bar draws it to scale within its table" in visible_text(html)
-
-
-def test_few_tables_keep_their_svg_charts(project):
-    _many_hosts(project, 4)
-    html = project.page(SEED_PAGE)
-    assert len(re.findall(r'<svg class="chart bars"', html)) == 4 and not re.search(r' class="m\d', html)
+    assert len(re.findall(r'<svg class="chart dots"', html)) == 6 and "style=" not in html
+    # Min, max, std, samples and date: in the table (and its CSV), shown by the disclosure before it.
+    toggles = re.findall(r'<details class="more"><summary>Min, max, std, samples, date</summary></details>\n'
+                         r'<div class="table-scroll">\n<table class="latency', html)
+    assert len(toggles) == 6
+    assert all(len(row) == 12 for t in tables(html, "latency") for row in t["rows"])
+    css = (ROOT / "static/style.css").read_text(encoding="utf-8")
+    assert ".latency th:nth-child(n+8), .latency td:nth-child(n+8) { display: none; }" in css
+    assert "details.more[open] ~ .table-scroll .latency td:nth-child(n+8) { display: table-cell; }" in css
+    # Means and speedups line up on the decimal point.
+    assert re.search(r"<td>\d+<i>\.\d+</i><td>[\d.]+–[\d.]+<td>\d+<i>\.\d+</i><td>", html)
 
 
 def test_comparability_notes_said_once_and_linked_from_every_table(project):
@@ -213,8 +274,8 @@ def test_distribution_charts_on_host_and_implementation_pages(site):
     notes = [t.text for t in _svg(svg).iter(f"{SVG}text") if t.get("class") == "note"]
     assert labels == ["Host gpu-a", "Host gpu-b"]
     summary = next(t for t in tables(impl) if "within each host" in t["caption"])
-    assert summary["rows"][1][:2] == ["Host gpu-a", "7"]  # both workloads of level 1 #1 count
-    assert notes[0].startswith("7 problems") and notes[1].startswith("6 problems")  # as in the summary table
+    assert summary["rows"][1][:2] == ["Host gpu-a", "8"]  # both workloads of level 1 #1 count
+    assert notes[0].startswith("8 problems") and notes[1].startswith("6 problems")  # as in the summary table
     assert "<svg" not in site.page("implementations/pytorch-eager")  # the reference: no speedups to show
 
 
@@ -226,7 +287,7 @@ def test_chart_text_is_escaped(project):
                changes={"run.spec.sourceNative": {"source": "s"}})])
     project.built()
     html = project.page("problems/p")
-    assert "<script>alert" not in html and " · &lt;script&gt;alert(1)&lt;/script&gt;&#34;&amp;</text>" in html
+    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&amp;</text>" in html
 
 
 # --- The script -----------------------------------------------------------------------------
@@ -278,7 +339,75 @@ def test_home_overview_names_the_best_run_per_host_and_links_its_board(site):
     # Colour with text: every coloured cell holds its number, and the legend says what each colour means.
     assert re.findall(r'<td class="(b\d)"', html)
     legend = re.search(r'<ul class="legend".*?</ul>', html, re.S).group(0)
-    assert legend.count("<li>") == 5 and "4× or more" in legend
+    assert legend.count("<li>") == 6 and "4× or more" in legend and "nothing beats PyTorch eager beyond noise" in legend
+
+
+def test_home_overview_colours_only_wins_beyond_noise_and_names_ties(site):
+    """Level 1 #3 on gpu-a: the Triton kernel is 0.5% faster than PyTorch eager, within noise: the two
+    share rank 1, the cell names both and is muted; where a run beats the reference beyond noise, the
+    cell is coloured by its speedup."""
+    html = site.page("")
+    api = site.api("problems/level1-3-batched-matrix-multiplication.json")
+    [board] = api["boards"]
+    assert [(e["implementation"], e["rank"], e["tied"]) for e in board["entries"]] == [
+        ("Triton kernel", 1, True), ("PyTorch eager", 1, True)]
+    assert board["entries"][0]["speedup"]["ci95"][0] <= 1  # within noise
+    cell = re.search(r'<td class="(\w+)" data-sort-value="[\d.]+"><a href="/problems/level1-3-batched-matrix-multiplication/'
+                     r'#board-gpu-a">([^<]+)<span>([^<]+)</span>', html)
+    assert cell.group(1) == "mu" and cell.group(2).startswith("1.01× (tie)")
+    assert cell.group(3) == "Triton kernel = PyTorch eager"
+    for problem in api_problems_with_a_win(site):
+        assert re.search(rf'<td class="b\d" data-sort-value="[\d.]+"><a href="/problems/{problem}/#board-gpu-a[^"]*">', html)
+
+
+def api_problems_with_a_win(site) -> list[str]:
+    """Problems whose gpu-a table has a run beating the reference beyond noise (its speedup's interval above 1)."""
+    found = []
+    for p in site.api("index.json")["problems"]:
+        boards = [b for b in site.api(f"problems/{p['slug']}.json")["boards"] if b["host"] == "gpu-a"]
+        if boards and any(e["speedup"] and e["speedup"]["ci95"] and e["speedup"]["ci95"][0] > 1
+                          for e in boards[-1]["entries"] if e["rank"]):
+            found.append(p["slug"])
+    assert found
+    return found
+
+
+def test_home_headline_orders_implementations_per_host_by_geometric_mean(site):
+    html = site.page("")
+    text = visible_text(html)
+    assert text.index("Which implementation is best on which GPU?") < text.index("Newest runs") < text.index("Level 1")
+    cards = re.findall(r'<section class="host-card" aria-labelledby="best-([^"]+)">(.*?)</section>', html, re.S)
+    assert [name for name, _ in cards] == ["gpu-a", "gpu-b"]
+    for name, card in cards:
+        [table] = tables(card, "best")
+        assert table["rows"][0] == ["Implementation", "Geometric-mean speedup (×)", "fast_1", "Passed / attempted"]
+        api = {s["implementation"]: s for s in site.api(f"hosts/{name}.json")["implementations"]}
+        shown = [r[0] for r in table["rows"][1:]]
+        assert sorted(shown) == sorted(api)
+        assert shown == sorted(shown, key=lambda i: (api[i]["geomean_speedup"] is None, -(api[i]["geomean_speedup"] or 0)))
+        for row in table["rows"][1:]:
+            s = api[row[0]]
+            assert row[1] == "—" if s["geomean_speedup"] is None else float(row[1]) == pytest.approx(s["geomean_speedup"], rel=0.005)
+            assert row[2] == f"{round(100 * s['fast_1'])}%" and row[3] == f"{s['problems']} of {s['attempted']}"
+    assert cards[0][1].index("Triton kernel") < cards[0][1].index("torch.compile default")
+
+
+def test_home_says_what_changed_lately(site):
+    html = site.page("")
+    newest = re.search(r'<h2 id="lately-newest">.*?</ul>', html, re.S).group(0)
+    items = [visible_text(li) for li in re.findall(r"<li>.*?</li>", newest, re.S)]
+    assert items[0].startswith("2026-") and items[-1].startswith("2025-01-19 · Host gpu-a: 2 runs of 1 problem")
+    changes = re.search(r'<h2 id="lately-changes">.*?</ul>', html, re.S).group(0)
+    text = visible_text(changes)
+    assert "1 latest run regressed and 1 improved" in text
+    rows = [visible_text(li) for li in re.findall(r"<li>.*?</li>", changes, re.S)]
+    assert len(rows) == 2
+    improved = next(r for r in rows if r.startswith("improved"))
+    assert "Triton kernel on Gemm BatchNorm Scaling Softmax, Host gpu-a" in improved
+    api = site.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")
+    trend = next(e for b in api["boards"] for e in b["entries"] if e["run"] == "l2-84-gpu-a-triton-kernel")["trend"]
+    assert trend["verdict"] == "improved" and f"×{trend['ratio']:.3g}" in improved
+    assert any(r.startswith("regressed") and "CUDA kernel on ReLU, Host gpu-b" in r for r in rows)
 
 
 # --- Search -----------------------------------------------------------------------------------
@@ -321,7 +450,7 @@ def test_without_javascript_the_search_box_submits_to_a_page_listing_everything(
     page = site.page("search")
     found = {t["caption"]: [r[0] for r in t["rows"][1:]] for t in tables(page)}
     problems = next(v for k, v in found.items() if k.endswith("problems"))
-    assert len(problems) == 7 and "Fused attention" in problems
+    assert len(problems) == 8 and "Fused attention" in problems
     assert next(v for k, v in found.items() if k.endswith("timing hosts")) == ["Host gpu-a", "Host gpu-b"]
     assert len(next(v for k, v in found.items() if k.endswith("implementations"))) == 7
     links = re.findall(r'href="(/(?:problems|hosts|implementations)/[^"]*)"', page)
