@@ -3,11 +3,14 @@
 `build()` reads top to bottom: load and check everything, plan every output (a page to render,
 a JSON document, bytes), refuse two outputs claiming one path, then make and write them — all into
 a fresh folder swapped in at the end, or, when few changed since the last build (cache.py), only
-those, moved into place with Ctrl-C held.
-An error or Ctrl-C at any point leaves the previous site exactly as it was and no temporary folder
-behind: Ctrl-C during the swap is held until the swap is done, then the swap is undone. (During an
-incremental build's moves, Ctrl-C is held until they are done and then stops the build: the site is
-the new one, whole, and the next build is a full one.)
+those, moved into place by a journal (publish_swap.py: the swap, the journal, what the next build
+does after a killed one).
+The site is committed when the new folder is swapped in or the journal is on disk; what is written
+after it (the manifest and the other caches) is only cache: failing to write it is a warning. An
+error, Ctrl-C or SIGTERM before the commit leaves the previous site exactly as it was and no
+temporary folder behind; from the commit on, Ctrl-C and SIGTERM are held until the build ends (they
+then stop it, the new site in place). A build killed outright leaves the old site or the new one,
+or a journal the next build completes first.
 
 Output is deterministic: the same content gives byte-identical files whatever PYTHONHASHSEED,
 file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EPOCH aside).
@@ -19,16 +22,10 @@ import gc
 import heapq
 import json
 import os
-import secrets
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping
-from contextlib import contextmanager
 from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +33,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from . import cache, publish
+from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, Rules, build_leaderboard
@@ -184,6 +181,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     lap = _Lap(timings)
     out = config.folder("output_dir")
     refuse_unsafe_output(out, config)
+    recovered = publish_swap.recover(out)  # what a killed build left, put right before anything reads the site
     try:
         updated = publish.source_date(os.environ)
     except ValueError as e:
@@ -363,7 +361,7 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
     if absolute:
         output_keys["sitemap.xml"] = cache.list_key(base, page_urls)  # it lists pages: their URLs are its key
     changed = stale = None
-    if previous is not None and previous.state == "clean" and (out / MARKER).is_file():
+    if cache.describes(previous, out):
         was = previous.outputs
         if memo.manifest is not None and previous is memo.manifest[1] and memo.written is not None:
             # The manifest is the one this process wrote with the last build: a problem whose
@@ -388,52 +386,67 @@ def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResul
                 page.values()
         if first:
             renderer.load_all()
-    if incremental:
-        # (A file of an unchanged problem to write: the site is not the one its plan was stored with.)
-        unplanned = {p for p in changed if outputs[p] is UNPLANNED}
-        if unplanned:
-            plan_for_real([slug for slug, g in groups.items()
-                           if g.plan is not None and not unplanned.isdisjoint(g.keys)])
-        written = _apply_changes(out, {p: outputs[p] for p in changed}, stale, renderer, progress)
-        # The last manifest's list, brought up to date in place (it is about to be replaced whole;
-        # until then the "applying" mark makes any reader take it for stale).
-        outputs_made = previous.outputs
-        for p in stale:
-            del outputs_made[p]
-        for p, size in written.items():
-            outputs_made[p] = [output_keys[p], size]
-    else:
-        cache.forget(out)  # until the new site is in place, the old manifest would describe the wrong one
-        plan_for_real([slug for slug, g in groups.items() if g.plan is not None])
-        sizes = _write_atomically(out, lambda staging: _write_outputs(staging, outputs, renderer, progress))
-        outputs_made = {p: [output_keys[p], sizes[p]] for p in outputs}
-        changed = sorted(outputs)
-    lap("render and write")
-    sizes = {p: made[1] for p, made in outputs_made.items()}
-    warnings += publish.size_warnings(sizes, display(out))
-    warnings += publish.size_advice(sizes, config.api_entries)
-    summary = {"pages": len(page_urls), "runs": len(content.runs), "files": len(outputs)}
-    manifest = cache.Manifest(
-        settings=settings, inputs=inputs, outputs=outputs_made,
-        trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-        summary=summary, warnings=warnings, notes=notes)
-    memo.manifest = (cache.write_manifest(out, manifest), manifest)
-    if validated is not None:
-        cache.write_runs(out, file_records(validated, content.digests))
-    if not kept and (plans.keys() != groups.keys() or any(g.plan is None for g in groups.values())):
-        cache.write_plans(out, {slug: g.stored() for slug, g in groups.items()})
-    memo.written = (dict(groups), list(others))
-    memo.built = True
-    if not kept:
-        # A one-off build is followed by the process's end (cli.run skips the interpreter's
-        # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
-        # one-run rebuild. They are dropped when the next build in this process starts.
-        _last_build_objects[:] = [content, lb, outputs, groups, output_keys, claimed_by, page_urls, plans]
+    with publish_swap.Publication(out) as publication:
+        if incremental:
+            # (A file of an unchanged problem to write: the site is not the one its plan was stored with.)
+            unplanned = {p for p in changed if outputs[p] is UNPLANNED}
+            if unplanned:
+                plan_for_real([slug for slug, g in groups.items()
+                               if g.plan is not None and not unplanned.isdisjoint(g.keys)])
+            written = {}
+            if changed or stale:
+                staging = publication.folder(len(changed) + len(stale))
+                written = _write_outputs(staging, {p: outputs[p] for p in changed}, renderer, progress)
+                publication.apply(changed, stale)  # the commit point
+            # The last manifest's list, brought up to date in place (it is about to be replaced whole).
+            outputs_made = previous.outputs
+            for p in stale:
+                del outputs_made[p]
+            for p, size in written.items():
+                outputs_made[p] = [output_keys[p], size]
+        else:
+            plan_for_real([slug for slug, g in groups.items() if g.plan is not None])
+            sizes = _write_outputs(publication.folder(len(outputs)), outputs, renderer, progress)
+            publication.swap_in()  # the commit point
+            outputs_made = {p: [output_keys[p], sizes[p]] for p in outputs}
+            changed = sorted(outputs)
+        lap("render and write")
+        # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
+        # for it (a fraction of the build), and a cache that cannot be written is a warning.
+        sizes = {p: made[1] for p, made in outputs_made.items()}
+        warnings += publish.size_warnings(sizes, display(out))
+        warnings += publish.size_advice(sizes, config.api_entries)
+        summary = {"pages": len(page_urls), "runs": len(content.runs), "files": len(outputs)}
+        manifest = cache.Manifest(
+            settings=settings, inputs=inputs, outputs=outputs_made,
+            trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
+            summary=summary, warnings=warnings, notes=notes, marker=cache.site_identity(out))
+        try:
+            memo.manifest = None
+            memo.manifest = (cache.write_manifest(out, manifest), manifest)
+            if validated is not None:
+                cache.write_runs(out, file_records(validated, content.digests))
+            if not kept and (plans.keys() != groups.keys() or any(g.plan is None for g in groups.values())):
+                cache.write_plans(out, {slug: g.stored() for slug, g in groups.items()})
+        except OSError as e:
+            warnings = warnings + [_cache_not_saved(e)]  # (not the manifest's: a later no-op build need not say it)
+        memo.written = (dict(groups), list(others))
+        memo.built = True
+        if not kept:
+            # A one-off build is followed by the process's end (cli.run skips the interpreter's
+            # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
+            # one-run rebuild. They are dropped when the next build in this process starts.
+            _last_build_objects[:] = [content, lb, outputs, groups, output_keys, claimed_by, page_urls, plans]
     return BuildResult(
         pages=len(page_urls), runs=len(content.runs), files=len(outputs),
-        seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=notes,
+        seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + notes,
         changed=len(changed) + (len(stale) if stale else 0), timings=lap.done("save the manifest"),
     )
+
+
+def _cache_not_saved(e: OSError) -> str:
+    return (f"cannot write the build's cache ({publish_swap.why_not_written(e)}): the site was built all "
+            "the same; the next build will make it all again")
 
 
 class _TableLinks(Mapping):
@@ -558,46 +571,6 @@ class _Renderer:
 INCREMENTAL_MAX_SHARE = 0.3
 
 
-def _apply_changes(out: Path, changed: dict, stale: list[str], render: "_Renderer",
-                   progress: "_Progress") -> dict[str, int]:
-    """Make the changed outputs beside the site, then move them in and delete stale ones.
-
-    Everything that can fail (rendering, a full disk) happens before the site is touched. The
-    moves are renames within one file system, done with Ctrl-C held, and the manifest says
-    "applying" meanwhile: a build killed outright during them is followed by a full build.
-    """
-    out = out.resolve()
-    with _sigint_held() as interrupted_sweep:
-        _sweep_leftovers(out)
-    if interrupted_sweep():
-        raise KeyboardInterrupt
-    with _sigint_held() as interrupted_early:  # the folder and its marker come into being together
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
-        (staging / MARKER).write_bytes(MARKER_TEXT.encode())
-    try:
-        if interrupted_early():
-            raise KeyboardInterrupt
-        sizes = _write_outputs(staging, changed, render, progress)
-        with _sigint_held() as interrupted_moves:
-            cache.applying_path(out).touch()
-            for path in sorted(changed):
-                (out / path).parent.mkdir(parents=True, exist_ok=True)
-                os.replace(staging / path, out / path)
-            for path in stale:
-                (out / path).unlink(missing_ok=True)
-                folder = (out / path).parent
-                while folder != out and not any(folder.iterdir()):
-                    folder.rmdir()
-                    folder = folder.parent
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    if interrupted_moves():
-        # The moves were let finish: the site is the new one, whole, and the "applying" mark stays
-        # (the next build is a full one). Ctrl-C still stops the build, before the manifest.
-        raise KeyboardInterrupt
-    return sizes
-
-
 PARALLEL_MIN_OUTPUTS = 400  # below this, starting worker processes costs more than it saves
 CHUNK = 256  # outputs per task handed to a worker
 
@@ -622,7 +595,7 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
     progress.phase("writing", len(paths))
     workers = _workers()
-    if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or not _can_fork():
+    if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or not hasattr(os, "fork"):
         sizes: dict[str, int] = {}
         for chunk in chunks:
             sizes.update(_write_chunk_in(staging, outputs, render, chunk))
@@ -630,21 +603,137 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
         return sizes
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
     render.load_all()
-    global _FORKED_JOB
-    _FORKED_JOB = (staging, outputs, render, chunks)
-    sizes = {}
-    try:
-        import multiprocessing
+    return _Writers(min(workers, len(chunks))).write(lambda i: _write_chunk_in(staging, outputs, render, chunks[i]),
+                                                      len(chunks), progress)
 
-        with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_ignores_sigint) as pool:
-            for result in pool.imap_unordered(_write_chunk_forked, range(len(chunks))):
-                if isinstance(result, KindexError):
-                    raise result
-                sizes.update(result)
-                progress.advance(len(result))
-    finally:
-        _FORKED_JOB = None
-    return sizes
+
+class _Writers:
+    """Forked processes that write chunks of the site, each handed the next chunk's number when it
+    has sent back the last one's sizes. Each has its own two pipes and shares nothing else (unlike
+    multiprocessing's Pool, whose workers share a locked queue: one killed while holding the lock, by
+    a SIGTERM sent to the whole process group, say, leaves the pool unable to stop). An interrupt or
+    error here kills them all at once; one of them dying ends the build."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.procs: list[tuple[int, int, int]] = []  # (pid, its chunk numbers' pipe, its results' pipe)
+        self.ended: set[int] = set()  # the pids of those already waited for
+
+    def write(self, write_chunk: Callable[[int], dict], chunks: int, progress: _Progress) -> dict[str, int]:
+        import pickle
+        import selectors
+
+        sizes: dict[str, int] = {}
+        selector = selectors.DefaultSelector()
+        try:
+            for _ in range(self.count):
+                self._start(write_chunk)
+            handed, done = 0, 0
+            for pid, tasks, results in self.procs:
+                selector.register(results, selectors.EVENT_READ, (pid, tasks))
+                handed = self._hand(tasks, handed, chunks)
+            while done < chunks:
+                for key, _ in selector.select(timeout=0.25):  # (a signal another thread took is acted on meanwhile)
+                    pid, tasks = key.data
+                    result = pickle.loads(self._receive(key.fd, pid))
+                    if isinstance(result, BaseException):
+                        raise result
+                    sizes.update(result)
+                    progress.advance(len(result))
+                    done += 1
+                    if handed == chunks:
+                        selector.unregister(key.fd)  # (told to end: its pipe's end is no news)
+                    handed = self._hand(tasks, handed, chunks)
+        except BaseException:
+            for pid, _, _ in self.procs:
+                if pid not in self.ended:
+                    os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            selector.close()
+            for pid, tasks, results in self.procs:
+                os.close(tasks)
+                os.close(results)
+                if pid not in self.ended:
+                    os.waitpid(pid, 0)
+            self.procs = []
+        return sizes
+
+    def _start(self, write_chunk: Callable[[int], dict]) -> None:
+        tasks_r, tasks_w = os.pipe()
+        results_r, results_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: it never returns from here
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                for _, tasks, results in self.procs:  # (the others' pipes: their ends must close when they end)
+                    os.close(tasks)
+                    os.close(results)
+                os.close(tasks_w)
+                os.close(results_r)
+                _serve_chunks(tasks_r, results_w, write_chunk)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(tasks_r)
+        os.close(results_w)
+        self.procs.append((pid, tasks_w, results_r))
+
+    @staticmethod
+    def _hand(tasks: int, handed: int, chunks: int) -> int:
+        """Send a worker the next chunk's number (-1: no more); return how many were handed."""
+        os.write(tasks, (handed if handed < chunks else -1).to_bytes(8, "little", signed=True))
+        return handed + 1 if handed < chunks else handed
+
+    def _receive(self, results: int, pid: int) -> bytes:
+        try:
+            size = int.from_bytes(_read_exactly(results, 8), "little")
+            return _read_exactly(results, size)
+        except EOFError:
+            pass
+        _, status = os.waitpid(pid, 0)
+        self.ended.add(pid)
+        signum = -os.waitstatus_to_exitcode(status)
+        if signum in (signal.SIGINT, signal.SIGTERM):
+            raise publish_swap.Interrupted(signum)  # (sent to the whole process group: ours is coming)
+        how = f"was killed by {signal.Signals(signum).name}" if signum > 0 else f"ended with status {-signum}"
+        raise KindexError(f"writing the site: a process writing it {how}"
+                          + (" (out of memory?)" if signum == signal.SIGKILL else ""))
+
+
+def _serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], dict]) -> None:
+    """A worker's loop: a chunk's number in, its sizes (or the exception it raised) out."""
+    import pickle
+
+    while True:
+        index = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
+        if index < 0:
+            return
+        try:
+            result = write_chunk(index)
+        except Exception as e:  # (KindexError for a template's error; OSError for a full disk)
+            result = e
+        try:
+            data = pickle.dumps(result)
+        except Exception:
+            data = pickle.dumps(RuntimeError(repr(result)))
+        data = len(data).to_bytes(8, "little") + data
+        while data:
+            data = data[os.write(results, data):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        part = os.read(fd, left)
+        if not part:
+            raise EOFError
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
 
 
 def _making_order(outputs: dict) -> list[str]:
@@ -660,27 +749,6 @@ def _making_order(outputs: dict) -> list[str]:
     for group in reading.values():
         paths += group
     return paths
-
-
-def _can_fork() -> bool:
-    import multiprocessing  # (here: a small rebuild, the usual one, need not import it)
-
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-_FORKED_JOB: tuple | None = None  # what forked workers inherit: (staging, outputs, renderer, chunks)
-
-
-def _worker_ignores_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
-
-
-def _write_chunk_forked(index: int) -> dict[str, int] | KindexError:
-    staging, outputs, render, chunks = _FORKED_JOB
-    try:
-        return _write_chunk_in(staging, outputs, render, chunks[index])
-    except KindexError as e:
-        return e
 
 
 def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> dict[str, int]:
@@ -756,10 +824,7 @@ def _template_problem(e: jinja2.TemplateError, template: str) -> str:
     return f"templates/{template}: {type(e).__name__}: {e}"
 
 
-# Written into every output folder this tool makes, so that it never wipes anything else. A dotfile
-# the site does not need: GitHub's upload-pages-artifact (v4 on) leaves dotfiles out of what it publishes.
-MARKER = ".kindex-site"
-MARKER_TEXT = "This folder is written by kindex-site build; it is replaced on each build.\n"
+MARKER = publish_swap.MARKER  # in every output folder this tool makes, so that it never wipes anything else
 
 
 def refuse_unsafe_output(out: Path, config: Config) -> None:
@@ -798,148 +863,20 @@ def refuse_unsafe_output(out: Path, config: Config) -> None:
 def _write_file(path: str | Path, data: bytes) -> None:
     # os.open and os.write rather than Path.write_bytes: a site is tens of thousands of small files,
     # and the file object's layers cost as much as the writing.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_BINARY, 0o666)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_BINARY, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+    except OSError as e:
+        if e.filename is None:  # (os.write's errors, a full disk's, name no file)
+            raise OSError(e.errno, e.strerror, os.fspath(path)) from None
+        raise
+    if publish_swap.COUNTING:
+        publish_swap.file_op()  # (the crash tests' hook)
 
 
 _O_BINARY = getattr(os, "O_BINARY", 0)  # (Windows: no newline translation)
-
-
-def _write_atomically(out: Path, write: Callable[[Path], dict[str, int]]) -> dict[str, int]:
-    """Write everything into a fresh sibling folder, then swap it in with two renames.
-
-    A symlinked output folder is written where it points. Leftovers of builds that were killed
-    outright (SIGKILL, power loss) are recognised by name and marker and removed first.
-    """
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with _sigint_held() as interrupted_sweep:  # a half-swept leftover might lose its marker
-        _sweep_leftovers(out)
-    if interrupted_sweep():
-        raise KeyboardInterrupt
-    with _sigint_held() as interrupted_early:  # the folder and its marker come into being together
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-{os.getpid()}-", dir=out.parent))
-        (staging / MARKER).write_bytes(MARKER_TEXT.encode())  # so that a leftover is recognisably ours
-    old: Path | None = None  # where the previous site waits while the new one is swapped in
-    swapped = False
-    try:
-        if interrupted_early():
-            raise KeyboardInterrupt
-        sizes = write(staging)
-        os.chmod(staging, 0o755)
-        with _sigint_held() as interrupted:
-            if out.exists():
-                aside = out.with_name(f".{out.name}.old-{os.getpid()}-{secrets.token_hex(4)}")
-                os.replace(out, aside)
-                old = aside
-            os.replace(staging, out)
-            swapped = True
-            if interrupted():
-                raise KeyboardInterrupt  # Ctrl-C came during the swap: undone below
-            # The new site is in place: from here on nothing is undone (a Ctrl-C is ignored).
-            swapped, previous, old = False, old, None
-            if previous is not None:
-                _remove_old_site(previous, f".{out.name}.old-", len(sizes))
-        return sizes
-    except BaseException:
-        with _sigint_held():
-            try:
-                if swapped:
-                    os.replace(out, staging)
-                if old is not None:
-                    os.replace(old, out)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-        raise
-
-
-# Removing a big old site costs as much as writing it (each deleted file is a journal entry, and a
-# discard on some disks): from this many files on (the new site's: the old one is about as big), a
-# detached process removes it while the user goes on with the new site. It first renames the folder
-# after its own pid, so that a build's sweep leaves the folder to it while it lives, and removes the
-# marker last, so that if it dies, a later sweep still knows the folder for ours.
-BACKGROUND_REMOVE_MIN = 5000
-_REMOVE_SCRIPT = """
-import os, shutil, sys
-old, prefix = sys.argv[1], sys.argv[2]
-folder, name = os.path.split(old)
-root = os.path.join(folder, "%%s%%d-%%s" %% (prefix, os.getpid(), name[len(prefix):].split("-", 1)[1]))
-try:
-    os.rename(old, root)
-except OSError:
-    sys.exit()  # a sweep took it first
-for entry in list(os.scandir(root)):
-    if entry.name != %r:
-        try:
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-        except OSError:
-            pass  # removed meanwhile, or not removable: the rest still goes
-shutil.rmtree(root, ignore_errors=True)
-""" % MARKER
-_removers: list[subprocess.Popen] = []  # kept so that a long-running caller (serve) reaps them
-
-
-def _remove_old_site(folder: Path, prefix: str, files: int) -> None:
-    """Remove the site just swapped out (`folder`, named prefix + pid + token): here when small, else
-    in a detached process (not on Windows, where a console's Ctrl-C would reach it, nor in a frozen app)."""
-    _removers[:] = [p for p in _removers if p.poll() is None]
-    if files >= BACKGROUND_REMOVE_MIN and os.name == "posix" and sys.executable and not getattr(sys, "frozen", False):
-        try:
-            _removers.append(subprocess.Popen(
-                [sys.executable, "-I", "-c", _REMOVE_SCRIPT, str(folder), prefix], stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))  # (Ctrl-C: not its)
-            return
-        except OSError:
-            pass  # no process to be had: remove it here
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-@contextmanager
-def _sigint_held():
-    """Hold Ctrl-C while the body runs (main thread only); the body may ask whether one came."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
-    try:
-        yield lambda: bool(received)
-    finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
-
-
-def _sweep_leftovers(out: Path) -> None:
-    """Remove .<name>.new-<pid>-… and .<name>.old-<pid>-… folders of builds no longer running."""
-    for prefix in (f".{out.name}.new-", f".{out.name}.old-"):
-        for path in out.parent.iterdir():
-            if not path.name.startswith(prefix) or path.is_symlink() or not (path / MARKER).is_file():
-                continue
-            pid = path.name[len(prefix):].split("-", 1)[0]
-            if not _process_alive(pid):
-                shutil.rmtree(path, ignore_errors=True)
-
-
-def _process_alive(pid_text: str) -> bool:
-    try:
-        pid = int(pid_text)
-    except ValueError:
-        return False
-    if pid == os.getpid():
-        return False  # an earlier build of this process; builds in one process do not overlap
-    if os.name == "nt":
-        return True  # os.kill would terminate it there; leave the folder alone
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True

@@ -27,11 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .publish_swap import MARKER, file_op
 
 # The manifest is marshal'd, not JSON: it holds a key per output (a hundred thousand at a large
 # site) and is read and written on every rebuild; marshal does that ten times faster. It is a
 # cache: another format or Python version only means a full build.
-FORMAT = b"kindex-site manifest 3 " + sys.version.split()[0].encode() + b"\n"
+FORMAT = b"kindex-site manifest 4 " + sys.version.split()[0].encode() + b"\n"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -49,7 +50,11 @@ class Manifest:
     summary: dict = field(default_factory=dict)  # pages, runs, files of the last build
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    state: str = "clean"  # "applying" while files are being replaced: then only a full build is safe
+    # The site folder's marker file as it was when this was written (site_identity): the manifest
+    # describes that site only. Each build that changes the site puts a new marker in (publish_swap),
+    # so a manifest that could not be rewritten after a change, or a build killed before rewriting
+    # it, is never taken for the site's.
+    marker: list | None = None
 
 
 def read_manifest(out: Path) -> Manifest | None:
@@ -57,34 +62,36 @@ def read_manifest(out: Path) -> Manifest | None:
         data = manifest_path(out).read_bytes()
         if not data.startswith(FORMAT):
             return None
-        manifest = Manifest(**marshal.loads(data[len(FORMAT):]))
+        return Manifest(**marshal.loads(data[len(FORMAT):]))
     except (OSError, ValueError, EOFError, TypeError):
         return None  # missing, unreadable or from another version: a full build it is
-    if applying_path(out).exists():
-        manifest.state = "applying"
-    return manifest
 
 
-def applying_path(out: Path) -> Path:
-    """Exists while an incremental build moves files into the site: the manifest is then unsure."""
-    return manifest_path(out).with_suffix(".applying")
+def site_identity(out: Path) -> list | None:
+    """The site's marker file, told apart from any other marker of this site by its modification
+    time (see Manifest.marker and publish_swap._later_than); None without one."""
+    try:
+        return [os.stat(out / MARKER).st_mtime_ns]
+    except OSError:
+        return None
+
+
+def describes(manifest: Manifest | None, out: Path) -> bool:
+    """Whether `manifest` was written for the site now in `out`."""
+    return manifest is not None and manifest.marker is not None and manifest.marker == site_identity(out)
 
 
 def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
     """Write it; return its stamp (see manifest_stamp)."""
     _write_whole(manifest_path(out), FORMAT + marshal.dumps(dict(manifest.__dict__)))
-    applying_path(out).unlink(missing_ok=True)  # the manifest now says what the site holds
     return manifest_stamp(out)
 
 
 def manifest_stamp(out: Path) -> tuple | None:
-    """Identifies the manifest file as written (a new file each time), or None when there is none
-    or an incremental build was cut short: then it must be read (and will say "applying")."""
+    """Identifies the manifest file as written (a new file each time), or None when there is none."""
     try:
         st = manifest_path(out).stat()
     except OSError:
-        return None
-    if applying_path(out).exists():
         return None
     return st.st_ino, st.st_mtime_ns, st.st_size
 
@@ -163,7 +170,9 @@ def write_runs(out: Path, entries) -> None:
             blob = marshal.dumps(entry)
             f.write(len(blob).to_bytes(8, "little"))
             f.write(blob)
+    file_op()
     os.replace(temp, path)
+    file_op()
 
 
 # --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
@@ -199,7 +208,9 @@ def _write_whole(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
     temp.write_bytes(data)
+    file_op()
     os.replace(temp, path)
+    file_op()
 
 
 def _hash_tree(h, root: Path) -> None:
@@ -264,7 +275,7 @@ def up_to_date(config, environ: dict) -> Manifest | None:
     """The last build's manifest when nothing it read has changed and its output is still there."""
     out = config.folder("output_dir")
     manifest = read_manifest(out)
-    if manifest is None or manifest.state != "clean" or not (out / ".kindex-site").is_file():
+    if not describes(manifest, out):
         return None
     if snapshot(config.folder("content_dir")) != manifest.inputs:
         return None

@@ -1,11 +1,13 @@
 """Command line: `kindex-site build | check | serve | digest | new-run | import`. User errors exit 1 with no
-traceback."""
+traceback; Ctrl-C and SIGTERM stop any command with 128 + the signal's number (130, 143), except
+`serve` and `build --watch`, which they stop as they are meant to stop (`Stopped.`, 0)."""
 
 from __future__ import annotations
 
 import argparse
 import gc
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -154,12 +156,15 @@ def _build(args: argparse.Namespace) -> int:
                                          "base_url": args.base_url}, clean=args.clean, timings=args.timings)
     config = _config(args)
     from .cache import watch_lock_path
+    from .publish_swap import recover
     from .watch import holder
 
     watcher = holder(watch_lock_path(config.folder("output_dir")))
     if watcher is not None:
         raise KindexError(f"{display(config.folder('output_dir'))}/: a kindex-site build --watch{watcher} is "
                           "building into it (it rebuilds on every change); stop it first to build here")
+    for note in recover(config.folder("output_dir")):  # what a killed build left, put right first
+        print(f"note: {note}", file=sys.stderr)
     if args.clean:
         from .cache import forget
 
@@ -262,18 +267,27 @@ def _new_run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .publish_swap import sigterm_as_interrupt
+
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser(argv).parse_args(argv)
     try:
-        return args.run(args)
+        with sigterm_as_interrupt():  # (what CI cancellation and `docker stop` send: handled as Ctrl-C)
+            return args.run(args)
     except KindexError as e:
         for line in e.problems:
             print(line, file=sys.stderr)
         print(f"error: {summarize(e)}; nothing was written", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("interrupted; nothing was written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # (publish_swap.Interrupted for SIGTERM, and after a build's commit)
+        if getattr(e, "committed", False):
+            print(f"interrupted once the new site was in place: {display(e.out)}/ is the new site, whole",
+                  file=sys.stderr)
+        elif args.command in SITE_COMMANDS:
+            print("interrupted; nothing was written", file=sys.stderr)
+        else:
+            print("interrupted", file=sys.stderr)
+        return 128 + getattr(e, "signum", signal.SIGINT)
 
 
 def run() -> NoReturn:

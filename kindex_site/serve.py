@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, unquote
 
 from .config import load_config
 from .errors import display, plural
-from .watch import Builder, _hold, _problem, run_until_stopped
+from .watch import Builder, _hold, _problem, recovered, run_until_stopped
 
 SERVE_DIR = ".kindex-serve"  # beside kindex.toml; holds site/ and the incremental manifest
 INTERNAL = "__kindex/"  # not a possible page name (those start with a letter or digit)
@@ -288,6 +288,7 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
         print(f"error: another kindex-site serve{lock} is serving this project from "
               f"{display(builder.out.parent)}/; stop it first (Ctrl-C where it runs)", file=sys.stderr)
         return 1
+    recovered(builder.out)
     try:
         server = _Server((bind, port), builder)
     except OSError as e:

@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 import traceback
-from functools import partial
 from pathlib import Path
 
 from .config import CONFIG_FILE, Config, load_config
@@ -323,19 +322,6 @@ def watch(builder: Builder, stop: threading.Event) -> None:
             folders, config_file = builder.watched()
 
 
-def _as_interrupt(server_pid: int, signum, frame) -> None:
-    """SIGTERM stops the server as Ctrl-C does, and is held as Ctrl-C is while a build swaps files in."""
-    if os.getpid() != server_pid:  # a build's forked worker, told to stop by its pool: stop as it would
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-        return
-    holding = signal.getsignal(signal.SIGINT)
-    if callable(holding) and holding is not signal.default_int_handler:
-        holding(signal.SIGINT, frame)  # build's _sigint_held: it acts on it once the swap is done
-    else:
-        raise KeyboardInterrupt  # also when Ctrl-C was ignored from the start (a background job)
-
-
 def _hold(lock: Path):
     """Hold `lock` for this process (two resident builders would build into one folder at once):
     the open lock file, kept until the process ends; or, when another holds it, " (pid N)" or ""."""
@@ -404,37 +390,50 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
         print(f"error: another kindex-site build --watch{lock} is building into {display(out)}/; "
               "stop it first (Ctrl-C where it runs)", file=sys.stderr)
         return 1
+    recovered(out)
     if clean:
         cache.forget(out, runs=True)
     run_until_stopped(builder, lambda watched: print(f"Watching {watched}; Ctrl-C stops", flush=True))
     return 0
 
 
+def recovered(out: Path) -> None:
+    """Before the first build: put right what a build killed in `out` left, and say so."""
+    from .publish_swap import recover
+
+    for note in recover(out):
+        print(f"note: {note}", file=sys.stderr, flush=True)
+
+
 def run_until_stopped(builder: Builder, announce, stopping=lambda: None) -> None:
     """Start the watcher, build once, `announce` what is watched, then rebuild on every change
-    until Ctrl-C or SIGTERM; `stopping` runs as it stops (serve's HTTP server). Ends with "Stopped."."""
+    until Ctrl-C or SIGTERM (a build they stop is stopped as `kindex-site build` is: the site as it
+    was, or the new one once committed); `stopping` runs as it stops (serve's HTTP server). Ends
+    with "Stopped."."""
+    from .publish_swap import sigterm_as_interrupt
+
     stop = threading.Event()
-    previous_term = signal.signal(signal.SIGTERM, partial(_as_interrupt, os.getpid()))
     watcher = threading.Thread(target=watch, args=(builder, stop), name="kindex-watch", daemon=True)
-    try:
-        watcher.start()
-        builder.rebuild([], first=True)
-        folders, config_file = builder.watched()
-        with builder.cond:  # (an edit saved once it is announced must not be missed)
-            builder.cond.wait_for(lambda: builder.watching or not folders, timeout=10)
-        announce(", ".join([display(Path(f)) + "/" for f in folders] + [display(config_file)]))
-        builder.run_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: no traceback
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with sigterm_as_interrupt():
         try:
-            stop.set()
-            builder.stop()
-            stopping()
-            watcher.join(timeout=2.0)
+            watcher.start()
+            builder.rebuild([], first=True)
+            folders, config_file = builder.watched()
+            with builder.cond:  # (an edit saved once it is announced must not be missed)
+                builder.cond.wait_for(lambda: builder.watching or not folders, timeout=10)
+            announce(", ".join([display(Path(f)) + "/" for f in folders] + [display(config_file)]))
+            builder.run_forever()
+        except KeyboardInterrupt:
+            pass
         finally:
-            signal.signal(signal.SIGTERM, previous_term)
-            signal.signal(signal.SIGINT, previous_int)
+            previous_int = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: no traceback
+            previous_term = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            try:
+                stop.set()
+                builder.stop()
+                stopping()
+                watcher.join(timeout=2.0)
+            finally:
+                signal.signal(signal.SIGTERM, previous_term)
+                signal.signal(signal.SIGINT, previous_int)
     print("Stopped.", flush=True)

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import SEED, bundle, seed_problem_run
 from kindex_site import build as build_module
-from kindex_site import publish
+from kindex_site import publish, publish_swap
 
 ROOT = Path(__file__).parent.parent
 SCHEMA_FILE = ROOT / "schema" / "kernelindex.dev-v1alpha1.json"
@@ -551,39 +551,72 @@ def test_ctrl_c_while_writing_leaves_the_previous_site(project, monkeypatch):
 
 def test_error_while_writing_leaves_the_previous_site(project, monkeypatch):
     before = _previous_site(project)
+    real_write, calls = os.write, []
 
-    def disk_full(path, data):
-        raise OSError(28, "No space left on device")
+    def disk_full(fd, data):
+        calls.append(fd)
+        if len(calls) == 5:  # (an error of os.write names no file: the build names it)
+            raise OSError(28, "No space left on device")
+        return real_write(fd, data)
 
-    monkeypatch.setattr(build_module, "_write_file", disk_full)
-    with pytest.raises(OSError):
-        project.build()
+    with monkeypatch.context() as patched:
+        patched.setattr(build_module.os, "write", disk_full)
+        code, _, err = project.build()
+    assert code == 1 and "Traceback" not in err
+    assert re.search(r"^site: cannot write: site/\S+: No space left on device$", err, re.M), err
     assert project.snapshot() == before
     assert _leftovers(project) == []
 
 
+def _new_site(project) -> dict[str, bytes]:
+    """What the content now in the project builds into, by a clean build elsewhere."""
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    clean = project.root / "clean"
+    return {p.relative_to(clean).as_posix(): p.read_bytes() for p in sorted(clean.rglob("*")) if p.is_file()}
+
+
 @pytest.mark.parametrize("failing_call", [1, 2])
 def test_failure_during_the_swap_leaves_the_previous_site(project, monkeypatch, failing_call):
+    """Where two renames swap the site in (no atomic exchange), either failing leaves the old site."""
     before = _previous_site(project)
     real_replace, calls = os.replace, []
 
     def replace(src, dst):
         calls.append((src, dst))
         if len(calls) == failing_call:
-            raise OSError(16, "Device or resource busy")
+            raise OSError(16, "Device or resource busy", str(dst))
         real_replace(src, dst)
 
-    monkeypatch.setattr(build_module.os, "replace", replace)
-    with pytest.raises(OSError):
-        project.build()
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(publish_swap, "_exchange", lambda a, b: False)
+        patched.setattr(build_module.os, "replace", replace)
+        code, _, err = project.build()
+    assert code == 1 and "Traceback" not in err
+    assert "site: cannot write: " in err and "Device or resource busy" in err
+    assert project.snapshot() == before
+    assert _leftovers(project) == []
+
+
+def test_failure_of_the_atomic_exchange_leaves_the_previous_site(project, monkeypatch):
+    before = _previous_site(project)
+
+    def busy(a, b):
+        raise OSError(16, "Device or resource busy", str(b))
+
+    monkeypatch.setattr(publish_swap, "_exchange", busy)
+    code, _, err = project.build()
+    assert code == 1 and "site: cannot write: site: Device or resource busy" in err
     assert project.snapshot() == before
     assert _leftovers(project) == []
 
 
 @pytest.mark.parametrize("during_call", [1, 2])
-def test_ctrl_c_during_the_swap_is_held_then_undone(project, monkeypatch, during_call):
-    before = _previous_site(project)
+def test_ctrl_c_during_the_swap_is_held_then_stops_the_build_with_the_new_site(project, monkeypatch, during_call):
+    """The swap is the commit point: Ctrl-C during it waits for it (and for the build's caches), then
+    stops the build, exit 130, saying the new site is in place."""
+    _previous_site(project)
+    after = _new_site(project)
     real_replace, calls = os.replace, []
 
     def replace(src, dst):
@@ -594,36 +627,40 @@ def test_ctrl_c_during_the_swap_is_held_then_undone(project, monkeypatch, during
         if len(calls) == during_call:
             signal.raise_signal(signal.SIGINT)  # a real Ctrl-C, right after this rename
 
-    monkeypatch.setattr(build_module.os, "replace", replace)
-    code, _, err = project.build()
-    monkeypatch.undo()
-    assert code == 130 and "interrupted" in err
-    assert len(calls) == 4  # old site out, new in, then both back
-    assert project.snapshot() == before
+    with monkeypatch.context() as patched:
+        patched.setattr(publish_swap, "_exchange", lambda a, b: False)
+        patched.setattr(build_module.os, "replace", replace)
+        code, _, err = project.build()
+    assert code == 130 and "interrupted once the new site was in place: site/ is the new site, whole" in err
+    assert len(calls) == 2  # old site out, new in
+    assert project.snapshot() == after
     assert _leftovers(project) == []
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    code, out, _ = project.build()
+    assert code == 0 and out.startswith("Up to date")  # (its caches were written)
 
 
-def test_ctrl_c_during_the_first_build_leaves_no_site(project, monkeypatch):
+def test_ctrl_c_once_the_first_site_is_in_place_keeps_it(project, monkeypatch):
     project.write("content/seed.json", SEED)
     real_replace = os.replace
 
     def replace(src, dst):
         real_replace(src, dst)
-        signal.raise_signal(signal.SIGINT)
+        if Path(dst).name == "site":
+            signal.raise_signal(signal.SIGINT)  # right after the new folder became site/
 
-    monkeypatch.setattr(build_module.os, "replace", replace)
-    code, _, _ = project.build()
-    monkeypatch.undo()
-    assert code == 130
-    assert not (project.root / "site").exists() and _leftovers(project) == []
+    with monkeypatch.context() as patched:
+        patched.setattr(build_module.os, "replace", replace)
+        code, _, err = project.build()
+    assert code == 130 and "interrupted once the new site was in place" in err
+    assert project.snapshot() == _new_site(project) and _leftovers(project) == []
 
 
 def test_a_big_old_site_is_removed_by_a_detached_process(project, monkeypatch):
     _previous_site(project)
-    monkeypatch.setattr(build_module, "BACKGROUND_REMOVE_MIN", 1)  # as if the old site were big
+    monkeypatch.setattr(publish_swap, "BACKGROUND_REMOVE_MIN", 1)  # as if the old site were big
     project.built("--clean")  # a full build: the old site is swapped out whole
-    remover = build_module._removers[-1]
+    remover = publish_swap._removers[-1]
     assert remover.wait(timeout=60) == 0
     assert _leftovers(project) == []
     html = (project.root / "site/runs/run-h-impl-4/index.html").read_text()
@@ -633,15 +670,15 @@ def test_a_big_old_site_is_removed_by_a_detached_process(project, monkeypatch):
 def test_the_background_remover_and_a_sweep_share_a_folder_without_harm(project):
     """The next build's sweep may meet the folder while the remover works: both finish, nothing is left."""
     dead = 2**22 + 12345  # above Linux's default pid_max: no such process
-    old = project.root / f".site.old-{dead}-0a1b"
+    old = project.root / f".site.trash-{dead}-0a1b"
     for i in range(300):
         project.write(f"{old.name}/runs/r{i}/index.html", "old page")
     project.write(f"{old.name}/.kindex-site", "marker")
-    build_module._remove_old_site(old, ".site.old-", build_module.BACKGROUND_REMOVE_MIN)
-    remover = build_module._removers[-1]
-    build_module._sweep_leftovers(project.root / "site")  # (the folder, by whichever name it has by then)
+    publish_swap._remove(old, publish_swap.BACKGROUND_REMOVE_MIN)
+    remover = publish_swap._removers[-1]
+    publish_swap.sweep(project.root / "site")  # (the folder, by whichever name it has by then)
     assert remover.wait(timeout=60) == 0
-    build_module._sweep_leftovers(project.root / "site")
+    publish_swap.sweep(project.root / "site")
     assert _leftovers(project) == []
 
 
