@@ -714,16 +714,20 @@ def what_changed(lb: Leaderboard, urls: Urls) -> dict:
     problems: dict[tuple[str, str], set[str]] = {}
     changed: list[tuple[Entry, Board]] = []
     history = 0
+    global _LATELY
+    kept, _LATELY = _LATELY, {}
     for p in lb.problems:
-        for b in lb.boards[p.slug]:
-            history += len(b.history)
-            for e in b.runs:
-                when = e.run.facts.observed_at
-                if when:
-                    key = (when, b.host)
-                    by_time[key] = by_time.get(key, 0) + 1
-                    problems.setdefault(key, set()).add(p.slug)
-            changed += [(e, b) for e in b.entries if e.trend is not None and e.trend.verdict != "unchanged"]
+        key = lb.problem_keys.get(p.slug)
+        held = kept.get(p.slug)
+        if held is None or held[0] != key or key is None:
+            held = (key, *_problem_lately(lb.boards[p.slug]))
+        _LATELY[p.slug] = held
+        _, runs_at, its_changes, its_history = held
+        history += its_history
+        changed += its_changes
+        for time_host, n in runs_at.items():
+            by_time[time_host] = by_time.get(time_host, 0) + n
+            problems.setdefault(time_host, set()).add(p.slug)
     batches: dict[tuple[str, str], list] = {}  # (UTC date, host) → [runs, problem slugs]
     for (when, host), n in by_time.items():
         batch = batches.setdefault((utc(when)[:10], host), [0, set()])
@@ -745,6 +749,36 @@ def what_changed(lb: Leaderboard, urls: Urls) -> dict:
         "improved": sum(1 for e, _ in changed if e.trend.verdict == "improved"),
         "history": history,
     }
+
+
+# What each problem adds to "what changed lately", by slug, with the problem's key (Leaderboard.problem_keys)
+# it was made from: a long-running `serve` goes over the runs of changed problems only (a pass over every
+# run costs 1.6 s at a million). Remade whole each time (problems gone are dropped); made again in any
+# process that renders the home page and lost with it.
+_LATELY: dict[str, tuple] = {}
+
+
+def _problem_lately(boards: list[Board]) -> tuple[dict[tuple[str, str], int], list[tuple[Entry, Board]], int]:
+    """One problem's runs per (observedAt, host), its current entries that regressed or improved, and
+    how many earlier runs its tables hold."""
+    runs_at: dict[tuple[str, str], int] = {}
+    changed: list[tuple[Entry, Board]] = []
+    history = 0
+    for b in boards:
+        history += len(b.history)
+        times: dict[str | None, int] = {}  # (a board's runs share a few times: one pass, then per time)
+        for e in b.entries:
+            when = e.run.facts.observed_at
+            times[when] = times.get(when, 0) + 1
+            if e.trend is not None and e.trend.verdict != "unchanged":
+                changed.append((e, b))
+        for e in b.history:
+            when = e.run.facts.observed_at
+            times[when] = times.get(when, 0) + 1
+        for when, n in times.items():
+            if when:
+                runs_at[when, b.host] = runs_at.get((when, b.host), 0) + n
+    return runs_at, changed, history
 
 
 def search_page(lb: Leaderboard, urls: Urls) -> Page:

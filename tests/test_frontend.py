@@ -403,7 +403,7 @@ def test_home_says_what_changed_lately(site):
     rows = [visible_text(li) for li in re.findall(r"<li>.*?</li>", changes, re.S)]
     assert len(rows) == 2
     improved = next(r for r in rows if r.startswith("improved"))
-    assert "Triton kernel on Gemm BatchNorm Scaling Softmax, Host gpu-a" in improved
+    assert "Triton kernel on Gemm BatchNorm Scaling Softmax, Host gpu-a, 2026-03-05: its mean ×" in improved
     api = site.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")
     trend = next(e for b in api["boards"] for e in b["entries"] if e["run"] == "l2-84-gpu-a-triton-kernel")["trend"]
     assert trend["verdict"] == "improved" and f"×{trend['ratio']:.3g}" in improved
