@@ -696,7 +696,12 @@ def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
             s.geomean_speedup is None, -(s.geomean_speedup or 0.0), -(s.fast_1 or 0.0),
             s.implementation.casefold(), s.implementation_slug))
         hw = env.spec.hardware
-        found.append({"environment": env, "url": urls.host(name), "summaries": summaries,
+        summarised = {s.implementation_slug for s in summaries}
+        # Timed here, but with no run compared with the reference (no table with one, or another GPU): named, so
+        # that none goes missing unsaid.
+        uncompared = [impl for impl in lb.implementations if name in impl.hosts and impl.slug not in summarised
+                      and impl.label != lb.reference]
+        found.append({"environment": env, "url": urls.host(name), "summaries": summaries, "uncompared": uncompared,
                       "gpu": " ".join(filter(None, [hw.product, hw.formFactor]))})
     return found
 

@@ -390,6 +390,9 @@ def test_home_headline_orders_implementations_per_host_by_geometric_mean(site):
             assert row[1] == "—" if s["geomean_speedup"] is None else float(row[1]) == pytest.approx(s["geomean_speedup"], rel=0.005)
             assert row[2] == f"{round(100 * s['fast_1'])}%" and row[3] == f"{s['problems']} of {s['attempted']}"
     assert cards[0][1].index("Triton kernel") < cards[0][1].index("torch.compile default")
+    # An implementation timed on a host with no run compared with the reference is named, not dropped.
+    assert "Also timed here, with no run compared with PyTorch eager:" in visible_text(cards[1][1])
+    assert "My kernel" in visible_text(cards[1][1]) and "My kernel" not in visible_text(cards[0][1])
 
 
 def test_home_says_what_changed_lately(site):
