@@ -275,14 +275,14 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
         points = [Point(label(e), e.speedup.value, e.speedup.ci95, reference=e is board.reference,
                         beyond=e.speedup.above_1 or e.speedup.below_1) for e in ranked]
         return dot_chart(points, f"Speedup vs {reference} on {host_title}",
-                         "Speedups (points) with 95% intervals (lines), logarithmic axis; the dashed line is 1×, "
-                         "hollow points are within noise of it. Numbers: the table below.")
+                         "Speedups (points), 95% intervals (lines), log axis; dashed: 1×; hollow: within noise "
+                         "of it. Numbers: the table below.")
     stat = board.statistic
     use_ci = stat == "mean"  # intervals are of the mean
     points = [Point(label(e), primary_value(e, stat), e.ci95 if use_ci else None) for e in ranked]
     return dot_chart(points, f"{stat.capitalize()} latency on {host_title}",
-                     f"{stat.capitalize()} latencies (points){' with 95% intervals (lines)' if use_ci else ''}, "
-                     "logarithmic axis, not from zero; left is faster. Numbers: the table below.",
+                     f"{stat.capitalize()} latencies (points){', 95% intervals (lines)' if use_ci else ''}, "
+                     "log axis, not from zero; left is faster. Numbers: the table below.",
                      unit=" ms", one=None, scale=1_000_000)
 
 

@@ -198,7 +198,7 @@ def test_board_chart_on_the_problem_page(site):
                       "5 torch.compile default"]
     assert "Broken kernel" not in svgs[0]
     assert first.find(f"{SVG}title").text == "Speedup vs PyTorch eager on Host gpu-a"
-    assert "logarithmic axis; the dashed line is 1×" in first.find(f"{SVG}desc").text
+    assert "log axis; dashed: 1×; hollow: within noise" in first.find(f"{SVG}desc").text
     ci = next(p.get("d") for p in first.iter(f"{SVG}path") if p.get("class") == "ci")
     # Every run but the reference has an interval: a speedup carries the reference's noise too (the run
     # without a CI as well); the reference's own speedup is exactly 1.
