@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -12,6 +13,19 @@ class KindexError(Exception):
         self.problems = [problems] if isinstance(problems, str) else list(problems)
         self.count = len(self.problems) if count is None else count  # more than shown when capped
         super().__init__("\n".join(self.problems))
+
+
+# What would not show as written on one line of a terminal or a log: C0 and C1 controls (a newline
+# would split a problem in two), line and paragraph separators, bidirectional controls (which
+# reorder what follows), and lone surrogates (no UTF-8 stream can carry them).
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                          "\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """text with what would not show as written escaped as Python writes it (\\n, \\x85, \\u202e, \\ud800):
+    for content's own strings (keys, names) in problem and warning lines."""
+    return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
 def plural(n: int, word: str) -> str:

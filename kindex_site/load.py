@@ -25,7 +25,7 @@ from typing import NamedTuple
 from pydantic import ValidationError
 
 from . import strictjson
-from .errors import KindexError, display
+from .errors import KindexError, display, printable
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, is_windows_device)
 
@@ -483,6 +483,10 @@ def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list
                 problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name is not UTF-8 "
                                 "(the bytes that are not are shown as \\xNN); rename it")
                 continue
+            if printable(name) != name:
+                problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name holds a control or "
+                                "bidirectional character (shown escaped); rename it")
+                continue
             if entry.is_symlink():
                 if is_dir:
                     warnings.append(f"{display(path)}: symlinked folder not followed")
@@ -523,8 +527,9 @@ def _utf8_name(name: str) -> bool:
 
 
 def _named(path: Path) -> str:
-    """display(path), with bytes that are not UTF-8 shown as \\xNN (content/caf\\xe9.json)."""
-    return display(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """display(path), with bytes that are not UTF-8 shown as \\xNN (content/caf\\xe9.json), and
+    what would not show as written escaped (errors.printable)."""
+    return printable(display(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 MAX_JSON_BYTES = 64 * 2**20  # one .json file is parsed whole; larger corpora belong in .jsonl
@@ -699,9 +704,9 @@ def _encodable(value: object, source: Source, problems: list[str]) -> object:
 
 
 def _location(loc: tuple) -> str:
-    """`where: ` for a problem line: format_location, with a key UTF-8 cannot encode shown escaped
-    (\\ud800); nothing for the top level (the line is then `file: message`)."""
-    return format_location(loc).encode("utf-8", "backslashreplace").decode("utf-8") + ": " if loc else ""
+    """`where: ` for a problem line: format_location, with what a key would not show as written
+    (a newline, \\ud800) escaped; nothing for the top level (the line is then `file: message`)."""
+    return printable(format_location(loc)) + ": " if loc else ""
 
 
 def _out_of_bounds(raw: dict, known: bool, definitions: tuple, bounded: dict) -> str | None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import difflib
 import math
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, model_validator
 
+from .errors import printable
 from .strictjson import MAX_FLOAT, MAX_INTEGER
 
 API_VERSION = "kernelindex.dev/v1alpha1"
@@ -51,6 +52,10 @@ def _check_timestamp(value: str) -> str:
         raise ValueError("must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z") from None
     if parsed.tzinfo is None:
         raise ValueError("must carry a time zone (e.g. a trailing Z for UTC)")
+    try:
+        parsed.astimezone(timezone.utc)  # (pages show it in UTC: 0001-01-01T00:00+14:00 is before year 1 there)
+    except OverflowError:
+        raise ValueError("must be between years 1 and 9999 in UTC") from None
     return value
 
 
@@ -345,7 +350,7 @@ def _unknown_fields(value: object, shape: _Shape, where: str, found: list[tuple[
     if not value.keys() <= shape.fields:
         for key in value:
             if key not in shape.fields:
-                found.append((f"{where}.{key}", "unknown field" + _did_you_mean(key, shape.fields)))
+                found.append((f"{where}.{printable(key)}", "unknown field" + _did_you_mean(key, shape.fields)))
     for key, inner in shape.inner.items():
         child = value.get(key)
         if isinstance(child, list):

@@ -1,13 +1,22 @@
-"""Property-based: any mutation of a valid bundle builds or fails cleanly; valid corpora lose no number."""
+"""Property-based: any content builds or fails cleanly, check and build agree, valid corpora lose no number.
+
+CI runs each property with a fixed seed (derandomize) and a small budget, a few seconds each. For a
+release, run more examples: `KINDEX_HYPOTHESIS_EXAMPLES=2000 pytest tests/test_properties.py`.
+"""
 
 from __future__ import annotations
 
 import copy
+import csv
 import io
 import json
+import os
+import re
 import tempfile
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import chdir, redirect_stderr, redirect_stdout
+from html.parser import HTMLParser
 from pathlib import Path
+from xml.etree import ElementTree
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,7 +24,16 @@ from hypothesis import strategies as st
 from conftest import SEED
 from kindex_site.cli import main
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The budget: each property's own by default, or this many examples for every one (a release check).
+EXAMPLES = int(os.environ.get("KINDEX_HYPOTHESIS_EXAMPLES") or 0)
+
+
+def budget(examples: int) -> settings:
+    return settings(max_examples=EXAMPLES or examples, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+SETTINGS = budget(40)
 
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
@@ -132,7 +150,7 @@ def runs(draw):
     return bundles
 
 
-@SETTINGS
+@budget(12)
 @given(bundles=runs())
 def test_every_valid_run_appears_in_the_api_with_its_numbers(bundles):
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,3 +179,250 @@ def test_every_valid_run_appears_in_the_api_with_its_numbers(bundles):
                 assert entry["ci95_ns"] == lat.get("confidence95")
             else:
                 assert entry["mean_ns"] is None and entry["rank"] is None
+
+
+# --- The whole pipeline: load → leaderboard → render → write, over every field ------------------------
+# Generated content goes through `check` and through a real `build` (with an absolute base URL, so the
+# feed and sitemap are written too). Whatever it holds: check exits 0 exactly when build does; a
+# failure is `file: … : message` lines (the same from both) and no traceback, and writes nothing; a
+# success writes HTML, JSON, XML and CSV that parse, with every run on its page and in the API.
+
+# Characters that have broken, or could break, a reader or a writer: lone surrogates (JSON's \ud800
+# escapes; no UTF-8 file holds them), bidi controls, NUL and other controls, astral characters,
+# combining marks, byte-order and line-separator marks, markup and template syntax, the title separator.
+LONE_SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff"]
+EDGE_CHARS = ["\u202e", "\u202d", "\u2066", "\u2069", "\u200f", "\u061c", "\x00", "\x01", "\x1b", "\x7f", "\x85",
+              "\u2028", "\ufeff", "\ufffe", "\U0001F600", "\U00010000", "\U0010FFFF", "\u0301", "e\u0301", "\u0361",
+              "\u00e9", "<", ">", "&", '"', "'", "\\", "/", " · ", "..", "\t", "\n", "\r", "{{", "}}", "{%", "=", "+",
+              "@", "\u00a0", " "]
+_writable_text = st.lists(st.sampled_from(EDGE_CHARS) | st.characters(), max_size=8).map("".join)
+_unwritable_text = st.lists(st.sampled_from(EDGE_CHARS + LONE_SURROGATES * 4) | st.characters(), min_size=1,
+                            max_size=8).map("".join)
+edge_text = st.one_of(_writable_text, _writable_text, _writable_text, _unwritable_text)  # (a quarter refused)
+
+
+class BigInt:
+    """An integer of thousands of digits: json.dumps cannot write it (Python refuses int → str past
+    4,300 digits), so it is spliced into the text."""
+
+    def __init__(self, digits: int, negative: bool):
+        self.text = ("-" if negative else "") + "9" * digits
+
+
+_bounded_numbers = st.one_of(
+    st.sampled_from([0, -0.0, 1, -1, 0.5, 3, 4940000, 2**53 - 1, -(2**53 - 1), 10**15, 1e300, -1e300, 5e-324,
+                     1e-300, 1.5e16, 123.456]),
+    st.integers(-(2**53 - 1), 2**53 - 1), st.floats(min_value=-1e300, max_value=1e300))
+_unbounded_numbers = st.one_of(
+    st.sampled_from([2**53, -(2**53), 2**63, 10**17, 1e301, 1.7976931348623157e308, -1e308]),
+    st.integers(-(2**64), 2**64), st.floats(allow_nan=False, allow_infinity=False),
+    st.builds(BigInt, st.integers(4000, 5000), st.booleans()))
+edge_numbers = st.one_of(_bounded_numbers, _bounded_numbers, _bounded_numbers, _unbounded_numbers)
+
+
+# Valid ISO 8601, at the ends of what datetime holds (the first two leave it when told in UTC).
+TIMESTAMPS = ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59Z",
+              "0001-01-01T00:00:00Z", "2026-03-05T08:38:15.123456+05:30", "2024-02-29T00:00:00-00:30"]
+
+
+def nested(depth: int, leaf: object = 1) -> object:
+    """`depth` levels of objects and arrays, alternating, around `leaf`."""
+    value = leaf
+    for level in range(depth):
+        value = {"k": value} if level % 2 else [value]
+    return value
+
+
+deep_values = st.builds(nested, st.integers(20, 34), st.none() | st.integers() | edge_text)
+scalars = st.one_of(edge_text, edge_numbers, st.booleans(), st.none())
+_containers = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(edge_text, inner, max_size=3)), max_leaves=6)
+any_values = st.one_of(_containers, _containers, _containers, deep_values)
+
+# Places where a field can be added: free-form objects, and the format's own (an unknown field there
+# is a warning, what it holds is checked as anywhere).
+NEW_FIELD_PARENTS = [("run", "spec", "sourceNative"), ("environment", "spec", "software"), ("run", "spec"),
+                     ("run", "metadata"), ("run", "spec", "timing"), ("run", "spec", "timing", "latencyNs"),
+                     ("run", "spec", "measurements", 0), ("protocol", "spec", "harness"),
+                     ("protocol", "spec", "measurement"), ("environment", "spec", "hardware"), ("run",)]
+
+
+@st.composite
+def edited_value(draw, current):
+    """A new value for a field now holding `current`: mostly one of its kind, often still valid (a
+    string with an odd character put in keeps most fields valid, and goes on to every page)."""
+    if isinstance(current, str) and draw(st.integers(0, 3)):
+        at = draw(st.integers(0, len(current)))
+        return current[:at] + draw(edge_text) + current[at:]
+    if isinstance(current, (int, float)) and not isinstance(current, bool) and draw(st.integers(0, 3)):
+        return draw(edge_numbers)
+    return draw(any_values)
+
+
+@st.composite
+def edits(draw):
+    """A copy of the seed with a few fields edited, added or removed; anything may be anywhere."""
+    doc = copy.deepcopy(SEED)
+    doc["run"]["spec"]["measurements"] = [{"metric": "latency", "statistic": "std", "unit": "ns", "value": 45600}]
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.integers(0, 3)) == 0:
+            parent_path, key = draw(st.sampled_from(NEW_FIELD_PARENTS)), draw(edge_text | st.sampled_from(["x", "memory"]))
+            try:
+                parent = _at(doc, parent_path)
+                if isinstance(parent, dict):
+                    parent[key] = draw(any_values)
+            except (KeyError, IndexError, TypeError):
+                pass
+            continue
+        path = draw(st.sampled_from(SEED_PATHS + [("run", "spec", "measurements", 0, "value")]))
+        try:
+            parent, current = _at(doc, path[:-1]), _at(doc, path)
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier edit removed or replaced this path
+        if draw(st.integers(0, 5)) == 0:
+            if isinstance(parent, dict):
+                del parent[path[-1]]
+            elif isinstance(parent, list):
+                parent.pop(path[-1])
+        elif path[-1] == "observedAt" and draw(st.booleans()):
+            parent[path[-1]] = draw(st.sampled_from(TIMESTAMPS))
+        else:
+            parent[path[-1]] = draw(edited_value(current))
+    return doc
+
+
+def _at(doc, path):
+    node = doc
+    for key in path:
+        node = node[key]
+    return node
+
+
+def json_text(value, ascii_only: bool) -> str:
+    """JSON text, with BigInts spliced in; lone surrogates are written as \\ud800 escapes, as they
+    must be (a UTF-8 file cannot hold them raw)."""
+    big: list[str] = []
+
+    def swap(node):
+        if isinstance(node, BigInt):
+            big.append(node.text)
+            return f"__big_{len(big) - 1}__"
+        if isinstance(node, dict):
+            return {k: swap(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [swap(v) for v in node]
+        return node
+
+    value = swap(value)
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True)
+    return re.sub(r'"__big_(\d+)__"', lambda m: big[int(m.group(1))], text)
+
+
+def run_cli(folder: Path, *argv: str) -> tuple[int, str, str]:
+    """The command run in `folder`, as a user there would (so files are named content/…)."""
+    out, err = io.StringIO(), io.StringIO()
+    with chdir(folder), redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def write_content(folder: Path, docs: list, layout: str, ascii_only: bool) -> None:
+    content = folder / "content"
+    content.mkdir()
+    (folder / "kindex.toml").write_text("")
+    if layout == "jsonl":
+        (content / "runs.jsonl").write_text("".join(json_text(d, ascii_only) + "\n" for d in docs), encoding="utf-8")
+    elif layout == "files":
+        for i, doc in enumerate(docs):
+            (content / f"run-{i}.json").write_text(json_text(doc, ascii_only), encoding="utf-8")
+    else:
+        (content / "runs.json").write_text("[" + ", ".join(json_text(d, ascii_only) for d in docs) + "]",
+                                           encoding="utf-8")
+
+
+def problem_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if not line.startswith(("warning: ", "note: "))]
+
+
+def assert_clean_failure(err: str) -> list[str]:
+    assert "Traceback" not in err, err
+    lines = problem_lines(err)
+    assert lines[-1].startswith("error: "), err
+    for line in lines[:-1]:  # file[index] or file:line, then what is wrong where
+        assert re.match(r"content/[^:\[]+(\[\d+\]|:\d+)?: \S", line), line
+    return lines[:-1]
+
+
+def assert_site_reads_back(site: Path, names: set[str]) -> None:
+    """Every file written parses as what it claims to be, and every run has its page and its place in the API."""
+    for path in site.rglob("*"):
+        if path.suffix == ".html":
+            HTMLParser().feed(path.read_text(encoding="utf-8"))
+        elif path.suffix == ".json":
+            json.loads(path.read_text(encoding="utf-8"))
+        elif path.suffix == ".xml":
+            ElementTree.parse(path)
+        elif path.suffix == ".csv":
+            list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    api = site / "api/v1"
+    seen = set()
+    for problem in json.loads((api / "index.json").read_text(encoding="utf-8"))["problems"]:
+        for board in json.loads((api / f"problems/{problem['slug']}.json").read_text(encoding="utf-8"))["boards"]:
+            seen |= {entry["run"] for entry in board["entries"] + board["history"]}
+    assert seen == names
+    for name in names:
+        assert name in (site / f"runs/{name}/index.html").read_text(encoding="utf-8")
+
+
+def check_agrees_with_build(docs: list, layout: str, ascii_only: bool, page: str | None = None) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_content(folder, docs, layout, ascii_only)
+        if page is not None:
+            (folder / "content/pages").mkdir()
+            (folder / "content/pages/notes.md").write_bytes(page.encode("utf-8", "surrogatepass"))
+        checked, _, check_err = run_cli(folder, "check")
+        built, _, build_err = run_cli(folder, "build", "--base-url", "https://example.org/board/")
+        assert "Traceback" not in check_err + build_err, check_err + build_err
+        assert (checked, built) in ((0, 0), (1, 1)), (checked, check_err, built, build_err)
+        if built:
+            assert assert_clean_failure(check_err) == assert_clean_failure(build_err)
+            assert sorted(p.name for p in folder.iterdir()) == ["content", "kindex.toml"]  # nothing written
+        else:
+            names = {d["run"]["metadata"]["name"] for d in docs}
+            assert_site_reads_back(folder / "site", names)
+        return built
+
+
+def _second_run(edited: dict) -> dict:
+    """Another implementation's run of the seed's problem, under the edited bundle's protocol and
+    environment (whatever they became): the edited run is ranked against it."""
+    doc = copy.deepcopy(SEED)
+    doc["run"]["metadata"]["name"] = "second-run"
+    doc["run"]["metadata"]["title"] = doc["run"]["metadata"]["title"].replace("PyTorch eager", "Other")
+    doc["run"]["spec"]["implementationDigest"] = "sha256:" + "1" * 64
+    doc["protocol"], doc["environment"] = edited.get("protocol"), edited.get("environment")
+    return doc
+
+
+@budget(30)
+@given(doc=edits(), layout=st.sampled_from(["array", "jsonl", "files"]), ascii_only=st.booleans(),
+       page=st.none() | edge_text)
+def test_check_passes_exactly_what_build_builds(doc, layout, ascii_only, page):
+    check_agrees_with_build([doc, _second_run(doc)], layout, ascii_only, page)
+
+
+@budget(25)
+@given(values=st.lists(st.tuples(st.sampled_from(NEW_FIELD_PARENTS[:2]), edge_text, any_values), min_size=1,
+                       max_size=3),
+       layout=st.sampled_from(["array", "jsonl"]))
+def test_free_form_fields_hold_anything_within_the_bounds(values, layout):
+    """sourceNative and software are valid whatever they hold, so what they hold reaches every writer."""
+    doc = copy.deepcopy(SEED)
+    for parent, key, value in values:
+        _at(doc, parent)[key] = value
+    check_agrees_with_build([doc, _second_run(doc)], layout, ascii_only=False)
