@@ -23,7 +23,7 @@ Everything is first written into a sibling folder, `.site.new-<pid>-<token>/`, m
 
 Ctrl-C and SIGTERM (`Interrupted`) before the commit point stop the build and remove the folder;
 from the commit point on they are held until the build ends (its caches written), then stop it.
-Folders to delete are first renamed `.site.trash-<pid>-<token>/`, and emptied marker and journal
+Folders to delete are first renamed `.site.trash-<pid>-<token>/`, then emptied, marker and journal
 last, so that a deletion cut short is still known for ours. `file_op` is the test hook that kills the
 process after the N-th file operation (KINDEX_TEST_CRASH_AFTER_WRITES=N), as kill -9 would.
 
@@ -89,7 +89,7 @@ _OWNER = os.getpid()  # the process that installed the handlers (a forked worker
 
 
 def _on_sigterm(signum, frame) -> None:
-    if os.getpid() != _OWNER:  # a build's forked worker, told to stop (by its pool): stop as it would
+    if os.getpid() != _OWNER:  # a process forked by the build, not yet on its own handlers: stop as it would
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
         return
@@ -99,7 +99,7 @@ def _on_sigterm(signum, frame) -> None:
 @contextmanager
 def sigterm_as_interrupt():
     """SIGTERM (what `docker stop` and a cancelled CI job send) stops the body as Ctrl-C does
-    (main thread only). Left alone when it was ignored from the start (nohup)."""
+    (main thread only). Left alone when this process was started with it ignored."""
     global _OWNER
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
         yield
@@ -141,19 +141,6 @@ class _Hold:
         self.previous = None
 
 
-@contextmanager
-def held():
-    """Hold Ctrl-C and SIGTERM while the body runs; an interrupt that came is raised after it."""
-    hold = _Hold()
-    hold.start()
-    try:
-        yield
-    finally:
-        hold.stop()
-    if hold.received is not None:
-        raise Interrupted(hold.received)
-
-
 # --- names beside the output folder ----------------------------------------------------------------
 
 
@@ -172,7 +159,9 @@ def _ours(folder: Path) -> bool:
 
 def _make_folder(out: Path) -> Path:
     """A new `.site.new-…` folder with its marker (made with the process's umask, as any folder)."""
-    with held():  # (a folder without its marker would never be known for ours)
+    hold = _Hold()  # (a folder without its marker would never be known for ours)
+    hold.start()
+    try:
         while True:
             folder = _name(out, "new")
             try:
@@ -183,9 +172,14 @@ def _make_folder(out: Path) -> Path:
         try:
             _write_new(folder / MARKER, MARKER_TEXT.encode())
             _later_than(folder / MARKER, out / MARKER)
-        except OSError:
+        except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
+    finally:
+        hold.stop()
+    if hold.received is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise Interrupted(hold.received)
     return folder
 
 
@@ -333,7 +327,9 @@ def _read_journal(folder: Path) -> tuple[list[str], list[str]] | None:
         doc = json.loads((folder / JOURNAL).read_bytes())
         deleted, changed = doc["deleted"], doc["changed"]
         if doc.get("end") is True and isinstance(deleted, list) and isinstance(changed, list):
-            return [str(p) for p in deleted], [str(p) for p in changed]
+            paths = [str(p) for p in deleted + changed]
+            if not any(p.startswith("/") or ".." in p.split("/") or "\\" in p for p in paths):  # (only the site's)
+                return paths[:len(deleted)], paths[len(deleted):]
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return None
@@ -393,6 +389,14 @@ def recover(out: Path) -> list[str]:
     writes it; return what was done, as notes for the user. Cheap when there is nothing: one listing
     of the folder that holds `out`."""
     out = out.resolve()
+    try:
+        return _recover(out)
+    except OSError as e:
+        raise KindexError(f"{display(out)}: cannot write: {why_not_written(e, out)}; a build was stopped while "
+                          "it put its new site in place, and that could not be put right") from None
+
+
+def _recover(out: Path) -> list[str]:
     notes: list[str] = []
     try:
         siblings = [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
@@ -537,7 +541,7 @@ def _to_trash(folder: Path, out: Path) -> Path | None:
     trash = _name(out, "trash")
     try:
         os.rename(folder, trash)
-    except FileNotFoundError:
+    except OSError:  # (gone already; or not to be renamed now: a later sweep tries again)
         return None
     file_op()
     return trash
