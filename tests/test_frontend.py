@@ -413,6 +413,29 @@ def test_home_says_what_changed_lately(site):
     assert any(r.startswith("regressed") and "CUDA kernel on ReLU, Host gpu-b" in r for r in rows)
 
 
+# --- Run pages -------------------------------------------------------------------------------
+
+
+def test_a_run_page_leads_with_its_verdict(site):
+    """Rank, speedup (and whether beyond noise), the change against the run before, the mean: as the
+    API gives them, before the facts and the whole document."""
+    api = site.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")
+    board = next(b for b in api["boards"] if b["host"] == "gpu-a")
+    entry = next(e for e in board["entries"] if e["run"] == "l2-84-gpu-a-triton-kernel")
+    html = site.page("runs/l2-84-gpu-a-triton-kernel")
+    verdict = re.search(r'<dl class="verdict">.*?</dl>', html, re.S).group(0)
+    assert html.index(verdict) < html.index('<dl class="facts">')
+    cards = [visible_text(c) for c in re.findall(r"<div>(.*?)</div>", verdict, re.S)]
+    ranked = sum(1 for e in board["entries"] if e["rank"])
+    assert cards[0].startswith(f"Rank {entry['rank']} of {ranked} in its table on Host gpu-a")
+    assert cards[1].startswith(f"Speedup vs PyTorch eager {entry['speedup']['value']:.3g}× 95% CI ")
+    assert entry["speedup"]["ci95"][0] > 1 and cards[1].endswith("faster beyond noise")
+    assert cards[2].startswith("Vs its previous run improved ×") and "against earlier-l2-84-gpu-a-triton-kernel" in cards[2]
+    assert cards[3].startswith("Mean ") and " ms 95% CI " in cards[3]
+    failed = visible_text(re.search(r'<dl class="verdict">.*?</dl>', site.page("runs/l2-84-gpu-a-broken-kernel"), re.S).group(0))
+    assert "Rank not ranked it did not pass (failed)" in failed and "Speedup vs PyTorch eager — not ranked, so no speedup" in failed
+
+
 # --- Search -----------------------------------------------------------------------------------
 
 
