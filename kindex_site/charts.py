@@ -108,12 +108,13 @@ def tick_label(value: float) -> str:
     return f"{value:.6g}"
 
 
-def _anchored(at_pct: float) -> str:
+def _anchored(at_pct: float, text: str) -> str:
     """A tick label's attributes: centred on its tick (style.css), but kept inside the chart at either
-    end (classes s and e: anchored at its start or end)."""
-    if at_pct < 5:
+    end (classes s and e: anchored at its start or end). At 360 px a chart is about 330 px wide and a
+    tick label's character about 6.5 px: half a label of n characters takes about n % of it."""
+    if at_pct < len(text) + 1:
         return f'class="tick s" x="{_n(at_pct)}%"'
-    if at_pct > PLOT_PCT - 3:
+    if at_pct > 100 - len(text) - 1:
         return f'class="tick e" x="{_n(at_pct)}%"'
     return f'class="tick" x="{_n(at_pct)}%"'
 
@@ -163,8 +164,8 @@ def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one:
     grid = [f"M{x(t)} 0V{axis_y}" for t in ticks if one is None or abs(x(t) - x(one)) > 1]
     shown = [t for t in ticks if one is None or abs(x(t) - x(one)) > 60] + ([one] if one is not None else [])
     for t in sorted(shown):
-        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH)} y="{height - 4}">'
-                     f"{escape(tick_label(t / scale) + unit)}</text>")
+        label = tick_label(t / scale) + unit
+        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH, label)} y="{height - 4}">{escape(label)}</text>')
     out = _open("dots", height, title, desc) + [_plot(height)]
     if marks["band"]:
         out.append(f'<path class="band" d="{"".join(marks["band"])}"/>')
@@ -240,7 +241,7 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
     for octave in range(first, last + 1):
         if octave % step == 0:
             at = PLOT_PCT * x(octave * BINS_PER_OCTAVE) / WIDTH
-            parts.append(f'<text {_anchored(at)} y="{height - 4}">{escape(_tick_label(octave))}</text>')
+            parts.append(f'<text {_anchored(at, _tick_label(octave))} y="{height - 4}">{escape(_tick_label(octave))}</text>')
     parts = _open("dist", height, title, desc) + parts
     parts.append(_plot(height))
     parts.append(f'<path class="axis" d="{"".join(axes)}"/><path class="bar" d="{"".join(bins)}"/>'
