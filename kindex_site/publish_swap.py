@@ -250,31 +250,41 @@ def _exchange(a: Path, b: Path) -> bool:
 # --- the incremental journal -----------------------------------------------------------------------
 
 
+def _backups(folder: Path, deleted: list[str], changed: list[str]) -> tuple[list[Path], list[Path]]:
+    """Where the old site's files that a journal deletes and replaces are kept: `.backup/<n>`, n their
+    place in the journal (one folder, not a copy of the site's tree: fewer folders made and removed)."""
+    backup = folder / BACKUP
+    return ([backup / str(i) for i in range(len(deleted))],
+            [backup / str(i) for i in range(len(deleted), len(deleted) + len(changed))])
+
+
 def _forward(out: Path, folder: Path, deleted: list[str], changed: list[str]) -> int:
     """Apply a journal, from wherever it was left: deletions, then replacements (so that a file may
     become a folder and back). Returns how many steps it took (0: it had been applied)."""
-    backup = folder / BACKUP
+    kept_deleted, kept_changed = _backups(folder, deleted, changed)
+    (folder / BACKUP).mkdir(exist_ok=True)
     steps = 0
-    for path in deleted:
-        gone, kept = out / path, backup / path
+    for path, kept in zip(deleted, kept_deleted):
+        gone = out / path
         if os.path.lexists(gone):
-            kept.parent.mkdir(parents=True, exist_ok=True)
             os.replace(gone, kept)
             file_op()
             steps += 1
         _remove_empty_folders(out, gone.parent)  # (also when a killed build had moved the file)
-    for path in changed:
-        new, target, kept = folder / path, out / path, backup / path
+    there: set[Path] = set()  # folders known to exist
+    for path, kept in zip(changed, kept_changed):
+        new, target = folder / path, out / path
         if not os.path.lexists(new):
             continue  # moved in already
         if os.path.lexists(target) and not os.path.lexists(kept):
-            kept.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.link(target, kept, follow_symlinks=False)  # the old file stays in place until replaced
             except OSError:
                 os.replace(target, kept)  # (a file system without hard links)
             file_op()
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in there:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            there.add(target.parent)
         os.replace(new, target)
         file_op()
         steps += 1
@@ -284,9 +294,9 @@ def _forward(out: Path, folder: Path, deleted: list[str], changed: list[str]) ->
 def _back(out: Path, folder: Path, deleted: list[str], changed: list[str]) -> None:
     """Undo a journal, from wherever it was left: the new files back into the folder, the old ones
     back into the site."""
-    backup = folder / BACKUP
-    for path in reversed(changed):
-        new, target, kept = folder / path, out / path, backup / path
+    kept_deleted, kept_changed = _backups(folder, deleted, changed)
+    for path, kept in reversed(list(zip(changed, kept_changed))):
+        new, target = folder / path, out / path
         if not os.path.lexists(new) and os.path.lexists(target):  # moved in: take it out again
             new.parent.mkdir(parents=True, exist_ok=True)
             os.replace(target, new)
@@ -299,8 +309,8 @@ def _back(out: Path, folder: Path, deleted: list[str], changed: list[str]) -> No
                 os.replace(kept, target)
             file_op()
         _remove_empty_folders(out, target.parent)
-    for path in reversed(deleted):
-        kept, target = backup / path, out / path
+    for path, kept in reversed(list(zip(deleted, kept_deleted))):
+        target = out / path
         if os.path.lexists(kept):
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(kept, target)
