@@ -610,3 +610,29 @@ def test_ctrl_c_exit_statuses_are_128_plus_the_signal(project, monkeypatch):
         assert code == status and err.strip() == "interrupted; nothing was written"
         assert signal.getsignal(signal.SIGTERM) == handler  # (the command's own, while it runs)
         assert not (project.root / "site").exists() and leftovers(project.root) == []
+
+
+def test_a_writer_process_killed_ends_the_build_with_one_line_not_a_hang(project, monkeypatch):
+    """A forked writer killed by someone else (the OOM killer's SIGKILL): the build stops at once,
+    says so, and leaves the old site and nothing else."""
+    old_content(project.root)
+    project.built()
+    old = tree(project.root / "site")
+    new_content(project.root)
+    parent = os.getpid()
+
+    def killed():  # in a writer only (its 2nd file): as the OOM killer would
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 1)
+    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    monkeypatch.setattr(publish_swap, "crash", killed)
+    monkeypatch.setattr(publish_swap, "COUNTING", True)
+    monkeypatch.setattr(publish_swap, "_CRASH_AFTER", publish_swap._done + 3)  # (the folder's marker is the 1st)
+    started = time.monotonic()
+    code, out, err = project.build("--clean")
+    assert time.monotonic() - started < 30
+    assert code == 1 and "Traceback" not in err
+    assert "writing the site: a process writing it was killed by SIGKILL (out of memory?)" in err, err
+    assert tree(project.root / "site") == old and leftovers(project.root) == []
