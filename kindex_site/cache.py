@@ -255,7 +255,12 @@ def look_folders(config) -> list[Path]:
 def snapshot(content: Path) -> dict[str, list[int]]:
     """Size and modification time of every file the loader might read (dotfiles aside)."""
     found: dict[str, list[int]] = {}
-    for dirpath, dirnames, filenames in os.walk(content):
+
+    def unlistable(error: OSError) -> None:
+        # No manifest holds this entry, so the build goes on to load, which names the folder.
+        found[os.path.relpath(error.filename or content, content) + "/"] = [-1]
+
+    for dirpath, dirnames, filenames in os.walk(content, onerror=unlistable):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
             if name.startswith("."):
@@ -264,6 +269,7 @@ def snapshot(content: Path) -> dict[str, list[int]]:
             try:
                 st = os.stat(path)
             except OSError:
+                found[os.path.relpath(path, content)] = [-1]
                 continue
             # The change time too: a file put back with its old size and time (cp -p, mv over it,
             # touch -r) still has a new ctime, which no one can set.

@@ -15,7 +15,7 @@ _BRANDS = {"nvidia", "amd", "intel", "geforce", "tesla", "instinct", "radeon", "
 _FORM_FACTORS = {"pcie": "pcie", "sxm": "sxm", "sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm",
                  "nvl": "nvl", "oam": "oam"}
 _MEMORY_KINDS = {"hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x"}
-_MEMORY = re.compile(r"^(\d+)(gb|g)$")
+_MEMORY = re.compile(r"^(\d{1,15})(gb|g)$")  # bounded: int() refuses 4,300+ digits
 
 
 @dataclass(frozen=True)

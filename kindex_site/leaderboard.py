@@ -23,7 +23,7 @@ DEFAULT_REFERENCE = "PyTorch eager"
 HIGH_VARIANCE = 0.10  # std / mean above this is flagged
 OUTLIER_FACTOR = 2  # maximum above this many means is flagged
 
-_KERNELBENCH_PROBLEM = re.compile(r"^level(\d+)/(\d+)_(.+?)(?:\.py)?$")
+_KERNELBENCH_PROBLEM = re.compile(r"^level(\d{1,15})/(\d{1,15})_(.+?)(?:\.py)?$")  # bounded: int() refuses 4,300+ digits
 _NAME = re.compile(NAME_PATTERN)
 
 

@@ -63,8 +63,8 @@ EXAMPLE = (
 
 SOURCE = "kernelbench"
 FILE_PATTERN = re.compile(r"^baseline_time_(.+)\.json$")
-LEVEL_PATTERN = re.compile(r"^level(\d+)$")
-ENTRY_PATTERN = re.compile(r"^(\d+)_(.+)\.py$")
+LEVEL_PATTERN = re.compile(r"^level(\d{1,15})$")
+ENTRY_PATTERN = re.compile(r"^(\d{1,15})_(.+)\.py$")
 PROBLEM_PATH = re.compile(r"^level\d+/\d+_[^/]+\.py$")  # a problem source under KernelBench/
 SIZES_CHANGED = date(2025, 7, 2)  # KernelBench changed problem sizes on this day
 Z95 = Decimal("1.96")

@@ -449,7 +449,7 @@ def _name_problems(files: list[str], folder: Path, history: History, when: datet
         level, number = (int(x) for x in re.fullmatch(r"l(\d+)_p(\d+)\.py", f).groups())
 
         def same_place(name: str) -> bool:
-            m = re.fullmatch(r"level(\d+)/(\d+)_.+", name)
+            m = re.fullmatch(r"level(\d{1,15})/(\d{1,15})_.+", name)
             return m is not None and (int(m[1]), int(m[2])) == (level, number)
 
         if blob in in_version:
