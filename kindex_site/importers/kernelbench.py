@@ -247,7 +247,25 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
         if errors:
             raise KindexError(errors)
         source_sha256 = history.sha256s({f.version.problems[name] for f in files for name in _names(f.data)})
-    outputs: dict[Path, list[dict]] = {}  # output file → its bundles
+    outputs, single = _outputs(by_host, out, problems_dir, history, source_sha256, one_file_per_run, result, errors)
+    if errors:
+        raise KindexError(errors)
+
+    rendered = {path: _dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
+    result.hosts = len(by_host)
+    result.warnings.extend(_stale_files(out, set(rendered)))
+    changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
+    result.unchanged = len(rendered) - len(changed)
+    _write_all(changed)
+    result.written = len(changed)
+    return result
+
+
+def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: History | None,
+             source_sha256: dict[str, str], one_file_per_run: bool, result: Result,
+             errors: list[str]) -> tuple[dict[Path, list[dict]], set[Path]]:
+    """Every output file and its bundles, and which of them hold one run (written as an object)."""
+    outputs: dict[Path, list[dict]] = {}
     single: set[Path] = set()
     names: dict[str, str] = {}  # run name → where it came from
     missing_sources: Counter = Counter()
@@ -263,8 +281,7 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
                 named = _named_in_version(f, history, source_sha256)
             else:
                 named = _named_without_history(f, problems_dir, missing_sources, result.warnings)
-            context = _FileContext(f, environment, env_digest, named)
-            bundles = _bundles(context, errors, result)
+            bundles = _bundles(_FileContext(f, environment, env_digest, named), errors, result)
             for b in bundles:
                 name = b["run"]["metadata"]["name"]
                 where = f"{f.path}: {b['run']['spec']['sourceNative']['externalId']}"
@@ -285,17 +302,7 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
         result.warnings.append(
             f"--problems: {plural(len(missing_sources), 'problem file')} not found there "
             f"(e.g. {min(missing_sources)}); their workload digests are from the problem's name and era instead")
-    if errors:
-        raise KindexError(errors)
-
-    rendered = {path: _dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
-    result.hosts = len(by_host)
-    result.warnings.extend(_stale_files(out, set(rendered)))
-    changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
-    result.unchanged = len(rendered) - len(changed)
-    _write_all(changed)
-    result.written = len(changed)
-    return result
+    return outputs, single
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -821,58 +828,22 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
             m = ENTRY_PATTERN.match(entry)
             entries.append((int(LEVEL_PATTERN.match(level)[1]), int(m[1]), entry, level, record))
     entries.sort(key=lambda e: (e[0], e[1], e[2]))
-    label = implementation_label(f.implementation)
-    observed = f.observed_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + \
-        f"{f.observed_at.microsecond // 1000:03d}Z"
-    implementation_digest = digest({"source": SOURCE, "implementation": f.implementation})
-    protocol_digest = digest(PROTOCOL)
     bundles = []
     odd: Counter = Counter()
     for level_number, number, entry, level, record in entries:
-        name_part = ENTRY_PATTERN.match(entry)[2]
         problem = ctx.problems[f"{level}/{entry}"]
         # The run's name stays the source's (its URL is stable); what it is called is the newest name.
-        run_name = _run_name(f.host, f.implementation, level_number, number, name_part)
+        run_name = _run_name(f.host, f.implementation, level_number, number, ENTRY_PATTERN.match(entry)[2])
         if not _NAME.match(run_name):
             errors.append(f"{f.path}: {level}/{entry}: cannot make a run name from it ({run_name!r})")
             continue
-        native: dict = {"source": SOURCE, "benchmark": f.benchmark,
-                        "externalId": f"{f.host}/{f.implementation}/{problem.newest}"}
-        if problem.newest != f"{level}/{entry}":
-            native["formerExternalId"] = f"{f.host}/{f.implementation}/{level}/{entry}"
-        spec: dict = {"status": "failed"}
-        measurements: list[dict] = []
-        if record is not None:
-            status, timing, measurements, note = _timing(record)
-            spec = {"status": status}
-            if timing is not None:
-                spec["timing"] = timing
-            if note:
-                odd[note] += 1
-            if "hardware" in record:
-                native["hardware"] = record["hardware"]
-            native["metrics"] = {f"{k}_ms": _plain(record[k]) for k in _NUMBER_KEYS if k in record}
-            if timing is None and "num_trials" in record:
-                native["metrics"]["num_trials"] = record["num_trials"]
-            extra = {k: _plain_deep(v) for k, v in record.items()
-                     if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
-            if extra:
-                native["extra"] = extra
-        spec.update({
-            "observedAt": observed,
-            "measurements": measurements,
-            "sourceNative": native,
-            "protocolDigest": protocol_digest,
-            "workloadDigest": problem.workload_digest,
-            "environmentDigest": ctx.environment_digest,
-            "implementationDigest": implementation_digest,
-        })
+        spec = _run_spec(ctx, f"{level}/{entry}", problem, record, odd)
         bundle = {
             "run": {
                 "apiVersion": API_VERSION,
                 "kind": "BenchmarkRun",
-                "metadata": {"name": run_name,
-                             "title": f"{problem_title(_title_part(problem.newest))} · {label} · {_where(f.host)}"},
+                "metadata": {"name": run_name, "title": f"{problem_title(_title_part(problem.newest))} · "
+                                                        f"{implementation_label(f.implementation)} · {_where(f.host)}"},
                 "spec": spec,
             },
             "protocol": PROTOCOL,
@@ -891,6 +862,44 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
     for note, count in sorted(odd.items()):
         result.warnings.append(f"{f.path}: {count} {'entry' if count == 1 else 'entries'}: {note}")
     return bundles
+
+
+def _run_spec(ctx: _FileContext, path: str, problem, record: dict | None, odd: Counter) -> dict:
+    """One timing file's record as a run's spec; a record's oddities are counted in `odd`."""
+    f = ctx.file
+    native: dict = {"source": SOURCE, "benchmark": f.benchmark,
+                    "externalId": f"{f.host}/{f.implementation}/{problem.newest}"}
+    if problem.newest != path:
+        native["formerExternalId"] = f"{f.host}/{f.implementation}/{path}"
+    spec: dict = {"status": "failed"}
+    measurements: list[dict] = []
+    if record is not None:
+        status, timing, measurements, note = _timing(record)
+        spec = {"status": status}
+        if timing is not None:
+            spec["timing"] = timing
+        if note:
+            odd[note] += 1
+        if "hardware" in record:
+            native["hardware"] = record["hardware"]
+        native["metrics"] = {f"{k}_ms": _plain(record[k]) for k in _NUMBER_KEYS if k in record}
+        if timing is None and "num_trials" in record:
+            native["metrics"]["num_trials"] = record["num_trials"]
+        extra = {k: _plain_deep(v) for k, v in record.items()
+                 if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
+        if extra:
+            native["extra"] = extra
+    spec.update({
+        "observedAt": f.observed_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.")
+                      + f"{f.observed_at.microsecond // 1000:03d}Z",
+        "measurements": measurements,
+        "sourceNative": native,
+        "protocolDigest": digest(PROTOCOL),
+        "workloadDigest": problem.workload_digest,
+        "environmentDigest": ctx.environment_digest,
+        "implementationDigest": digest({"source": SOURCE, "implementation": f.implementation}),
+    })
+    return spec
 
 
 def _title_part(problem: str) -> str:

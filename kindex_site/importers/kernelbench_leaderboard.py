@@ -215,46 +215,7 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     outputs: dict[str, list[tuple[tuple, dict]]] = {}  # bundle file name → (sort key, bundle)
     sources: dict[Path, bytes] = {}  # every source file referred to → its bytes
     names: dict[str, str] = {}  # run name → the row it is made from
-    kernel_names = _kernel_names(rows, named, errors)
-    stems: dict[str, str] = {}  # bundle file stem → the display_name that made it
-    for row in rows:
-        problem = named[row.problem_file]
-        model, display_name = row.data["model"], row.data["display_name"]
-        stem = slug(display_name)
-        if stem in ("baselines", "problems") or not stem:
-            errors.append(f"{row.where}: display_name: {display_name!r} cannot name a bundle file "
-                          f"({stem or 'no letters or digits'}.json)")
-            continue
-        if stems.setdefault(stem, display_name) != display_name:
-            errors.append(f"{row.where}: display_name: {display_name!r} would share {stem}.json with "
-                          f"{stems[stem]!r}")
-            continue
-        name = kernel_names[row.index]
-        label = f"{display_name} (generated CUDA)"
-        native = {"source": SOURCE, "externalId": f"{model}/{problem.newest}", "problem": problem.name}
-        if problem.newest != problem.name:
-            native["formerExternalId"] = f"{model}/{problem.name}"
-        native.update((k, _plain_deep(v)) for k, v in row.data.items() if k != "code" and k not in native)
-        implementation = f"{stem}.src/{name}.py"
-        spec = {
-            "status": "passed",
-            "timing": {"latencyNs": {"mean": _int_ns(_ns(row.time))}, "primaryStatistic": "mean"},
-            "observedAt": observed,
-            "measurements": [],
-            "sourceNative": native,
-            "protocolDigest": common["protocolDigest"],
-            "workloadDigest": problem.workload_digest,
-            "environmentDigest": common["environmentDigest"],
-            "implementationDigest": "sha256:" + hashlib.sha256(row.code).hexdigest(),
-            "implementationSource": {"path": implementation, "language": "python"},
-            "workloadSource": {"path": problem.path, "language": "python"},
-        }
-        bundle = _bundle(name, f"{problem.title} · {label} · {WHERE}", spec)
-        if _valid(bundle, row.where, errors) and _unique(name, row.where, names, errors):
-            outputs.setdefault(f"{stem}.json", []).append(((row.level, row.number, name), bundle))
-            sources[out / implementation] = row.code
-            sources[out / problem.path] = problem.source
-            result.kernels += 1
+    stems = _kernel_bundles(rows, named, observed, common, out, outputs, sources, names, result, errors)
     for key, bundle in _baselines(rows, named, observed, common, result):
         name = bundle["run"]["metadata"]["name"]
         if _valid(bundle, f"baselines: {name}", errors) and _unique(name, f"baselines: {name}", names, errors):
@@ -276,6 +237,51 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     _write_all(changed)
     result.written = len(changed)
     return result
+
+
+def _kernel_bundles(rows: list[Row], named: dict[str, Problem], observed: str, common: dict, out: Path,
+                    outputs: dict, sources: dict, names: dict, result: Result, errors: list[str]) -> dict[str, str]:
+    """Each kernel row as a bundle in its model's file, with its source; returns bundle stem → display_name."""
+    kernel_names = _kernel_names(rows, named, errors)
+    stems: dict[str, str] = {}  # bundle file stem → the display_name that made it
+    for row in rows:
+        problem = named[row.problem_file]
+        model, display_name = row.data["model"], row.data["display_name"]
+        stem = slug(display_name)
+        if stem in ("baselines", "problems") or not stem:
+            errors.append(f"{row.where}: display_name: {display_name!r} cannot name a bundle file "
+                          f"({stem or 'no letters or digits'}.json)")
+            continue
+        if stems.setdefault(stem, display_name) != display_name:
+            errors.append(f"{row.where}: display_name: {display_name!r} would share {stem}.json with "
+                          f"{stems[stem]!r}")
+            continue
+        name = kernel_names[row.index]
+        native = {"source": SOURCE, "externalId": f"{model}/{problem.newest}", "problem": problem.name}
+        if problem.newest != problem.name:
+            native["formerExternalId"] = f"{model}/{problem.name}"
+        native.update((k, _plain_deep(v)) for k, v in row.data.items() if k != "code" and k not in native)
+        implementation = f"{stem}.src/{name}.py"
+        spec = {
+            "status": "passed",
+            "timing": {"latencyNs": {"mean": _int_ns(_ns(row.time))}, "primaryStatistic": "mean"},
+            "observedAt": observed,
+            "measurements": [],
+            "sourceNative": native,
+            "protocolDigest": common["protocolDigest"],
+            "workloadDigest": problem.workload_digest,
+            "environmentDigest": common["environmentDigest"],
+            "implementationDigest": "sha256:" + hashlib.sha256(row.code).hexdigest(),
+            "implementationSource": {"path": implementation, "language": "python"},
+            "workloadSource": {"path": problem.path, "language": "python"},
+        }
+        bundle = _bundle(name, f"{problem.title} · {display_name} (generated CUDA) · {WHERE}", spec)
+        if _valid(bundle, row.where, errors) and _unique(name, row.where, names, errors):
+            outputs.setdefault(f"{stem}.json", []).append(((row.level, row.number, name), bundle))
+            sources[out / implementation] = row.code
+            sources[out / problem.path] = problem.source
+            result.kernels += 1
+    return stems
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -445,40 +451,22 @@ def _name_problems(files: list[str], folder: Path, history: History, when: datet
     named: dict[str, Problem] = {}
     fallback: list[str] = []
     for f, path in paths.items():
-        blob = blob_of.get(path)
         level, number = (int(x) for x in re.fullmatch(r"l(\d+)_p(\d+)\.py", f).groups())
-
-        def same_place(name: str) -> bool:
-            m = re.fullmatch(r"level(\d{1,15})/(\d{1,15})_.+", name)
-            return m is not None and (int(m[1]), int(m[2])) == (level, number)
-
-        if blob in in_version:
-            name = min(in_version[blob], key=lambda n: (not same_place(n), n))
-            since = version.when
-        elif blob in elsewhere:
-            held = elsewhere[blob]  # path → the last commit holding it there, oldest first
-            latest = {n: -order for order, n in enumerate(held)}
-            name = min(held, key=lambda n: (not same_place(n), latest[n]))
-            since = history.dates[held[name]]
-            fallback.append(f"{f} → {name}")
-        else:
+        place = _place_in_history(blob_of.get(path), level, number, in_version, elsewhere, version, history)
+        if place is None:
             errors.append(f"{path}: its source is not a KernelBench problem source anywhere in --repo's history "
                           f"({history.repo}); cannot tell which problem it is")
             continue
-        if not same_place(name):
+        name, since, in_force = place
+        if not in_force:
+            fallback.append(f"{f} → {name}")
+        if not _same_place(name, level, number):
             result.warnings.append(f"{path}: KernelBench has its source as {name}, not as level {level} "
                                    f"problem {number}; named {name}")
-        try:
-            source = path.read_bytes()
-        except OSError as e:
-            errors.append(f"{path}: cannot read: {e.strerror}")
-            continue
-        if len(source) > MAX_SOURCE_BYTES:
-            errors.append(f"{path}: {len(source):,} bytes, more than the {_mib(MAX_SOURCE_BYTES)} a source file "
-                          "the site shows may hold")
-            continue
-        newest = history.newest_name(name, since)
-        named[f] = Problem(source, name, newest, _source_digest(name, hashlib.sha256(source).hexdigest()))
+        source = _problem_source(path, errors)
+        if source is not None:
+            newest = history.newest_name(name, since)
+            named[f] = Problem(source, name, newest, _source_digest(name, hashlib.sha256(source).hexdigest()))
     if errors:
         return named
     how = f"in KernelBench version {version}, in force on the data's date" if version is not None else ""
@@ -490,6 +478,38 @@ def _name_problems(files: list[str], folder: Path, history: History, when: datet
         result.notes.append(f"{plural(len(renamed), 'problem')} since renamed, titled by the new name: "
                             f"{_some(renamed, 12)}")
     return named
+
+
+def _same_place(name: str, level: int, number: int) -> bool:
+    m = re.fullmatch(r"level(\d{1,15})/(\d{1,15})_.+", name)
+    return m is not None and (int(m[1]), int(m[2])) == (level, number)
+
+
+def _place_in_history(blob: str | None, level: int, number: int, in_version: dict[str, list[str]],
+                      elsewhere: dict, version, history: History) -> tuple[str, datetime, bool] | None:
+    """The name a problem source's bytes have (see `_name_problems`), since when, and whether it is the
+    name in the version in force; None when the history never held these bytes."""
+    if blob in in_version:
+        return min(in_version[blob], key=lambda n: (not _same_place(n, level, number), n)), version.when, True
+    if blob in elsewhere:
+        held = elsewhere[blob]  # path → the last commit holding it there, oldest first
+        latest = {n: -order for order, n in enumerate(held)}
+        name = min(held, key=lambda n: (not _same_place(n, level, number), latest[n]))
+        return name, history.dates[held[name]], False
+    return None
+
+
+def _problem_source(path: Path, errors: list[str]) -> bytes | None:
+    try:
+        source = path.read_bytes()
+    except OSError as e:
+        errors.append(f"{path}: cannot read: {e.strerror}")
+        return None
+    if len(source) > MAX_SOURCE_BYTES:
+        errors.append(f"{path}: {len(source):,} bytes, more than the {_mib(MAX_SOURCE_BYTES)} a source file "
+                      "the site shows may hold")
+        return None
+    return source
 
 
 # --- building -----------------------------------------------------------------------------------
