@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """kindex-site against Hugo on the same corpus, as ratios measured side by side.
 
-For each corpus: lay it out as a Hugo project (../shared/bench/hugo_peer.py), then for several
+For each corpus, in each layout of make_corpus.py (arrays, .jsonl, one file per run, one folder per
+submission with its kernel's source; the bundled content as it is): lay it out as a Hugo project (../shared/bench/hugo_peer.py), then for several
 rounds, alternating, time `hugo` (a full build into an empty folder), `kindex-site build` into an
 empty folder with no cache (full: the same start as Hugo's), then again with nothing changed (no-op)
 and with one run changed (one file). Then `kindex-site build --watch` runs, and one run is changed
@@ -10,7 +11,8 @@ again several times: each is timed from just before the file is written to the w
 Prints medians, the ratios kindex/Hugo-full and peak RSS. Absolute times drift on shared
 machines; ratios measured in one run are what to compare.
 
-usage: python benchmarks/vs_hugo.py [--rounds 3] [--sizes bundled 10000 100000] [--work /dev/shm]
+usage: python benchmarks/vs_hugo.py [--rounds 3] [--sizes bundled 10000 100000] [--layouts arrays jsonl …]
+                                   [--work /dev/shm]
 needs: hugo on PATH (Debian: apt-get install hugo), /usr/bin/time, and kindex-site installed
 """
 
@@ -33,7 +35,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from make_corpus import make_project  # benchmarks/ is on sys.path when run as a script
+from make_corpus import LAYOUTS, make_project  # benchmarks/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT.parent / "shared" / "bench" / "hugo_peer.py"
@@ -63,10 +65,17 @@ def emptied(*folders: Path) -> None:
 
 def touch_one_run(content: Path, flip: bool) -> None:
     """Change one run's observedAt in the first content file: one run updated, as a user would."""
-    path = sorted(content.rglob("*.json"))[0]
+    observed = "2026-02-0%dT00:00:00Z" % (2 if flip else 3)
+    path = min(p for p in content.rglob("*.json*") if p.suffix in (".json", ".jsonl"))
+    if path.suffix == ".jsonl":
+        first, rest = path.read_text().split("\n", 1)
+        bundle = json.loads(first)
+        bundle["run"]["spec"]["observedAt"] = observed
+        path.write_text(json.dumps(bundle, ensure_ascii=False) + "\n" + rest)
+        return
     data = json.loads(path.read_text())
     bundles = data if isinstance(data, list) else [data]
-    bundles[0]["run"]["spec"]["observedAt"] = "2026-02-0%dT00:00:00Z" % (2 if flip else 3)
+    bundles[0]["run"]["spec"]["observedAt"] = observed
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
@@ -104,8 +113,8 @@ def watched_edits(project: Path, kindex: list[str], edits: int, flip_first: bool
         proc.wait(timeout=60)
 
 
-def bench(size: str, rounds: int, work: Path) -> dict:
-    project = make_project(size, work)
+def bench(size: str, layout: str, rounds: int, work: Path, watch: bool = True) -> dict:
+    project = make_project(size, work, layout)
     hugo_dir = project / "hugo"
     subprocess.run([sys.executable, str(PEER), str(project / "content"), str(hugo_dir)], check=True,
                    stdout=subprocess.DEVNULL)
@@ -129,15 +138,21 @@ def bench(size: str, rounds: int, work: Path) -> dict:
             if name == "full":
                 pages = re.search(r"Built (\d+) pages from (\d+) runs", out).group(0)
     # (The last one-run round wrote flip=(rounds - 1) % 2 == 0: the first watched edit writes the other.)
-    results["watch"] = watched_edits(project, kindex, max(5, rounds), flip_first=(rounds - 1) % 2 != 0)
+    if watch:
+        results["watch"] = watched_edits(project, kindex, max(5, rounds), flip_first=(rounds - 1) % 2 != 0)
     med = {k: statistics.median(v) for k, v in results.items()}
-    return {"size": size, "what": pages, "median": med, "rss": rss}
+    shutil.rmtree(project, ignore_errors=True)  # (the next corpus gets the room: a 100,000-run one is gigabytes)
+    return {"size": size, "layout": "as bundled" if size == "bundled" else layout, "what": pages, "median": med,
+            "rss": rss}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sizes", nargs="+", default=["bundled", "10000", "100000"])
+    parser.add_argument("--layouts", nargs="+", choices=LAYOUTS, default=list(LAYOUTS),
+                        help="layouts of the generated corpora (the bundled content is built as it is)")
+    parser.add_argument("--no-watch", action="store_true", help="leave out the `build --watch` edits")
     parser.add_argument("--work", type=Path, default=None,
                         help="folder for the corpora and outputs (default: the system's temporary folder); "
                              "/dev/shm takes the disk out of the measure")
@@ -147,20 +162,23 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         for size in args.sizes:
-            rows.append(bench(size, args.rounds, Path(tmp)))
-            print(f"done: {size}", file=sys.stderr)
+            for layout in (["arrays"] if size == "bundled" else args.layouts):
+                rows.append(bench(size, layout, args.rounds, Path(tmp), watch=not args.no_watch))
+                print(f"done: {size} {layout}", file=sys.stderr)
     hugo_version = subprocess.run(["hugo", "version"], capture_output=True, text=True).stdout.split()[1]
     print(f"{date.today()} · {platform.machine()} · {platform.python_implementation()} {platform.python_version()} "
           f"· Hugo {hugo_version} · median of {args.rounds} rounds · in {args.work or tempfile.gettempdir()}")
     print()
-    print("| corpus | built | Hugo full | kindex full (ratio) | no-op (÷ Hugo full) | one run changed (÷ Hugo full) "
-          "| one run changed, `--watch` (÷ Hugo full) | peak RSS Hugo / kindex full |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| corpus | layout | built | Hugo full | kindex full (ratio) | no-op (÷ Hugo full) "
+          "| one run changed (÷ Hugo full) | one run changed, `--watch` (÷ Hugo full) | peak RSS Hugo / kindex full |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         m, rss = row["median"], row["rss"]
-        print(f"| {row['size']} | {row['what']} | {m['hugo']:.2f} s | {m['full']:.2f} s ({m['full'] / m['hugo']:.2f}) "
-              f"| {m['noop']:.2f} s ({m['noop'] / m['hugo']:.3f}) | {m['one']:.2f} s ({m['one'] / m['hugo']:.3f}) "
-              f"| {m['watch']:.2f} s ({m['watch'] / m['hugo']:.3f}) | {rss['hugo'] // 1024} / {rss['full'] // 1024} MiB |")
+        watched = f"{m['watch']:.2f} s ({m['watch'] / m['hugo']:.3f})" if "watch" in m else "–"
+        print(f"| {row['size']} | {row['layout']} | {row['what']} | {m['hugo']:.2f} s "
+              f"| {m['full']:.2f} s ({m['full'] / m['hugo']:.2f}) | {m['noop']:.2f} s ({m['noop'] / m['hugo']:.3f}) "
+              f"| {m['one']:.2f} s ({m['one'] / m['hugo']:.3f}) | {watched} "
+              f"| {rss['hugo'] // 1024} / {rss['full'] // 1024} MiB |")
     return 0
 
 
