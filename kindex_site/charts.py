@@ -28,6 +28,9 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from .leaderboard import primary_value
+from .numbers import format_date, format_ms, format_ratio
+
 WIDTH = 1000  # user units across the plot; the plot is PLOT_PCT of the chart's width
 PLOT_PCT = 96  # room on the right for a whisker or a label
 LINE = 15  # px per line of a label
@@ -131,6 +134,29 @@ def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one:
     """
     if not points:
         return Markup("")
+    a, b = _log_span(points, one)
+
+    def x(v: float) -> int:
+        return round(WIDTH * (min(max(math.log(v), a), b) - a) / (b - a))
+
+    marks, texts, axis_y = _dot_rows(points, x)
+    height = axis_y + 18
+    ticks = nice_ticks(math.exp(a), math.exp(b))
+    marks["grid"] = [f"M{x(t)} 0V{axis_y}" for t in ticks if one is None or abs(x(t) - x(one)) > 1]
+    shown = [t for t in ticks if one is None or abs(x(t) - x(one)) > 60] + ([one] if one is not None else [])
+    for t in sorted(shown):
+        label = tick_label(t / scale) + unit
+        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH, label)} y="{height - 4}">{escape(label)}</text>')
+    refline = None if one is None else f"M{x(one)} 0V{axis_y}"
+    out = _open("dots", height, title, desc) + [_plot(height)] + _dot_marks(marks, axis_y, refline)
+    out.append("</svg>")
+    out += texts
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+def _log_span(points: list[Point], one: float | None) -> tuple[float, float]:
+    """The axis's ends (natural logarithms): every value and interval shown, and `one`, padded a little."""
     values = [p.value for p in points]
     ends = [v for p in points if p.ci for v in p.ci] + values + ([one] if one is not None else [])
     # An interval far wider than the values (a run whose noise dwarfs its mean) is drawn to the edge.
@@ -139,11 +165,12 @@ def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one:
     a, b = math.log(lo), math.log(hi)
     span = max(b - a, 0.004)  # at least ±0.2%: a board of equal values still gets an axis
     mid = (a + b) / 2
-    a, b = mid - span / 2 - span * 0.06, mid + span / 2 + span * 0.06
+    return mid - span / 2 - span * 0.06, mid + span / 2 + span * 0.06
 
-    def x(v: float) -> int:
-        return round(WIDTH * (min(max(math.log(v), a), b) - a) / (b - a))
 
+def _dot_rows(points: list[Point], x) -> tuple[dict[str, list[str]], list[str], int]:
+    """Each point's row: its label's lines, its band (every other row), interval and point; and
+    where the axis goes, below the last row."""
     texts: list[str] = []
     marks: dict[str, list[str]] = {"band": [], "ci": [], "pt": [], "open": [], "ref": []}
     y = 2
@@ -158,32 +185,26 @@ def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one:
             marks["ci"].append(f"M{x(p.ci[0])} {my}H{x(p.ci[1])}")
         marks["ref" if p.reference else "pt" if p.beyond else "open"].append(f"M{x(p.value)} {my}h0")
         y += rows
-    axis_y = y + 2
-    height = axis_y + 18
-    ticks = nice_ticks(math.exp(a), math.exp(b))
-    grid = [f"M{x(t)} 0V{axis_y}" for t in ticks if one is None or abs(x(t) - x(one)) > 1]
-    shown = [t for t in ticks if one is None or abs(x(t) - x(one)) > 60] + ([one] if one is not None else [])
-    for t in sorted(shown):
-        label = tick_label(t / scale) + unit
-        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH, label)} y="{height - 4}">{escape(label)}</text>')
-    out = _open("dots", height, title, desc) + [_plot(height)]
+    return marks, texts, y + 2
+
+
+def _dot_marks(marks: dict[str, list[str]], axis_y: int, refline: str | None) -> list[str]:
+    """The plot's paths, one per kind of mark: bands, grid, axis, the reference's line, then the points."""
+    out = []
     if marks["band"]:
         out.append(f'<path class="band" d="{"".join(marks["band"])}"/>')
-    if grid:
-        out.append(f'<path class="grid" d="{"".join(grid)}"/>')
+    if marks["grid"]:
+        out.append(f'<path class="grid" d="{"".join(marks["grid"])}"/>')
     out.append(f'<path class="axis" d="M0 {axis_y}H{WIDTH}"/>')
-    if one is not None:
-        out.append(f'<path class="refline" d="M{x(one)} 0V{axis_y}"/>')
+    if refline is not None:
+        out.append(f'<path class="refline" d="{refline}"/>')
     for cls in ("ci", "pt", "open", "ref"):
         if marks[cls]:
             d = "".join(marks[cls])
             out.append(f'<path class="{cls}" d="{d}"/>')
             if cls == "open":  # a hollow point: the dot, then its middle in the background colour
                 out.append(f'<path class="hole" d="{d}"/>')
-    out.append("</svg>")
-    out += texts
-    out.append("</svg>")
-    return Markup("".join(out))
+    return out
 
 
 def _octave_range(bins: list[int]) -> tuple[int, int]:
@@ -263,8 +284,6 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
     vs it (Entry.speedup, as the table gives it: filled when Speedup.above_1 or below_1 says it is
     beyond noise); without one, its value of the ranking statistic, with the mean's 95% interval.
     '' when fewer than two runs are ranked (nothing to compare)."""
-    from .leaderboard import primary_value
-
     ranked = [e for e in board.entries if e.rank is not None]
     if len(ranked) < 2:
         return Markup("")
@@ -288,8 +307,6 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
 
 
 def _note(n: int, geomean: float | None) -> str:
-    from .render import format_ratio
-
     return f"{n} problem{'s' if n != 1 else ''}, geometric mean {format_ratio(geomean)}×"
 
 
@@ -330,8 +347,6 @@ def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]
     """One implementation's runs on a board over time: each run's mean (a dot) with its 95% interval
     (a whisker), oldest left, in run order; the latency axis spans the values shown, not from zero,
     so a change the trend verdict calls real is visible. points: (observedAt, mean ns, interval or None)."""
-    from .render import format_date, format_ms
-
     if len(points) < 2:
         return Markup("")
     points = [(format_date(when), mean, ci) for when, mean, ci in points]

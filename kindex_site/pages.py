@@ -12,6 +12,7 @@ from functools import partial
 from urllib.parse import quote
 
 from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Trend, Warning, std_ns, utc
+from .search import page_context
 from .stats import Speedup
 
 API_VERSION = "kindex-site/v1"
@@ -322,132 +323,173 @@ ProblemRow = Callable[[str, Problem, tuple, Callable[[], dict]], str]
 
 def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str], problem_row: ProblemRow) -> list[Page]:
     """Every page but the problems' own (`problem_pages`): home, search, hosts, implementations,
-    protocols and the Markdown pages."""
-    content = lb.content
-    envs = content.environments
-    pages: list[Page] = []
+    protocols, former problem names and the Markdown pages, in that order."""
+    return (home_pages(lb, urls, problem_row) + [search_page(lb, urls)] + host_pages(lb, urls, problem_row)
+            + implementation_pages(lb, urls, problem_row) + protocol_pages(lb) + redirect_pages(lb, urls)
+            + markdown_pages(lb, markdown_html))
 
+
+def home_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Page]:
+    """Home: the headline, what changed lately and the overview of every problem (paged when long).
+    The first page stays at the root (where visitors land); the rest of a long list at /page/<n>/."""
     hosts = overview_hosts(lb)
     host_names = tuple(e.metadata.name for e in hosts)
-
-    def home_row(p: Problem) -> str:
-        return problem_row("home_row.html", p, ("", host_names), lambda: {
-            "problem": p, "cells": overview_cells(lb, p, host_names, urls), "reference": lb.reference})
-
-    def level_of(p: Problem) -> str:
-        return f"Level {p.level}" if p.level is not None else "Other problems"
-
     level_sizes: dict[str, int] = {}
     for p in lb.problems:
-        level_sizes[level_of(p)] = level_sizes.get(level_of(p), 0) + 1
+        level_sizes[_level_of(p)] = level_sizes.get(_level_of(p), 0) + 1
     several_workloads = any(len({(b.host, b.workload) for b in boards}) > len({b.host for b in boards})
                             for boards in lb.boards.values())
+    home = _Home(lb, urls, problem_row, hosts, host_names, level_sizes, several_workloads)
+    return paged(urls, "", "home.html", "Home", len(lb.problems), home.context, later_title="Problems")
 
-    def home_context(pager: Pager | None) -> dict:
+
+def _level_of(p: Problem) -> str:
+    return f"Level {p.level}" if p.level is not None else "Other problems"
+
+
+@dataclass(frozen=True)
+class _Home:
+    """What the home pages' contexts are made from (when each page is rendered)."""
+
+    lb: Leaderboard
+    urls: Urls
+    problem_row: ProblemRow
+    hosts: list
+    host_names: tuple[str, ...]
+    level_sizes: dict[str, int]
+    several_workloads: bool
+
+    def row(self, p: Problem) -> str:
+        return self.problem_row("home_row.html", p, ("", self.host_names), lambda: {
+            "problem": p, "cells": overview_cells(self.lb, p, self.host_names, self.urls),
+            "reference": self.lb.reference})
+
+    def context(self, pager: Pager | None) -> dict:
+        lb, urls = self.lb, self.urls
         levels: dict[str, list] = {}
         for p in pager.part(lb.problems) if pager else lb.problems:
-            levels.setdefault(level_of(p), []).append({"problem": p, "row": home_row(p)})
+            levels.setdefault(_level_of(p), []).append({"problem": p, "row": self.row(p)})
         first = pager is None or pager.number == 1
         return {
-            "levels": levels, "level_sizes": level_sizes, "pager": pager, "first": first,
+            "levels": levels, "level_sizes": self.level_sizes, "pager": pager, "first": first,
             "headline": headline(lb, urls) if first else [], "lately": what_changed(lb, urls) if first else None,
             "api_url": urls("api/v1/index.json"), "reference": lb.reference,
-            "overview_hosts": hosts, "bands": SPEEDUP_BANDS, "several_workloads": several_workloads,
+            "overview_hosts": self.hosts, "bands": SPEEDUP_BANDS, "several_workloads": self.several_workloads,
             "counts": {
                 "problems": len(lb.problems),
-                "hosts": len(envs),
+                "hosts": len(lb.content.environments),
                 "implementations": len(lb.implementations),
-                "runs": len(content.runs),
+                "runs": len(lb.content.runs),
             },
         }
 
-    # The first page stays at the root (where visitors land); the rest of a long list at /page/<n>/.
-    pages += paged(urls, "", "home.html", "Home", len(lb.problems), home_context, later_title="Problems")
-    pages.append(search_page(lb, urls))
 
-
+def host_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Page]:
+    """The list of timing hosts, then each host's page: its summaries and a row per problem timed there."""
     boards_of_host: dict[str, list[Board]] = {}
     for p in lb.problems:
         for b in lb.boards[p.slug]:
             boards_of_host.setdefault(b.host, []).append(b)
-    hosts = sorted(envs.values(), key=lambda e: (e.metadata.title.casefold(), e.metadata.name))
-    pages.append(Page("hosts/", "hosts.html", "Timing hosts", {
+    hosts = overview_hosts(lb)  # (by title)
+    pages = [Page("hosts/", "hosts.html", "Timing hosts", {
         "hosts": [{"environment": e, "boards": len(boards_of_host.get(e.metadata.name, [])),
                    "runs": sum(len(b.runs) for b in boards_of_host.get(e.metadata.name, []))}
                   for e in hosts],
-    }))
-    def host_rows(name: str, problem: Problem, boards: list[Board]) -> str:
-        return problem_row("host_row.html", problem, (name, ()), lambda: {"boards": [
-            {"board": b, "best": _best(b), "tied_with": _tied_with(b), "runs": len(b.runs), "several": len(boards) > 1,
-             "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
-
-    def host_context(e, pager: Pager | None) -> dict:
-        name = e.metadata.name
-        boards = boards_of_host.get(name, [])
-        by_problem: dict[str, list[Board]] = {}
-        for b in boards:
-            by_problem.setdefault(b.problem.slug, []).append(b)
-        shown = pager.part(list(by_problem.values())) if pager else by_problem.values()
-        first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
-        return {
-            "environment": e, "summaries": lb.summaries[name] if first else [], "reference": lb.reference,
-            "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
-            "rows": [host_rows(name, bs[0].problem, bs) for bs in shown],
-            "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]
-                         for impl in lb.implementations} if first else {},
-        }
-
+    })]
     for e in hosts:
-        timed_here = len({b.problem.slug for b in boards_of_host.get(e.metadata.name, [])})
+        boards = boards_of_host.get(e.metadata.name, [])
+        timed_here = len({b.problem.slug for b in boards})
         pages += paged(urls, f"hosts/{e.metadata.name}/", "host.html", e.metadata.title, timed_here,
-                       partial(host_context, e))
+                       partial(_host_context, lb, urls, problem_row, e, boards))
+    return pages
 
-    pages.append(Page("implementations/", "implementations.html", "Implementations", {
+
+def _host_rows(problem_row: ProblemRow, name: str, problem: Problem, boards: list[Board]) -> str:
+    return problem_row("host_row.html", problem, (name, ()), lambda: {"boards": [
+        {"board": b, "best": _best(b), "tied_with": _tied_with(b), "runs": len(b.runs), "several": len(boards) > 1,
+         "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
+
+
+def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, boards: list[Board],
+                  pager: Pager | None) -> dict:
+    name = e.metadata.name
+    by_problem: dict[str, list[Board]] = {}
+    for b in boards:
+        by_problem.setdefault(b.problem.slug, []).append(b)
+    shown = pager.part(list(by_problem.values())) if pager else by_problem.values()
+    first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
+    return {
+        "environment": e, "summaries": lb.summaries[name] if first else [], "reference": lb.reference,
+        "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
+        "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown],
+        "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]
+                     for impl in lb.implementations} if first else {},
+    }
+
+
+def implementation_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Page]:
+    """The list of implementations, then each one's page: its summaries and a row per problem it timed."""
+    pages = [Page("implementations/", "implementations.html", "Implementations", {
         "implementations": lb.implementations,
-    }))
-    def implementation_context(impl, pager: Pager | None) -> dict:
-        host_names = tuple(sorted(impl.hosts, key=lambda n: (envs[n].metadata.title.casefold(), n)))
-        timed = lb.problems_of_implementation[impl.slug]
-        problems = [p for p in lb.problems if p.slug in timed]
-        first = pager is None or pager.number == 1
-        summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
-        return {
-            "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
-            "pager": pager, "first": first,
-            "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
-                                 lambda p=p: {"problem": p, "lines": implementation_cells(
-                                     lb, impl.slug, p, host_names, urls)})
-                     for p in (pager.part(problems) if pager else problems)],
-            "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
-        }
-
+    })]
     for impl in lb.implementations:
         pages += paged(urls, f"implementations/{impl.slug}/", "implementation.html", impl.label,
-                       len(lb.problems_of_implementation[impl.slug]), partial(implementation_context, impl))
+                       len(lb.problems_of_implementation[impl.slug]),
+                       partial(_implementation_context, lb, urls, problem_row, impl))
+    return pages
 
-    protocols = sorted(content.protocols.values(), key=lambda d: (d.metadata.title.casefold(), d.metadata.name))
+
+def _implementation_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, impl, pager: Pager | None) -> dict:
+    envs = lb.content.environments
+    host_names = tuple(sorted(impl.hosts, key=lambda n: (envs[n].metadata.title.casefold(), n)))
+    timed = lb.problems_of_implementation[impl.slug]
+    problems = [p for p in lb.problems if p.slug in timed]
+    first = pager is None or pager.number == 1
+    summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
+    return {
+        "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
+        "pager": pager, "first": first,
+        "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
+                             lambda p=p: {"problem": p, "lines": implementation_cells(
+                                 lb, impl.slug, p, host_names, urls)})
+                 for p in (pager.part(problems) if pager else problems)],
+        "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
+    }
+
+
+def protocol_pages(lb: Leaderboard) -> list[Page]:
+    """The list of protocols, then each one's page with the hosts timed under it."""
+    envs = lb.content.environments
+    protocols = sorted(lb.content.protocols.values(), key=lambda d: (d.metadata.title.casefold(), d.metadata.name))
     hosts_of_protocol: dict[str, set[str]] = {}
     for boards in lb.boards.values():
         for b in boards:
             hosts_of_protocol.setdefault(b.protocol, set()).add(b.host)
-    pages.append(Page("protocols/", "protocols.html", "Protocols", {"protocols": protocols}))
+    pages = [Page("protocols/", "protocols.html", "Protocols", {"protocols": protocols})]
     for d in protocols:
         used_by = sorted(hosts_of_protocol.get(d.metadata.name, ()), key=lambda n: (envs[n].metadata.title.casefold(), n))
         pages.append(Page(f"protocols/{d.metadata.name}/", "protocol.html", d.metadata.title, {
             "protocol": d, "hosts": [envs[n] for n in used_by],
         }))
+    return pages
 
+
+def redirect_pages(lb: Leaderboard, urls: Urls) -> list[Page]:
+    """A former name's URL keeps answering: a page that leads to the problem as it is named now."""
+    pages = []
     for old_slug, problem in sorted(lb.redirects.items()):
-        # A former name's URL keeps answering: a page that leads to the problem as it is named now.
         former = next(a for a in problem.aliases if a.slug == old_slug)
         pages.append(Page(f"problems/{old_slug}/", "redirect.html", former.title, {
             "former": former, "problem": problem, "target": urls.problem(problem.slug)}))
-
-    for md in content.pages:
-        # (Its HTML made only when the page is: a rebuild that leaves it unchanged never renders its Markdown.)
-        pages.append(Page(f"{md.slug}/", "page.html", md.title,
-                          lambda md=md: {"html": markdown_html(md.markdown), "source": md.source}))
     return pages
+
+
+def markdown_pages(lb: Leaderboard, markdown_html: Callable[[str], str]) -> list[Page]:
+    """content/pages/*.md. (Their HTML made only when the page is: a rebuild that leaves it
+    unchanged never renders its Markdown.)"""
+    return [Page(f"{md.slug}/", "page.html", md.title,
+                 lambda md=md: {"html": markdown_html(md.markdown), "source": md.source})
+            for md in lb.content.pages]
 
 
 # The home page lists every problem, host and implementation pages every problem timed there: a
@@ -787,6 +829,4 @@ def _problem_lately(boards: list[Board]) -> tuple[dict[tuple[str, str], int], li
 
 
 def search_page(lb: Leaderboard, urls: Urls) -> Page:
-    from .search import page_context
-
     return Page("search/", "search.html", "Search", page_context(lb, urls))

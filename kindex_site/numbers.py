@@ -1,0 +1,183 @@
+"""The number formats readers see, used by the templates (render.py) and the charts alike.
+
+Latencies arrive as integer nanoseconds and are shown in milliseconds. Rounding never adds
+precision the input lacks (at most 6 decimals of a millisecond, i.e. whole nanoseconds), and
+confidence intervals are rounded outwards so the shown interval always contains the true one.
+Standard library only; every rounding the site does is here.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Context, Decimal
+from functools import lru_cache, update_wrapper
+
+NS_PER_MS = Decimal(1_000_000)
+MAX_DECIMALS = 6  # one nanosecond in milliseconds
+DASH = "—"
+
+
+def _decimals_for(value: Decimal, significant: int) -> int:
+    if value == 0:
+        return 0
+    return max(0, significant - 1 - value.adjusted())
+
+
+def _to_ms(ns: int | float) -> Decimal:
+    return Decimal(ns) / NS_PER_MS
+
+
+# Room for the widest interval a ratio is drawn with (stats.CUT) at any decimals, and for any finite
+# number a document may hold shown in ms with all its integer digits (1e300 ns: 295 of them).
+_WIDE = Context(prec=400)
+
+
+def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
+    return f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=rounding, context=_WIDE):f}"
+
+
+def _memo(fn):
+    """Tables and run pages format the same numbers again and again: a formatter remembers its last
+    answers. Keys are typed (4 is whole nanoseconds, 4.0 may be finer); zeros are not remembered,
+    since 0.0 and -0.0 are one key but print differently."""
+    cached = lru_cache(maxsize=1 << 16, typed=True)(fn)
+
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs) if kwargs or 0 in args else cached(*args)
+
+    call.cache_clear = cached.cache_clear
+    return update_wrapper(call, fn)
+
+
+@_memo
+def format_ms(ns: int | float | None, significant: int = 3) -> str:
+    """4940000 → '4.94'; 123456789 → '123'; 1234567890 → '1235'. Integer digits are never dropped."""
+    if ns is None:
+        return DASH
+    if type(ns) is int and significant > 0 and -_FAST_LIMIT < ns < _FAST_LIMIT:
+        return _ms_of_int(ns, significant)
+    return _significant(_to_ms(ns), significant, MAX_DECIMALS if isinstance(ns, int) else 12)
+
+
+_FAST_LIMIT = 10**18  # well within Decimal's 28 digits
+
+
+def _ms_of_int(ns: int, significant: int) -> str:
+    """format_ms for whole nanoseconds in integer arithmetic: what _significant gives, digit for digit
+    (tests/test_render_fast.py compares them)."""
+    if ns == 0:
+        return "0"
+    a = -ns if ns < 0 else ns
+    digits = len(str(a))  # the value in ms is a × 10⁻⁶: its leading digit is at 10^(digits - 7)
+    decimals = max(0, significant - digits + 6)
+    q = _round_half_up(a, decimals)
+    if len(str(q)) - decimals > digits - 6:  # rounding carried into a new digit (999999 → 1.00)
+        decimals = max(0, significant - 1 - (len(str(q)) - 1 - decimals))
+    decimals = min(decimals, MAX_DECIMALS)
+    text = str(_round_half_up(a, decimals))
+    if decimals:
+        text = text.rjust(decimals + 1, "0")
+        text = f"{text[:-decimals]}.{text[-decimals:]}"
+    return "-" + text if ns < 0 else text
+
+
+def _round_half_up(a: int, decimals: int) -> int:
+    """a ns (a ≥ 0) in units of 10^-decimals ms, rounded half up."""
+    if decimals >= 6:
+        return a * 10 ** (decimals - 6)
+    unit = 10 ** (6 - decimals)
+    q, r = divmod(a, unit)
+    return q + 1 if 2 * r >= unit else q
+
+
+def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
+    decimals = _decimals_for(value, significant)
+    rounded = Decimal(_fixed(value, decimals))
+    if rounded != 0 and rounded.adjusted() > value.adjusted():  # 0.999999 rounds up to 1.00, not 1.000
+        decimals = _decimals_for(rounded, significant)
+    return _fixed(value, min(decimals, max_decimals))
+
+
+def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int, figures: int | None = None) -> str:
+    """Enough digits to show the width to two figures (and the center to three), rounded outwards;
+    never the center to more than `figures` significant figures (the source's, plus one)."""
+    decimals = _decimals_for(hi - lo, 2)
+    if center is not None:
+        decimals = max(decimals, _decimals_for(center, 3))
+        if figures and center != 0:
+            decimals = min(decimals, _decimals_for(center, figures))
+    decimals = min(decimals, max_decimals)
+    return f"{_fixed(lo, decimals, ROUND_FLOOR)}–{_fixed(hi, decimals, ROUND_CEILING)}"
+
+
+def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = None, figures: int | None = None) -> str:
+    """[4931062, 4948938] → '4.931–4.949'; with figures=3, never the mean to more than three: '4.93–4.95'."""
+    if ci is None:
+        return DASH
+    return _ci_ms(ci[0], ci[1], mean_ns, figures)
+
+
+@_memo
+def _ci_ms(lo: int, hi: int, mean_ns: int | None, figures: int | None = None) -> str:
+    if type(lo) is int and type(hi) is int and (mean_ns is None or type(mean_ns) is int) and \
+            max(abs(lo), abs(hi), abs(mean_ns or 0)) < _FAST_LIMIT:
+        return _ci_ms_of_ints(lo, hi, mean_ns, figures)
+    return _interval(_to_ms(lo), _to_ms(hi), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS, figures)
+
+
+def _ci_ms_of_ints(lo: int, hi: int, mean_ns: int | None, figures: int | None = None) -> str:
+    """_interval for whole nanoseconds in integer arithmetic (tests/test_render_fast.py compares them)."""
+    width = abs(hi - lo)
+    decimals = 0 if width == 0 else max(0, 8 - len(str(width)))  # the width to two figures
+    if mean_ns:
+        decimals = max(decimals, 9 - len(str(abs(mean_ns))))  # the center to three
+        if figures:
+            decimals = min(decimals, max(0, figures + 6 - len(str(abs(mean_ns)))))  # to `figures` at most
+    decimals = min(decimals, MAX_DECIMALS)
+    unit = 10 ** (6 - decimals)
+    return f"{_fixed_of_int(lo // unit, decimals, lo < 0)}–{_fixed_of_int(-(-hi // unit), decimals, hi < 0)}"
+
+
+def _fixed_of_int(q: int, decimals: int, negative: bool) -> str:
+    """q units of 10^-decimals as Decimal prints it: a negative value keeps its sign even at zero."""
+    text = str(abs(q))
+    if decimals:
+        text = text.rjust(decimals + 1, "0")
+        text = f"{text[:-decimals]}.{text[-decimals:]}"
+    return "-" + text if negative else text
+
+
+@_memo
+def format_ratio(value: float | None) -> str:
+    """A speedup to three significant figures: 1.2345 → '1.23', 12.345 → '12.3'."""
+    if value is None:
+        return DASH
+    return _significant(Decimal(repr(value)), 3, 6)
+
+
+def format_ratio_ci(ci: list[float] | tuple[float, float] | None, value: float | None = None,
+                    figures: int | None = None) -> str:
+    if ci is None:
+        return DASH
+    return _ratio_ci(ci[0], ci[1], value, figures)
+
+
+@_memo
+def _ratio_ci(lo: float, hi: float, value: float | None, figures: int | None = None) -> str:
+    ci = (lo, hi)
+    center = Decimal(repr(value)) if value is not None else None
+    return _interval(Decimal(repr(ci[0])), Decimal(repr(ci[1])), center, 6, figures)
+
+
+@_memo
+def format_share(share: float | None) -> str:
+    """0.4567 → '46%'."""
+    return DASH if share is None else f"{Decimal(repr(share * 100)).quantize(Decimal(1), ROUND_HALF_UP)}%"
+
+
+@_memo
+def format_date(timestamp: str | None) -> str:
+    """The UTC calendar date of an ISO 8601 time stamp."""
+    if not timestamp:
+        return DASH
+    return datetime.fromisoformat(timestamp).astimezone(timezone.utc).date().isoformat()
