@@ -170,7 +170,7 @@ def test_folders_nested_deeper_than_python_recurses(built):
         os.chdir(built.root)
         code, _, err = built.run("check")
         assert code == 0 and "Traceback" not in err, err[-2000:]
-    finally:  # (shutil.rmtree, pytest's clean-up, recurses too: left behind, the tree would break later sessions)
+    finally:  # (shutil.rmtree, pytest's clean-up, recurses too: left behind, the tree would break later test runs)
         os.chdir(deep)
         for _ in range(levels):
             os.chdir("d")
