@@ -1,10 +1,20 @@
 """Write phase: the only code that writes the site.
 
-`build()` reads top to bottom: load and check everything, plan every output (a page to render,
-a JSON document, bytes), refuse two outputs claiming one path, then make and write them — all into
-a fresh folder swapped in at the end, or, when few changed since the last build (cache.py), only
-those, moved into place by a journal (publish_swap.py: the swap, the journal, what the next build
-does after a killed one).
+`build()` reads top to bottom, one function per step:
+
+1. `_read`: every content file's runs, validated (a file unchanged since the last build is not read again);
+2. `_rank`: group them into boards and rank them (leaderboard.py);
+3. `_plan`: every output the site holds (a page to render, a JSON document, bytes), each with its
+   key, two outputs never claiming one path; nothing is made yet;
+4. compare with the last build: the output folder's `cache.BuildState` says which outputs to write
+   and which to delete (`outdated`); when many changed, all of them;
+5. `_write`: make and write those into a fresh folder, then swap it in whole, or move just those in
+   by a journal (publish_swap.py: the swap, the journal, what the next build does after a killed one);
+6. `_record`: tell the state what the site now is (`commit`), for the next build.
+
+The incremental machinery is beside these steps, not in them: the state (cache.py) answers what
+changed, and the `Memo` a long-running caller keeps (watch.Builder) holds what a rebuild reuses.
+
 The site is committed when the new folder is swapped in or the journal is on disk; what is written
 after it (the manifest and the other caches) is only cache: failing to write it is a warning. An
 error, Ctrl-C or SIGTERM before the commit leaves the previous site exactly as it was and no
@@ -22,12 +32,15 @@ import gc
 import heapq
 import json
 import os
+import pickle
+import selectors
 import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
-from functools import partial
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import jinja2
@@ -38,9 +51,10 @@ from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, Rules, build_leaderboard
 from .load import Content, file_records, forget_reread, load_content, restore_files
+from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
                     run_page_url, site_pages, source_path)
-from .render import CompiledTemplates, format_ms, make_environment, markdown_html
+from .render import CompiledTemplates, make_environment, markdown_html
 from .search import index_output as search_index_output
 
 
@@ -55,6 +69,14 @@ class BuildResult:
     notes: list[str] = field(default_factory=list)
     changed: int = 0  # files written or removed
     timings: dict[str, float] = field(default_factory=dict)  # phase → seconds, for --timings
+    built: bool = True  # False: no input had changed, and nothing was done (`unchanged`)
+
+    @classmethod
+    def unchanged(cls, manifest: cache.Manifest, out: Path) -> BuildResult:
+        """What the last build said, when nothing changed since (cache.BuildState.unchanged)."""
+        summary = manifest.summary
+        return cls(pages=summary["pages"], runs=summary["runs"], files=summary.get("files", 0), seconds=0.0,
+                   output=out, warnings=list(manifest.warnings), notes=list(manifest.notes), built=False)
 
 
 def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Content, Leaderboard]:
@@ -65,18 +87,385 @@ def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Conten
 
 @dataclass
 class Memo:
-    """What a long-running caller (serve) keeps between builds, so that a rebuild redoes only what
-    changed: unchanged files are not read again, unchanged problems not re-ranked or re-planned.
-    Everything in it is derived from inputs it is keyed by; the output is the same without it."""
+    """What a long-running caller (watch.Builder: `build --watch`, `serve`) keeps between builds, so
+    that a rebuild redoes only what changed: unchanged files are not read again, unchanged problems
+    not re-ranked or re-planned. Everything in it is derived from inputs it is keyed by; the output
+    is the same without it."""
 
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
-    paths: frozenset = frozenset()  # the output paths of the last build, checked for clashes
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
-    manifest: tuple | None = None  # (its file's stamp, the Manifest) as the last build wrote it
-    written: tuple | None = None  # (problem slug → _ProblemOutputs, other paths) that manifest lists
+    state: cache.BuildState | None = None  # the output folder's: the last manifest as this process wrote it
     built: bool = False  # a build with this memo has succeeded
+    resident: bool = True  # kept for the next build (a one-off build's is not: it keeps nothing it will not use)
+
+    def state_of(self, out: Path) -> cache.BuildState:
+        if self.state is None or self.state.out.absolute() != out.absolute():
+            self.state = cache.BuildState(out)
+        return self.state
+
+
+_last_build_objects: list = []  # what the last one-off build made (see _keep)
+
+
+def build(config: Config, memo: Memo | None = None) -> BuildResult:
+    """Build the site; `memo` lets a long-running caller (watch.Builder) redo only what changed."""
+    _last_build_objects.clear()
+    memo = memo if memo is not None else Memo(resident=False)
+    progress = _Progress(time.perf_counter(), sys.stderr is not None and sys.stderr.isatty())
+    with _collector_off():
+        try:
+            return _build(config, memo, progress)
+        finally:
+            progress.done()
+            forget_reread()  # (a long-running builder would hold the last file read for run pages till its next build)
+
+
+def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
+    started, lap = time.perf_counter(), _Lap({})
+    out = config.folder("output_dir")
+    refuse_unsafe_output(out, config)
+    state = memo.state_of(out)
+    recovered = state.recover()  # what a killed build left, put right before anything reads the site
+    updated = _source_date()
+    state.open(config, os.environ)
+    lap("start")
+    content, validated = _read(config, state, memo, progress)
+    lap("read and validate content")
+    lb = _rank(config, content, memo, progress)
+    lap("group and rank")
+    plan = _plan(config, content, lb, state, memo, updated, progress)
+    lap("plan pages and files")
+    changes = state.outdated(plan.keys, plan.groups, plan.others)
+    if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
+        changes = None  # a whole new folder, swapped in, is then as quick and simpler
+    lap("compare with the last build")
+    if memo.resident:
+        _warm_up(plan, memo, changes)
+    with publish_swap.Publication(out) as publication:
+        sizes = _write(plan, changes, publication, progress)
+        lap("render and write")
+        # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
+        # for it (a fraction of the build), and a cache that cannot be written is a warning.
+        warnings = _record(config, state, plan, content, lb, sizes, changes, validated)
+        memo.built = True
+        if not memo.resident:
+            _keep([content, lb, plan, state, memo])
+    return BuildResult(
+        pages=len(plan.page_urls), runs=len(content.runs), files=len(plan.outputs),
+        seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
+        changed=len(plan.outputs) if changes is None else len(changes.changed) + len(changes.stale),
+        timings=lap.done("save the manifest"),
+    )
+
+
+@contextmanager
+def _collector_off():
+    """A build makes millions of small objects that live until it ends and form no cycles worth
+    finding: the cycle collector would rescan them again and again (3x the load time at 100k runs)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _source_date() -> str | None:
+    try:
+        return publish.source_date(os.environ)
+    except ValueError as e:
+        raise KindexError(str(e)) from None
+
+
+# --- 1. read, 2. rank ------------------------------------------------------------------------------
+
+
+def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progress) -> tuple[Content, dict | None]:
+    """Every content file's runs, validated; a file unchanged since the last build keeps its runs
+    (from the memo, or, for a command-line build or a resident builder's first, from the runs the last
+    build stored). Also the runs to store for the next such build, when they changed."""
+    content_dir = config.folder("content_dir")
+    first = not memo.built
+    if first:
+        memo.files = restore_files(state.stored_runs(), content_dir)
+    progress.phase("reading content")
+    # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
+    content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
+                           progress=progress.at)
+    validated = None
+    if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
+        validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
+    if not memo.resident:
+        memo.files = {}  # a one-off build needs them no longer
+    return content, validated
+
+
+def _rank(config: Config, content: Content, memo: Memo, progress: _Progress) -> Leaderboard:
+    """Boards (problem × workload × host × protocol), ranked; unchanged problems' from the memo."""
+    progress.phase("grouping and ranking")
+    return build_leaderboard(content, Rules.of(config), memo=memo.problems)
+
+
+# --- 3. plan ---------------------------------------------------------------------------------------
+
+
+def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildState, memo: Memo,
+          updated: str | None, progress: _Progress) -> _Plan:
+    """Everything the site will hold, each output with its key. Nothing is rendered yet: claims are
+    checked first, then files are made and written one by one (in worker processes for big sites),
+    so memory does not grow with the site."""
+    progress.phase("planning pages")
+    urls = Urls(config.base_path)
+    if not config.run_pages:
+        urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
+    renderer = _renderer(config, state, memo, urls, content)
+    plan = _Plan(config, lb, urls, renderer, cache.base_key(state.settings, content), memo.resident)
+    # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
+    plan.take_problems(memo.outputs, {} if memo.resident else state.stored_plans())
+    memo.outputs = plan.groups
+    _claim_pages(plan)
+    _claim_documents(plan, config, updated)
+    _claim_files(plan, config, content)
+    state.check_paths(frozenset(plan.outputs), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by))
+    _key_outputs(plan, content)
+    return plan
+
+
+def _renderer(config: Config, state: cache.BuildState, memo: Memo, urls: Urls, content: Content) -> _Renderer:
+    """Templates are compiled once per look (the settings key covers every template's bytes): a
+    long-running caller keeps the environment; the globals are this build's."""
+    if memo.renderer is None or memo.renderer[0] != state.settings:
+        memo.renderer = (state.settings, _Renderer.of(config.folder("templates_dir"), state.templates))
+    renderer = memo.renderer[1]
+    renderer.env.globals.update({
+        "site": {"title": config.title, "description": config.description, "absolute_url": config.absolute_url,
+                 "schema_url": urls(publish.SCHEMA_PATH)},
+        "urls": urls,
+        "nav_pages": [(p.slug, p.title) for p in content.pages],
+    })
+    return renderer
+
+
+class _Plan:
+    """Every output of the site: path → what makes it (bytes, a Page to render, a dict to write as
+    JSON, a function making bytes, or UNPLANNED) and path → key. Two outputs may never claim one path,
+    case-insensitively (for macOS and Windows disks): Pelican's rule."""
+
+    def __init__(self, config: Config, lb: Leaderboard, urls: Urls, renderer: _Renderer, base: str, resident: bool):
+        self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, renderer, base
+        self.resident = resident  # (a caller keeps the problems' rows for the next build)
+        self.outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
+        self.claimed_by: dict[str, str] = {}  # casefolded path → what claims it
+        self.others: list[str] = []  # paths claimed one by one, not with a problem's outputs
+        self.groups: dict[str, _ProblemOutputs] = {}  # problem slug → its outputs
+        self.stored: dict = {}  # problem slug → its outputs as the last command-line build planned them
+        self.listing: list[Page] = []  # the pages that are not a problem's own
+        self.page_urls: list[str] = []  # every page's (for the sitemap)
+        self.keys: dict[str, str] = {}  # path → key
+        self.notes: list[str] = []
+
+    def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str) -> None:
+        key = path.casefold()
+        if key in self.claimed_by:
+            raise KindexError(f"{path}: claimed by both {self.claimed_by[key]} and {what}")
+        self.claimed_by[key] = what
+        self.outputs[path] = data
+        self.others.append(path)
+
+    def claim_problem(self, group: _ProblemOutputs) -> None:
+        """A problem's outputs at once (tens of thousands of paths on a big site)."""
+        if len(group.claims) != len(group.outputs) or not self.claimed_by.keys().isdisjoint(group.claims):
+            for path, data in group.outputs.items():  # one of them clashes: say which
+                self.claim(path, data, group.claims[path.casefold()])
+        self.claimed_by.update(group.claims)
+        self.outputs.update(group.outputs)
+        self.page_urls += group.page_urls
+
+    def take_problems(self, held: dict[str, _ProblemOutputs], stored: dict) -> None:
+        """Each problem's outputs: those `held` (the memo's) or `stored` (the last command-line
+        build's plans) when made from the same inputs, else planned anew."""
+        self.stored = stored
+        for problem in self.lb.problems:
+            made_from = (self.lb.problem_keys[problem.slug], self.base, self.urls.base_path, self.config.run_pages)
+            group = held.get(problem.slug)
+            if group is None or group.made_from != made_from:
+                plan = stored.get(problem.slug)
+                if plan is not None and plan[0] == made_from:
+                    group = _planned(problem.slug, plan)
+                else:
+                    group = self._problem(problem, made_from)
+            self.groups[problem.slug] = group
+
+    def make(self, paths: list[str] | None = None) -> None:
+        """Make for real the outputs of problems taken from stored plans (UNPLANNED) that are to be
+        written: those among `paths`, or all. (A file of an unchanged problem to write: the site is not
+        the one its plan was stored with.)"""
+        if paths is None:
+            slugs = [slug for slug, g in self.groups.items() if g.plan is not None]
+        else:
+            unplanned = {p for p in paths if self.outputs[p] is UNPLANNED}
+            if not unplanned:
+                return
+            slugs = [slug for slug, g in self.groups.items() if g.plan is not None and not unplanned.isdisjoint(g.keys)]
+        of_slug = {p.slug: p for p in self.lb.problems}
+        for slug in slugs:
+            group = self.groups[slug] = self._problem(of_slug[slug], self.groups[slug].made_from)
+            self.outputs.update(group.outputs)
+
+    def _problem(self, problem, made_from: tuple) -> _ProblemOutputs:
+        config = self.config
+        return _problem_outputs(self.lb, problem, self.urls, config.run_pages, self.base, made_from,
+                                config.board_csvs, config.api_entries)
+
+    def row(self, template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
+        """A problem's row on a page listing problems (pages.ProblemRow). Kept with the problem's
+        outputs (they go when those are made again), one per template and page (variant[0]); a row
+        made for other columns (variant[1:]) is replaced."""
+        fragments = self.groups[problem.slug].fragments
+        held = fragments.get((template, variant[0]))
+        if held is None or held[0] != variant[1:]:
+            held = (variant[1:], self.renderer.fragment(template, make_context()))
+            if self.resident:  # (a one-off build would only hold every row of every page until it ends)
+                fragments[template, variant[0]] = held
+        return held[1]
+
+    def plans_to_store(self) -> dict | None:
+        """What the next command-line build takes unchanged problems' outputs from, when it is not
+        what the last one stored (a resident builder stores none)."""
+        if self.resident or (self.stored.keys() == self.groups.keys()
+                             and all(g.plan is not None for g in self.groups.values())):
+            return None
+        return {slug: g.stored() for slug, g in self.groups.items()}
+
+
+def _claim_pages(plan: _Plan) -> None:
+    """The pages listing problems, hosts and implementations; each problem's outputs; the 404 page."""
+    plan.listing = site_pages(plan.lb, plan.urls, markdown_html, plan.row)
+    plan.page_urls = [page.url for page in plan.listing if page.template != "redirect.html"]  # (a redirect is no page to index)
+    for page in plan.listing:
+        plan.claim(page.output_path, page, f"page /{page.url}")
+    for group in plan.groups.values():
+        plan.claim_problem(group)
+    # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
+    plan.claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
+
+
+def _claim_documents(plan: _Plan, config: Config, updated: str | None) -> None:
+    """The JSON API, the content format's schema, the search index, the sitemap and feed, robots.txt."""
+    lb, urls, absolute = plan.lb, plan.urls, config.absolute_url
+    for path, make_doc in api_documents(lb, urls).items():
+        plan.claim(path, partial(_json_of, make_doc), f"API document /{path}")
+    plan.claim(publish.SCHEMA_PATH, publish.json_schema_bytes, "the content format's JSON Schema")  # (made if changed)
+    plan.claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
+    if absolute:
+        plan.page_urls.sort()
+        plan.claim("sitemap.xml", partial(publish.sitemap_xml, absolute, plan.page_urls), "the sitemap")
+        plan.claim("feed.xml", partial(_feed, config, lb, urls, updated), "the Atom feed")  # (made only when its key changed)
+    else:
+        plan.notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
+                          "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
+    plan.claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
+
+
+def _claim_files(plan: _Plan, config: Config, content: Content) -> None:
+    """The project's static files, then any bundled one it lacks (the bundled templates link them,
+    as missing templates come from the bundled ones); the source files runs refer to, for download."""
+    for folder in dict.fromkeys([config.folder("static_dir"), bundled("static")]):
+        if not folder.is_dir():
+            continue
+        for file in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+            rel = file.relative_to(folder).as_posix()
+            if any(part.startswith(".") for part in rel.split("/")):
+                continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
+            if "static/" + rel not in plan.outputs:
+                plan.claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
+    for source in content.sources.values():
+        plan.claim(source_path(source.rel), partial(_source_bytes, source), f"source file {display(source.path)}")
+
+
+def _key_outputs(plan: _Plan, content: Content) -> None:
+    """Each output's key: it covers what the output shows (cache.py), so an output whose key the last
+    build wrote is unchanged."""
+    base = plan.base
+    keys = cache.OutputKeys(plan.lb, base, {slug: g.problem_keys for slug, g in plan.groups.items()},
+                            {p.slug: p.markdown for p in content.pages})
+    output_keys: dict[str, str] = {}
+    for group in plan.groups.values():
+        output_keys.update(group.keys)
+    for source in content.sources.values():  # (its bytes are all it shows)
+        output_keys[source_path(source.rel)] = cache.list_key(base, [source.digest])
+    for path in plan.others:
+        if path not in output_keys:
+            item = plan.outputs[path]
+            output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
+    if plan.config.absolute_url:
+        output_keys["sitemap.xml"] = cache.list_key(base, plan.page_urls)  # it lists pages: their URLs are its key
+    plan.keys = output_keys
+
+
+# --- 5. write, 6. record ---------------------------------------------------------------------------
+
+
+def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
+    """For a resident builder: rows made in worker processes would be lost to the memo, so a build
+    that writes every page makes them here. Its first build makes them all, and compiles every
+    template, even with nothing to write: its first rebuild after an edit is then as quick as the next."""
+    first = not memo.built
+    if first or changes is None:
+        for page in plan.listing:
+            if callable(page.context):
+                page.values()
+    if first:
+        plan.renderer.load_all()
+
+
+def _write(plan: _Plan, changes: cache.Changes | None, publication: publish_swap.Publication,
+           progress: _Progress) -> dict[str, int]:
+    """Make and write the outputs to write, and put them in place (the commit point): every one, into
+    a new folder swapped in whole, or (`changes`) only the changed ones, moved in by a journal, and
+    the stale ones deleted. Returns the size of each file written."""
+    if changes is None:
+        plan.make()
+        sizes = _write_outputs(publication.folder(len(plan.outputs)), plan.outputs, plan.renderer, progress)
+        publication.swap_in()  # the commit point
+        return sizes
+    plan.make(changes.changed)
+    if not (changes.changed or changes.stale):
+        return {}
+    staging = publication.folder(len(changes.changed) + len(changes.stale))
+    sizes = _write_outputs(staging, {p: plan.outputs[p] for p in changes.changed}, plan.renderer, progress)
+    publication.apply(changes.changed, changes.stale)  # the commit point
+    return sizes
+
+
+def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
+            sizes: dict[str, int], changes: cache.Changes | None, validated: dict | None) -> list[str]:
+    """Tell the state what the site now is (the manifest), with the runs and plans the next
+    command-line build starts from when they changed; return the build's warnings."""
+    outputs = state.outputs_after(plan.keys, sizes, changes)
+    every_size = {p: made[1] for p, made in outputs.items()}
+    warnings = list(content.warnings) + lb.warnings
+    warnings += publish.size_warnings(every_size, display(state.out))
+    warnings += publish.size_advice(every_size, config.api_entries)
+    return warnings + state.commit(
+        outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
+        summary={"pages": len(plan.page_urls), "runs": len(content.runs), "files": len(plan.outputs)},
+        warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
+        runs=file_records(validated, content.digests) if validated is not None else None,
+        plans=plan.plans_to_store())
+
+
+def _keep(objects: list) -> None:
+    """A one-off build is followed by the process's end (cli.run skips the interpreter's teardown):
+    freeing a big site's millions of objects one by one would cost a tenth of a one-run rebuild.
+    They are dropped when the next build in this process starts."""
+    _last_build_objects[:] = objects
+
+
+# --- a problem's outputs ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -155,298 +544,12 @@ def _casefolded(path: str) -> str:
     return path if folded == path else folded  # (the path's own string when equal: one fewer per page)
 
 
-_last_build_objects: list = []  # what the last one-off build made (see the end of _build)
+# --- what outputs are made of ----------------------------------------------------------------------
 
 
-def build(config: Config, memo: Memo | None = None) -> BuildResult:
-    """Build the site; `memo` lets a long-running caller (serve) redo only what changed."""
-    # A build makes millions of small objects that live until it ends and form no cycles worth
-    # finding: the cycle collector would rescan them again and again (3x the load time at 100k runs).
-    _last_build_objects.clear()
-    collecting = gc.isenabled()
-    gc.disable()
-    progress = _Progress(time.perf_counter(), sys.stderr is not None and sys.stderr.isatty())
-    try:
-        return _build(config, memo, progress)
-    finally:
-        progress.done()
-        forget_reread()  # (a long-running builder would hold the last file read for run pages till its next build)
-        if collecting:
-            gc.enable()
-
-
-def _build(config: Config, memo: Memo | None, progress: _Progress) -> BuildResult:
-    started = time.perf_counter()
-    timings: dict[str, float] = {}
-    lap = _Lap(timings)
-    out = config.folder("output_dir")
-    refuse_unsafe_output(out, config)
-    recovered = publish_swap.recover(out)  # what a killed build left, put right before anything reads the site
-    try:
-        updated = publish.source_date(os.environ)
-    except ValueError as e:
-        raise KindexError(str(e)) from None
-
-    templates_dir, static = config.folder("templates_dir"), config.folder("static_dir")
-    settings = cache.settings_key(config, cache.look_folders(config), os.environ)
-    stamp = cache.manifest_stamp(out)
-    if memo is not None and memo.manifest is not None and memo.manifest[0] == stamp and stamp is not None:
-        previous = memo.manifest[1]  # the one this process wrote, untouched since: no need to read it
-    else:
-        previous = cache.read_manifest(out)
-    inputs = cache.snapshot(config.folder("content_dir"))  # before reading: an edit meanwhile shows next time
-    lap("start")
-    kept = memo is not None  # a caller keeps the memo for the next build
-    memo = memo if memo is not None else Memo()
-    content_dir = config.folder("content_dir")
-    # A command-line build, or a resident builder's first: the runs the last build validated,
-    # where their files are unchanged.
-    first = not memo.built
-    if first:
-        memo.files = restore_files(cache.read_runs(out), content_dir)
-    # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
-    progress.phase("reading content")
-    content = load_content(content_dir, frozenset(previous.trusted) if previous else frozenset(),
-                           memo.files, keep_documents=config.run_pages, progress=progress.at)
-    validated = None  # the runs to store for the next build's start, if they changed (at the end)
-    if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
-        validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
-    if not kept:
-        memo.files = {}  # a one-off build needs them no longer
-    lap("read and validate content")
-    progress.phase("grouping and ranking")
-    lb = build_leaderboard(content, Rules.of(config), memo=memo.problems)
-    lap("group and rank")
-    progress.phase("planning pages")
-    warnings = list(content.warnings) + lb.warnings
-    notes: list[str] = []
-    urls = Urls(config.base_path)
-    if not config.run_pages:
-        urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
-    absolute = config.absolute_url
-
-    # Templates are compiled once per look (the settings key covers every template's bytes): a
-    # long-running caller keeps the environment; the globals are this build's.
-    if memo.renderer is None or memo.renderer[0] != settings:
-        env = make_environment(templates_dir, {})
-        # Compiled once, not by every build: compiling the templates is a quarter of a one-run rebuild.
-        try:
-            env.bytecode_cache = CompiledTemplates(cache.templates_path(out), cache.code_stamp())
-        except OSError:
-            pass  # (no folder to be had for it: compiled in memory, as before there was a cache)
-        # A project's own templates folder need not hold every template: missing ones (say a 404.html
-        # added after the project was set up) come from the bundled defaults.
-        env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
-        memo.renderer = (settings, _Renderer(env))
-    renderer = memo.renderer[1]
-    renderer.env.globals.update({
-        "site": {"title": config.title, "description": config.description, "absolute_url": absolute,
-                 "schema_url": urls(publish.SCHEMA_PATH)},
-        "urls": urls,
-        "nav_pages": [(p.slug, p.title) for p in content.pages],
-    })
-    # Everything the site will hold, as path → bytes, a Page to render, or a dict to write as JSON.
-    # Nothing is rendered yet: claims are checked first, then files are made and written one by one
-    # (in worker processes for big sites), so memory does not grow with the site.
-    outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
-    claimed_by: dict[str, str] = {}
-    others: list[str] = []  # paths claimed one by one, not with a problem's outputs
-
-    def claim(path: str, data: bytes | Page | dict | Callable[[], bytes], what: str) -> None:
-        # Pelican's rule: two outputs may never claim one path (case-insensitively, for macOS/Windows disks).
-        key = path.casefold()
-        if key in claimed_by:
-            raise KindexError(f"{path}: claimed by both {claimed_by[key]} and {what}")
-        claimed_by[key] = what
-        outputs[path] = data
-        others.append(path)
-
-    base = cache.base_key(settings, content)
-    groups: dict[str, _ProblemOutputs] = {}
-    # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
-    plans = {} if kept else cache.read_plans(out)
-    for problem in lb.problems:
-        made_from = (lb.problem_keys[problem.slug], base, urls.base_path, config.run_pages)
-        held = memo.outputs.get(problem.slug)
-        if held is None or held.made_from != made_from:
-            plan = plans.get(problem.slug)
-            if plan is not None and plan[0] == made_from:
-                held = _planned(problem.slug, plan)
-            else:
-                held = _problem_outputs(lb, problem, urls, config.run_pages, base, made_from,
-                                        config.board_csvs, config.api_entries)
-        groups[problem.slug] = held
-    memo.outputs = groups
-
-    def plan_for_real(slugs) -> None:
-        """Make the outputs of problems taken from stored plans, for writing them."""
-        of_slug = {p.slug: p for p in lb.problems}
-        for slug in slugs:
-            group = groups[slug] = _problem_outputs(lb, of_slug[slug], urls, config.run_pages, base,
-                                                    groups[slug].made_from, config.board_csvs, config.api_entries)
-            outputs.update(group.outputs)
-    def problem_row(template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
-        # Kept with the problem's outputs (they go when those are made again), one per template and
-        # page (variant[0]); a row made for other columns (variant[1:]) is replaced.
-        fragments = groups[problem.slug].fragments
-        held = fragments.get((template, variant[0]))
-        if held is None or held[0] != variant[1:]:
-            held = (variant[1:], renderer.fragment(template, make_context()))
-            if kept:  # (a one-off build would only hold every row of every page until it ends)
-                fragments[template, variant[0]] = held
-        return held[1]
-
-    listing_pages = site_pages(lb, urls, markdown_html, problem_row)
-    page_urls = [page.url for page in listing_pages if page.template != "redirect.html"]  # (a redirect is no page to index)
-    for page in listing_pages:
-        claim(page.output_path, page, f"page /{page.url}")
-    for group in groups.values():  # a problem's outputs at once (tens of thousands of paths on a big site)
-        if len(group.claims) != len(group.outputs) or not claimed_by.keys().isdisjoint(group.claims):
-            for path, data in group.outputs.items():  # one of them clashes: say which
-                claim(path, data, group.claims[path.casefold()])
-        claimed_by.update(group.claims)
-        outputs.update(group.outputs)
-        page_urls += group.page_urls
-    # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
-    claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
-    for path, make_doc in api_documents(lb, urls).items():
-        claim(path, partial(_json_of, make_doc), f"API document /{path}")
-    claim(publish.SCHEMA_PATH, publish.json_schema_bytes, "the content format's JSON Schema")  # (made if changed)
-    claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
-    if absolute:
-        page_urls.sort()
-        claim("sitemap.xml", partial(publish.sitemap_xml, absolute, page_urls), "the sitemap")
-        def feed() -> bytes:  # made only when its key changed
-            return publish.atom_feed(base_url=absolute, title=config.title, description=config.description,
-                                     items=_feed_items(lb, urls), updated=updated)
-
-        claim("feed.xml", feed, "the Atom feed")
-    else:
-        notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
-                     "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
-    claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
-    # The project's static files, then any bundled one it lacks (the bundled templates link them),
-    # as missing templates come from the bundled ones.
-    for folder in dict.fromkeys([static, bundled("static")]):
-        if not folder.is_dir():
-            continue
-        for file in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-            rel = file.relative_to(folder).as_posix()
-            if any(part.startswith(".") for part in rel.split("/")):
-                continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
-            if "static/" + rel not in outputs:
-                claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
-    for source in content.sources.values():  # the raw source files runs refer to, for download
-        claim(source_path(source.rel), partial(_source_bytes, source), f"source file {display(source.path)}")
-
-    paths = frozenset(outputs)
-    # The same paths as the last build's were checked then (by this process, or the one that wrote the manifest).
-    if paths != memo.paths and (previous is None or previous.outputs.keys() != paths):
-        _refuse_file_folder_clashes(outputs, claimed_by)
-        memo.paths = paths
-
-    # Each output's key covers what it shows; outputs whose key the last build wrote are unchanged.
-    lap("plan pages and files")
-    keys = cache.OutputKeys(lb, base, {slug: g.problem_keys for slug, g in groups.items()},
-                            {p.slug: p.markdown for p in content.pages})
-    output_keys: dict[str, str] = {}
-    for group in groups.values():
-        output_keys.update(group.keys)
-    for source in content.sources.values():  # (its bytes are all it shows)
-        output_keys[source_path(source.rel)] = cache.list_key(base, [source.digest])
-    for path in others:
-        if path not in output_keys:
-            item = outputs[path]
-            output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
-    if absolute:
-        output_keys["sitemap.xml"] = cache.list_key(base, page_urls)  # it lists pages: their URLs are its key
-    changed = stale = None
-    if cache.describes(previous, out):
-        was = previous.outputs
-        if memo.manifest is not None and previous is memo.manifest[1] and memo.written is not None:
-            # The manifest is the one this process wrote with the last build: a problem whose
-            # outputs are the very ones it wrote then has nothing to compare.
-            last_groups, last_others = memo.written
-            redone = [g for slug, g in groups.items() if last_groups.get(slug) is not g]
-            candidates = [p for g in redone for p in g.keys] + others
-            gone = [p for slug, g in last_groups.items() if groups.get(slug) is not g for p in g.keys]
-            changed = sorted({p for p in candidates if p not in was or was[p][0] != output_keys[p]})
-            stale = sorted({p for p in gone + last_others if p in was and p not in outputs})
-        else:
-            changed = sorted(p for p, key in output_keys.items() if p not in was or was[p][0] != key)
-            stale = sorted(p for p in was if p not in outputs)
-    lap("compare with the last build")
-    incremental = changed is not None and len(changed) + len(stale) <= INCREMENTAL_MAX_SHARE * len(outputs)
-    if kept and (first or not incremental):
-        # Rows made in worker processes would be lost to the memo: make them here. A resident
-        # builder's first build makes them all, and compiles every template, even with nothing to
-        # write: its first rebuild after an edit is then as quick as the next.
-        for page in listing_pages:
-            if callable(page.context):
-                page.values()
-        if first:
-            renderer.load_all()
-    with publish_swap.Publication(out) as publication:
-        if incremental:
-            # (A file of an unchanged problem to write: the site is not the one its plan was stored with.)
-            unplanned = {p for p in changed if outputs[p] is UNPLANNED}
-            if unplanned:
-                plan_for_real([slug for slug, g in groups.items()
-                               if g.plan is not None and not unplanned.isdisjoint(g.keys)])
-            written = {}
-            if changed or stale:
-                staging = publication.folder(len(changed) + len(stale))
-                written = _write_outputs(staging, {p: outputs[p] for p in changed}, renderer, progress)
-                publication.apply(changed, stale)  # the commit point
-            # The last manifest's list, brought up to date in place (it is about to be replaced whole).
-            outputs_made = previous.outputs
-            for p in stale:
-                del outputs_made[p]
-            for p, size in written.items():
-                outputs_made[p] = [output_keys[p], size]
-        else:
-            plan_for_real([slug for slug, g in groups.items() if g.plan is not None])
-            sizes = _write_outputs(publication.folder(len(outputs)), outputs, renderer, progress)
-            publication.swap_in()  # the commit point
-            outputs_made = {p: [output_keys[p], sizes[p]] for p in outputs}
-            changed = sorted(outputs)
-        lap("render and write")
-        # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
-        # for it (a fraction of the build), and a cache that cannot be written is a warning.
-        sizes = {p: made[1] for p, made in outputs_made.items()}
-        warnings += publish.size_warnings(sizes, display(out))
-        warnings += publish.size_advice(sizes, config.api_entries)
-        summary = {"pages": len(page_urls), "runs": len(content.runs), "files": len(outputs)}
-        manifest = cache.Manifest(
-            settings=settings, inputs=inputs, outputs=outputs_made,
-            trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-            summary=summary, warnings=warnings, notes=notes, marker=cache.site_identity(out))
-        try:
-            memo.manifest = None
-            memo.manifest = (cache.write_manifest(out, manifest), manifest)
-            if validated is not None:
-                cache.write_runs(out, file_records(validated, content.digests))
-            if not kept and (plans.keys() != groups.keys() or any(g.plan is None for g in groups.values())):
-                cache.write_plans(out, {slug: g.stored() for slug, g in groups.items()})
-        except OSError as e:
-            warnings = warnings + [_cache_not_saved(e)]  # (not the manifest's: a later no-op build need not say it)
-        memo.written = (dict(groups), list(others))
-        memo.built = True
-        if not kept:
-            # A one-off build is followed by the process's end (cli.run skips the interpreter's
-            # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
-            # one-run rebuild. They are dropped when the next build in this process starts.
-            _last_build_objects[:] = [content, lb, outputs, groups, output_keys, claimed_by, page_urls, plans]
-    return BuildResult(
-        pages=len(page_urls), runs=len(content.runs), files=len(outputs),
-        seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + notes,
-        changed=len(changed) + (len(stale) if stale else 0), timings=lap.done("save the manifest"),
-    )
-
-
-def _cache_not_saved(e: OSError) -> str:
-    return (f"cannot write the build's cache ({publish_swap.why_not_written(e)}): the site was built all "
-            "the same; the next build will make it all again")
+def _feed(config: Config, lb: Leaderboard, urls: Urls, updated: str | None) -> bytes:
+    return publish.atom_feed(base_url=config.absolute_url, title=config.title, description=config.description,
+                             items=_feed_items(lb, urls), updated=updated)
 
 
 class _TableLinks(Mapping):
@@ -531,6 +634,20 @@ class _Renderer:
     def __init__(self, env: jinja2.Environment):
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
+
+    @classmethod
+    def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
+        """The project's templates, compiled into `compiled` (and read from it while they are the same)."""
+        env = make_environment(templates_dir, {})
+        # Compiled once, not by every build: compiling the templates is a quarter of a one-run rebuild.
+        try:
+            env.bytecode_cache = CompiledTemplates(compiled, cache.code_stamp())
+        except OSError:
+            pass  # (no folder to be had for it: compiled in memory, as before there was a cache)
+        # A project's own templates folder need not hold every template: missing ones (say a 404.html
+        # added after the project was set up) come from the bundled defaults.
+        env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
+        return cls(env)
 
     def load_all(self) -> None:
         """Compile every page template now (one that fails to compile is left to fail where used)."""
@@ -620,9 +737,6 @@ class _Writers:
         self.ended: set[int] = set()  # the pids of those already waited for
 
     def write(self, write_chunk: Callable[[int], dict], chunks: int, progress: _Progress) -> dict[str, int]:
-        import pickle
-        import selectors
-
         sizes: dict[str, int] = {}
         selector = selectors.DefaultSelector()
         try:
@@ -706,8 +820,6 @@ class _Writers:
 
 def _serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], dict]) -> None:
     """A worker's loop: a chunk's number in, its sizes (or the exception it raised) out."""
-    import pickle
-
     while True:
         index = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
         if index < 0:

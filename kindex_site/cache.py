@@ -1,13 +1,18 @@
 """What the last build made, so the next one can do only what changed.
 
-A manifest beside the output folder (`.kindex-cache/<output name>.manifest`) records the inputs the
-last build saw (content files by size and modification time, settings and templates by hash) and,
-per output file, a key derived from exactly the inputs it shows. The next build then:
+`BuildState` is the one object the rest of the program asks: the command line, `build --watch` and
+`serve` whether anything changed at all (`unchanged`, with the standard library only, before the
+heavy imports) and who builds into the folder (`hold`, `held_by`); a build which of its outputs to
+write and delete (`outdated`), and at its end what the site now is (`commit`). The files it keeps
+beside the output folder (`.kindex-cache/<output name>.*`) are its own:
 
-- does nothing at all when no input changed (checked with stdlib only, before the heavy imports);
-- otherwise loads and checks everything as usual, but makes and writes only the outputs whose key
-  changed, and deletes the ones no longer made. The result is byte-identical to a clean build
-  (the tests compare them), because each key covers everything its page shows.
+- the manifest: the inputs the last build saw (content files by size and modification time,
+  settings and templates by hash) and, per output file, a key derived from exactly the inputs it
+  shows, and its size. An output whose key is unchanged is not made again; one no longer made is
+  deleted. The result is byte-identical to a clean build (the tests compare them), because each key
+  covers everything its page shows;
+- the runs the last command-line build validated (load.file_records), the outputs it planned per
+  problem (build._ProblemOutputs.stored), compiled templates, and the resident builder's lock.
 
 Keys come from the runs' keys (each bundle's bytes and place, load.Run.key): a problem's page with
 any of its runs, a run page and a board's CSV with any run of that board, a host's page with any
@@ -23,11 +28,14 @@ import marshal
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .publish_swap import MARKER, file_op
+from .config import bundled
+from .errors import KindexError, display
+from .publish_swap import MARKER, file_op, recover, why_not_written
 
 # The manifest is marshal'd, not JSON: it holds a key per output (a hundred thousand at a large
 # site) and is read and written on every rebuild; marshal does that ten times faster. It is a
@@ -55,6 +63,174 @@ class Manifest:
     # so a manifest that could not be rewritten after a change, or a build killed before rewriting
     # it, is never taken for the site's.
     marker: list | None = None
+
+
+@dataclass
+class Changes:
+    """What a build must do to the site in the folder: make and write `changed`, delete `stale`."""
+
+    changed: list[str]
+    stale: list[str]
+
+
+class BuildState:
+    """One output folder's incremental state: what its last build left, and the answers a build asks.
+
+    Around a build (standard library only): `held_by` / `hold` (the lock of the resident builder
+    building into the folder), `recover`, `forget` (--clean) and `unchanged`. In a build, in this
+    order: `open` (this build's settings and inputs, the last build's manifest), `outdated` (which
+    outputs to write and delete), `outputs_after` and `commit` (what the site now is, for the next).
+    A command-line build opens one for itself; a resident builder (watch.Builder) keeps one across
+    its builds, which then reads back neither the manifest it wrote nor compares the outputs it
+    planned from the very objects it wrote them from.
+    """
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.settings = ""  # this build's settings key (open)
+        self.inputs: dict[str, list[int]] = {}  # this build's content files, as found before reading them (open)
+        self.last: Manifest | None = None  # the last build's manifest (open): it describes the site only if `describes`
+        self._mine: tuple | None = None  # (its file's stamp, the Manifest) as this object last wrote it
+        self._written_from: tuple | None = None  # (groups, other paths) of the plan that manifest lists
+        self._paths: frozenset = frozenset()  # the output paths last checked for clashes
+        self._lock = None  # the open lock file, while this process holds it
+
+    # --- around a build --------------------------------------------------------------------------
+
+    def held_by(self) -> str | None:
+        """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
+        return _holder(lock_path(self.out))
+
+    def hold(self) -> str | None:
+        """Take the folder's lock for this process, for as long as it runs (two resident builders
+        would build into one folder at once); when another holds it, who (as `held_by` says)."""
+        path = lock_path(self.out)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            held = _take(path)
+        except OSError as e:
+            raise KindexError(f"{display(path)}: cannot lock it: {e.strerror or e}") from None
+        if isinstance(held, str):
+            return held
+        self._lock = held
+        return None
+
+    def recover(self) -> list[str]:
+        """Put right what a build killed in the folder left (publish_swap.recover); what was done, as notes."""
+        return recover(self.out)
+
+    def forget(self) -> None:
+        """Drop everything the last build left beside the folder: the next build makes every file anew."""
+        forget(self.out, runs=True)
+        self._mine = self._written_from = None
+
+    def unchanged(self, config, environ) -> Manifest | None:
+        """The last build's manifest when nothing it read has changed and its site is still in the folder."""
+        manifest = self._read()
+        if not describes(manifest, self.out):
+            return None
+        if snapshot(config.folder("content_dir")) != manifest.inputs:
+            return None
+        if settings_key(config, look_folders(config), environ) != manifest.settings:
+            return None
+        return manifest
+
+    # --- in a build ------------------------------------------------------------------------------
+
+    def open(self, config, environ) -> None:
+        """Start a build: its settings key, the last build's manifest, and the content files as they
+        are before the build reads them (an edit meanwhile shows next time)."""
+        self.settings = settings_key(config, look_folders(config), environ)
+        self.last = self._read()
+        self.inputs = snapshot(config.folder("content_dir"))
+
+    @property
+    def trusted(self) -> frozenset[str]:
+        """The digests of the .json files the last build read cleanly (load.py skips re-checking them)."""
+        return frozenset(self.last.trusted) if self.last is not None else frozenset()
+
+    def stored_runs(self):
+        """The runs the last command-line build validated (load.restore_files takes them)."""
+        return read_runs(self.out)
+
+    def stored_plans(self) -> dict:
+        """Problem slug → the outputs the last command-line build planned for it (build._planned)."""
+        return read_plans(self.out)
+
+    @property
+    def templates(self) -> Path:
+        """The folder of compiled templates (render.CompiledTemplates)."""
+        return templates_path(self.out)
+
+    def check_paths(self, paths: frozenset, check: Callable[[], None]) -> None:
+        """Call `check` (the clash check) unless `paths` are the last build's, checked then (by this
+        process, or the one that wrote the manifest)."""
+        if paths == self._paths or (self.last is not None and self.last.outputs.keys() == paths):
+            return
+        check()
+        self._paths = paths
+
+    def outdated(self, keys: dict[str, str], groups: dict, others: list[str]) -> Changes | None:
+        """The outputs whose key is not the one the last build wrote, and those it made that are no
+        longer made; None when no manifest describes the site in the folder: then everything.
+
+        `groups` are outputs planned together (a problem's), each with its `keys`; `others` the
+        outputs in no group. A group that is the very object this state last committed was written
+        from the keys it holds, and needs no comparison."""
+        last = self.last
+        if not describes(last, self.out):
+            return None
+        was = last.outputs
+        if self._written_from is not None and self._mine is not None and last is self._mine[1]:
+            last_groups, last_others = self._written_from
+            redone = [g for slug, g in groups.items() if last_groups.get(slug) is not g]
+            candidates = [p for g in redone for p in g.keys] + others
+            gone = [p for slug, g in last_groups.items() if groups.get(slug) is not g for p in g.keys]
+            return Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
+                           sorted({p for p in gone + last_others if p in was and p not in keys}))
+        return Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
+                       sorted(p for p in was if p not in keys))
+
+    def outputs_after(self, keys: dict[str, str], sizes: dict[str, int], changes: Changes | None) -> dict[str, list]:
+        """Every output's key and size once the site is in place: with `changes` applied, the last
+        manifest's list brought up to date (in place: it is about to be replaced whole); else (a
+        whole new site) each output's key and the size written."""
+        self._mine = None  # (the manifest it held is being changed)
+        if changes is None:
+            return {p: [key, sizes[p]] for p, key in keys.items()}
+        outputs = self.last.outputs
+        for p in changes.stale:
+            del outputs[p]
+        for p, size in sizes.items():
+            outputs[p] = [keys[p], size]
+        return outputs
+
+    def commit(self, outputs: dict[str, list], *, trusted: list[str], summary: dict, warnings: list[str],
+               notes: list[str], written_from: tuple, runs=None, plans: dict | None = None) -> list[str]:
+        """Describe the site now in the folder to the next build: the manifest, and the runs and
+        plans when given (load.file_records' entries; build._ProblemOutputs.stored's). The site is
+        committed already: these are only caches, and one that cannot be written is a warning
+        (returned; not in the manifest, so that a later no-op build need not say it)."""
+        manifest = Manifest(settings=self.settings, inputs=self.inputs, outputs=outputs, trusted=trusted,
+                            summary=summary, warnings=warnings, notes=notes, marker=site_identity(self.out))
+        self._written_from = (dict(written_from[0]), list(written_from[1]))
+        try:
+            self._mine = None
+            self._mine = (write_manifest(self.out, manifest), manifest)
+            if runs is not None:
+                write_runs(self.out, runs)
+            if plans is not None:
+                write_plans(self.out, plans)
+        except OSError as e:
+            return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
+                    "the next build will make it all again"]
+        return []
+
+    def _read(self) -> Manifest | None:
+        stamp = manifest_stamp(self.out)
+        if self._mine is not None and stamp is not None and self._mine[0] == stamp:
+            return self._mine[1]  # the one this object wrote, untouched since: no need to read it
+        return read_manifest(self.out)
 
 
 def read_manifest(out: Path) -> Manifest | None:
@@ -113,9 +289,52 @@ def templates_path(out: Path) -> Path:
     return out.parent / ".kindex-cache" / f"{out.name}.templates"
 
 
-def watch_lock_path(out: Path) -> Path:
-    """Held by the `build --watch` that builds into `out` (watch._hold)."""
+def lock_path(out: Path) -> Path:
+    """Held by the resident builder (`build --watch`, `serve`) that builds into `out` (BuildState.hold)."""
     return manifest_path(out).with_suffix(".watch-lock")
+
+
+def _take(lock: Path):
+    """Hold `lock` for this process: the open lock file, kept until the process ends; or, when
+    another holds it, " (pid N)" or ""; None where the system has no such locks."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: no lock
+        return None
+    handle = open(lock, "a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip()
+        handle.close()
+        return f" (pid {holder})" if holder.isdigit() else ""
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    # A build's forked workers would hold it too (a worker outliving a killed parent would keep
+    # the folder locked): theirs is closed; the lock stays with this process's own.
+    os.register_at_fork(after_in_child=handle.close)
+    return handle
+
+
+def _holder(lock: Path) -> str | None:
+    """Who holds `lock` (" (pid N)", or "" if it says not), or None when no one does."""
+    try:
+        import fcntl
+
+        handle = open(lock, "r", encoding="utf-8")
+    except (ImportError, OSError):  # no locks here, or no lock file: no resident builder
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            text = handle.read().strip()
+            return f" (pid {text})" if text.isdigit() else ""
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
 
 
 # --- validated runs, for the next command-line build (load.file_records / restore_files) -----------
@@ -247,8 +466,6 @@ def code_stamp() -> str:
 def look_folders(config) -> list[Path]:
     """The folders that shape the site's look: the project's templates and static files, and the
     bundled ones that fill what they lack."""
-    from .config import bundled
-
     return [config.folder("templates_dir"), bundled("templates"), config.folder("static_dir"), bundled("static")]
 
 
@@ -275,19 +492,6 @@ def snapshot(content: Path) -> dict[str, list[int]]:
             # touch -r) still has a new ctime, which no one can set.
             found[os.path.relpath(path, content)] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
     return found
-
-
-def up_to_date(config, environ: dict) -> Manifest | None:
-    """The last build's manifest when nothing it read has changed and its output is still there."""
-    out = config.folder("output_dir")
-    manifest = read_manifest(out)
-    if not describes(manifest, out):
-        return None
-    if snapshot(config.folder("content_dir")) != manifest.inputs:
-        return None
-    if settings_key(config, look_folders(config), environ) != manifest.settings:
-        return None
-    return manifest
 
 
 # --- output keys ------------------------------------------------------------------------------

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import __version__
+from .cache import BuildState
 from .config import load_config
 from .errors import KindexError, display, plural, summarize
+from .publish_swap import sigterm_as_interrupt
 
 # build (jinja2, the models, the renderers) is imported only when there is work to do: a no-op
-# build answers from the cache manifest with the standard library and the settings alone
-# (tests/test_config.py checks that neither pydantic nor jinja2 is imported then).
+# build answers from the output folder's BuildState (cache.py) with the standard library and the
+# settings alone (tests/test_config.py checks that neither pydantic nor jinja2 is imported then).
 SITE_COMMANDS = ("build", "check", "serve")
 
 EXAMPLES = {
@@ -55,6 +57,16 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kindex-site {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
+    for add in (_add_build, _add_check, _add_serve, _add_digest, _add_new_run):
+        add(commands)
+    if not (argv and argv[0] in SITE_COMMANDS):
+        from .importers import add_import_parser
+
+        add_import_parser(commands)
+    return parser
+
+
+def _add_build(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("build", help="validate content/ and write the site", epilog=EXAMPLES["build"],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Validate every document under the content folder and write the site.")
@@ -69,6 +81,8 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         "change (Ctrl-C stops); a rebuild redoes only what changed, in memory")
     p.set_defaults(run=_build)
 
+
+def _add_check(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("check", help="validate content/ without writing anything", epilog=EXAMPLES["check"],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Validate every document under the content folder; write nothing.")
@@ -81,6 +95,8 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                         "annotation on stdout, shown on the pull request's diff at its file and line")
     p.set_defaults(run=_check)
 
+
+def _add_serve(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("serve", help="preview the site on localhost, rebuilt and reloaded on every change",
                             epilog=EXAMPLES["serve"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Build into .kindex-serve/site (never the publishable output), serve it over\n"
@@ -96,6 +112,8 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="address to listen on (default: 127.0.0.1, this machine only)")
     p.set_defaults(run=_serve)
 
+
+def _add_digest(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("digest", help="print the sha256: digest of files, as a run's digests are made",
                             epilog=EXAMPLES["digest"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Print 'sha256:<hex>  FILE' for each file: the SHA-256 of its bytes (a kernel\n"
@@ -106,6 +124,8 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="digest each file's JSON value in canonical form")
     p.set_defaults(run=_digest)
 
+
+def _add_new_run(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("new-run", help="write a bundle for your run of a problem on a timing host already in content/",
                             epilog=EXAMPLES["new-run"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Write a bundle for a new run of a problem on a timing host that content/ already\n"
@@ -128,12 +148,6 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="your kernel's source file: its digest becomes the run's implementationDigest")
     p.set_defaults(run=_new_run)
 
-    if not (argv and argv[0] in SITE_COMMANDS):
-        from .importers import add_import_parser
-
-        add_import_parser(commands)
-    return parser
-
 
 def _config(args: argparse.Namespace):
     return load_config(args.config, {
@@ -155,33 +169,26 @@ def _build(args: argparse.Namespace) -> int:
         return watch_build(args.config, {"content_dir": args.content, "output_dir": args.out,
                                          "base_url": args.base_url}, clean=args.clean, timings=args.timings)
     config = _config(args)
-    from .cache import watch_lock_path
-    from .publish_swap import recover
-    from .watch import holder
-
-    watcher = holder(watch_lock_path(config.folder("output_dir")))
+    out = config.folder("output_dir")
+    state = BuildState(out)
+    watcher = state.held_by()
     if watcher is not None:
-        raise KindexError(f"{display(config.folder('output_dir'))}/: a kindex-site build --watch{watcher} is "
+        raise KindexError(f"{display(out)}/: a kindex-site build --watch{watcher} is "
                           "building into it (it rebuilds on every change); stop it first to build here")
-    for note in recover(config.folder("output_dir")):  # what a killed build left, put right first
+    for note in state.recover():  # what a killed build left, put right first
         print(f"note: {note}", file=sys.stderr)
     if args.clean:
-        from .cache import forget
-
-        forget(config.folder("output_dir"), runs=True)
+        state.forget()
     else:
-        from .cache import up_to_date
-
-        manifest = up_to_date(config, os.environ)
-        if manifest is not None:
-            _print_warnings(manifest.warnings)
-            for note in manifest.notes:
+        last = state.unchanged(config, os.environ)
+        if last is not None:
+            _print_warnings(last.warnings)
+            for note in last.notes:
                 print(f"note: {note}", file=sys.stderr)
-            pages, runs = manifest.summary["pages"], manifest.summary["runs"]
-            print(f"Up to date: {plural(pages, 'page')} from {plural(runs, 'run')}, no input changed "
-                  f"→ {display(config.folder('output_dir'))}/")
+            print(f"Up to date: {plural(last.summary['pages'], 'page')} from {plural(last.summary['runs'], 'run')}, "
+                  f"no input changed → {display(out)}/")
             return 0
-    from .build import build
+    from .build import build  # (the heavy imports: only now that there is work to do)
 
     result = build(config)
     _print_warnings(result.warnings)
@@ -267,8 +274,6 @@ def _new_run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .publish_swap import sigterm_as_interrupt
-
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser(argv).parse_args(argv)
     try:

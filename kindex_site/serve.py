@@ -36,7 +36,7 @@ from urllib.parse import parse_qs, unquote
 
 from .config import load_config
 from .errors import display, plural
-from .watch import Builder, _hold, _problem, recovered, run_until_stopped
+from .watch import Builder, run_until_stopped
 
 SERVE_DIR = ".kindex-serve"  # beside kindex.toml; holds site/ and the incremental manifest
 INTERNAL = "__kindex/"  # not a possible page name (those start with a letter or digit)
@@ -252,14 +252,14 @@ def resolve(root: Path, rest: str) -> tuple[str, str | None]:
 
 def inject(body: bytes, builder: Builder) -> bytes:
     """The page with the error overlay (when there are problems) and the reload script before </body>."""
-    with builder.cond:
-        errors, version, base = list(builder.errors), builder.version, builder.base_path
+    status = builder.status()
+    errors, version, base = status["errors"], status["version"], status["base"]
     snippet = ""
     if errors:
         items = "".join(
             f"<li><code style=\"color:#ffd2d2\">{html.escape(p['where'])}</code>"
             f"{': ' if p['where'] else ''}{html.escape(p['message'])}</li>\n"
-            for p in map(_problem, errors))
+            for p in errors)
         snippet += (
             f"<div id=\"kindex-serve-errors\" role=\"alert\" style=\"{OVERLAY_STYLE}\">\n"
             f"<p style=\"margin:0 0 .5rem;font-weight:bold\">kindex-site serve: the site could not be rebuilt "
@@ -282,13 +282,12 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     config = load_config(config_path, overrides)
     out = (config.root / SERVE_DIR / "site").absolute()
     builder = Builder(config_path, {**overrides, "output_dir": str(out)}, config, out)
-    _private_folder(builder.out.parent)
-    lock = _hold(builder.out.parent / "lock")
-    if isinstance(lock, str):
-        print(f"error: another kindex-site serve{lock} is serving this project from "
-              f"{display(builder.out.parent)}/; stop it first (Ctrl-C where it runs)", file=sys.stderr)
+    _private_folder(out.parent)
+    held = builder.open()
+    if held is not None:
+        print(f"error: another kindex-site serve{held} is serving this project from "
+              f"{display(out.parent)}/; stop it first (Ctrl-C where it runs)", file=sys.stderr)
         return 1
-    recovered(builder.out)
     try:
         server = _Server((bind, port), builder)
     except OSError as e:

@@ -1,7 +1,9 @@
 """The resident rebuild loop shared by `kindex-site serve` and `kindex-site build --watch`.
 
-`Builder` builds with a memo kept across rebuilds (validated files, ranked problems, planned
-pages, compiled templates), so a one-run change re-makes only what shows it; `watch` is a daemon
+`Builder` holds the output folder's `cache.BuildState` (its lock, and the answer to "anything
+changed?") and a `build.Memo` kept across rebuilds (validated files, ranked problems, planned pages,
+compiled templates): each rebuild asks the state `unchanged()`, else calls `build()`, and reports
+from what those return, so a one-run change re-makes only what shows it. `watch` is a daemon
 thread that asks it for a rebuild whenever content/, templates/, static/ or the config change.
 The main thread builds (one rebuild at a time; changes that arrive meanwhile fold into the next),
 so that Ctrl-C during a build is handled exactly as in `kindex-site build`.
@@ -20,10 +22,11 @@ import time
 import traceback
 from pathlib import Path
 
+from . import build as site
+from .cache import BuildState
 from .config import CONFIG_FILE, Config, load_config
 from .errors import KindexError, display, plural, summarize
-
-MARKER = ".kindex-site"  # what build() writes into every folder it made (build.MARKER)
+from .publish_swap import MARKER, sigterm_as_interrupt
 
 STEP_MS = 10  # a burst of file events ends after this long without another (an editor's save)
 DEBOUNCE_MS = 1600  # ... or after this long at most
@@ -44,9 +47,8 @@ class Builder:
         self.timings = timings  # print each rebuild's phases (build --watch --timings)
         self.serving = serving  # (what an error message says stays: a served site, or a folder)
         self.config = config  # the last config that loaded: it says which folders to watch
-        from .build import Memo
-
-        self.memo = Memo()  # what rebuilds reuse: validated files, ranked problems, planned pages
+        self.state = BuildState(out)  # the folder's lock, and what its last build left
+        self.memo = site.Memo(state=self.state)  # what rebuilds reuse: validated files, ranked problems, planned pages
         self.cond = threading.Condition()
         self.instance = secrets.token_hex(4)  # a restarted server's pages reload too
         self.generation = 0  # bumped whenever what a page shows may have changed
@@ -77,9 +79,22 @@ class Builder:
         with self.cond:
             return {
                 "version": self.version, "build": self.builds, "building": self.building, "pending": self.requested,
-                "watching": self.watching, "ok": not self.errors, "errors": [_problem(line) for line in self.errors],
+                "watching": self.watching, "ok": not self.errors, "errors": [problem(line) for line in self.errors],
                 "base": self.base_path, "site": str(self.out), "last": self.last,
             }
+
+    def open(self, clean: bool = False) -> str | None:
+        """Take the output folder for this builder (its lock), put right what a build killed there
+        left (and say so), and with `clean` forget what the last build left beside it. When another
+        process holds the folder, who (" (pid N)" or ""), and nothing done."""
+        held = self.state.hold()
+        if held is not None:
+            return held
+        for note in self.state.recover():
+            print(f"note: {note}", file=sys.stderr, flush=True)
+        if clean:
+            self.state.forget()
+        return None
 
     def has_site(self) -> bool:
         return (self.out / MARKER).is_file()
@@ -124,30 +139,14 @@ class Builder:
         return True
 
     def rebuild(self, paths: list[str], first: bool = False) -> None:
-        from . import cache
-        from .build import build
-
         started, clock = time.time(), time.perf_counter()
         with self.cond:
             self.building = True
-        result = config = None
         try:
             try:
                 config = load_config(self.config_path, self.overrides)
                 self.config = config
-                # A saved file goes straight to the build (which compares anyway); otherwise (the first
-                # build, an editor's scratch file come and gone) ask the manifest first: nothing to do?
-                saved = any(os.path.isfile(p) for p in paths)
-                # (The first build always runs: what it keeps in the memo makes the next ones quick.)
-                if not first and not self.errors and not saved and cache.up_to_date(config, os.environ) is not None:
-                    result = "unchanged"
-                else:
-                    result = build(config, memo=self.memo)
-                    if first:
-                        # What the first build made lives as long as the server (most of it in the
-                        # memo): out of the cycle collector's sight, whose full passes over it would
-                        # otherwise stall a later rebuild or request by most of a second on a big site.
-                        gc.freeze()
+                result = self._build(config, paths, first)
             except KindexError as e:
                 self._failed(e.problems, summarize(e), started, clock, paths)
             except Exception as e:  # a bug in kindex-site: say so, keep serving what there is
@@ -160,6 +159,23 @@ class Builder:
             with self.cond:
                 self.building = False
                 self.cond.notify_all()
+
+    def _build(self, config: Config, paths: list[str], first: bool) -> site.BuildResult:
+        # A saved file goes straight to the build (which compares anyway); otherwise (an editor's
+        # scratch file come and gone) ask the state first: nothing to do? (The first build always
+        # runs: what it keeps in the memo makes the next ones quick.)
+        saved = any(os.path.isfile(p) for p in paths)
+        if not first and not self.errors and not saved:
+            last = self.state.unchanged(config, os.environ)
+            if last is not None:
+                return site.BuildResult.unchanged(last, self.out)
+        result = site.build(config, memo=self.memo)
+        if first:
+            # What the first build made lives as long as the server (most of it in the memo): out of
+            # the cycle collector's sight, whose full passes over it would otherwise stall a later
+            # rebuild or request by most of a second on a big site.
+            gc.freeze()
+        return result
 
     def _failed(self, problems: list[str], summary: str, started: float, clock: float, paths: list[str]) -> None:
         seconds = time.perf_counter() - clock
@@ -180,18 +196,10 @@ class Builder:
             keep += "; watching for changes"
         print(f"error: {summary}; {keep}", file=sys.stderr, flush=True)
 
-    def _built(self, result, config: Config, started: float, clock: float, paths: list[str], first: bool) -> None:
-        from . import cache
-
+    def _built(self, result: site.BuildResult, config: Config, started: float, clock: float, paths: list[str],
+               first: bool) -> None:
         seconds = time.perf_counter() - clock
-        if result == "unchanged":
-            manifest = cache.read_manifest(self.out)
-            warnings, notes = (manifest.warnings, manifest.notes) if manifest else ([], [])
-            changed, timings = 0, {}
-            summary = manifest.summary if manifest else {"pages": 0, "runs": 0}
-        else:
-            warnings, notes, changed, timings = result.warnings, result.notes, result.changed, result.timings
-            summary = {"pages": result.pages, "runs": result.runs}
+        warnings, notes, changed, timings = result.warnings, result.notes, result.changed, result.timings
         with self.cond:
             fixed = bool(self.errors)
             if changed or fixed or self.base_path != config.base_path:
@@ -199,7 +207,7 @@ class Builder:
             self.errors = []
             self.base_path = config.base_path
             self.builds += 1
-            self.last = {"result": "unchanged" if result == "unchanged" else "built", "started": started,
+            self.last = {"result": "built" if result.built else "unchanged", "started": started,
                          "finished": time.time(), "seconds": seconds, "changed": changed, "timings": timings,
                          "paths": paths[:20]}
             self.cond.notify_all()
@@ -213,11 +221,11 @@ class Builder:
         if first:
             for note in notes:
                 print(f"note: {note}", file=sys.stderr)
-            done = "Up to date:" if result == "unchanged" or not changed else f"Built in {seconds:.1f} s:"
-            print(f"{done} {plural(summary['pages'], 'page')} from {plural(summary['runs'], 'run')} "
+            done = "Up to date:" if not result.built or not changed else f"Built in {seconds:.1f} s:"
+            print(f"{done} {plural(result.pages, 'page')} from {plural(result.runs, 'run')} "
                   f"→ {display(self.out)}/", flush=True)
             return
-        if result != "unchanged":  # (nothing is said about an editor's scratch file come and gone)
+        if result.built:  # (nothing is said about an editor's scratch file come and gone)
             again = "Fixed; rebuilt" if fixed else "Rebuilt"
             print(f"{again} in {seconds:.2f} s: {plural(changed, 'file')} changed{_changed_paths(paths)}",
                   flush=True)
@@ -244,7 +252,7 @@ def _changed_paths(paths: list[str]) -> str:
 _WHERE = re.compile(r"^(?P<file>.*?)(?:\[\d+\]|:\d+)?$")
 
 
-def _problem(line: str) -> dict:
+def problem(line: str) -> dict:
     """A problem line `where: what` as {file, where, message, line}, for the status document."""
     where, sep, message = line.partition(": ")
     if not sep:
@@ -322,87 +330,25 @@ def watch(builder: Builder, stop: threading.Event) -> None:
             folders, config_file = builder.watched()
 
 
-def _hold(lock: Path):
-    """Hold `lock` for this process (two resident builders would build into one folder at once):
-    the open lock file, kept until the process ends; or, when another holds it, " (pid N)" or ""."""
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system: no lock
-        return None
-    handle = open(lock, "a+", encoding="utf-8")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        holder = handle.read().strip()
-        handle.close()
-        return f" (pid {holder})" if holder.isdigit() else ""
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    # A build's forked workers would hold it too (a worker outliving a killed parent would keep
-    # the folder locked): theirs is closed; the lock stays with this process's own.
-    os.register_at_fork(after_in_child=handle.close)
-    return handle
-
-
-def holder(lock: Path) -> str | None:
-    """Who holds `lock` (" (pid N)", or "" if it says not), or None when no one does."""
-    try:
-        import fcntl
-
-        handle = open(lock, "r", encoding="utf-8")
-    except (ImportError, OSError):  # no locks here, or no lock file: no watcher
-        return None
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            text = handle.read().strip()
-            return f" (pid {text})" if text.isdigit() else ""
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return None
-
-
 def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, timings: bool = False) -> int:
     """`kindex-site build --watch`: build into the output folder, then rebuild on every change until
     Ctrl-C. A rebuild keeps what the last one made in memory (the memo), so a one-run change takes a
     fraction of a command-line build. Returns the exit status."""
-    from . import cache
-    from .build import refuse_unsafe_output
-
     gc.enable()  # (cli.run turns the cycle collector off for one-shot commands; this one runs on)
     config = load_config(config_path, overrides)
     out = config.folder("output_dir").absolute()
-    refuse_unsafe_output(out, config)  # (before the lock beside it is made)
+    site.refuse_unsafe_output(out, config)  # (before the lock beside it is made)
     # Pinned as the settings spell it (an edit of kindex.toml's output_dir takes a restart), so
     # the settings key is a command-line build's and the first build finds its site up to date.
     overrides = {**overrides, "output_dir": config.output_dir}
     builder = Builder(config_path, overrides, config, out, timings=timings, serving=False)
-    lock_path = cache.watch_lock_path(out)
-    try:
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        lock = _hold(lock_path)
-    except OSError as e:
-        raise KindexError(f"{display(lock_path)}: cannot lock it: {e.strerror or e}") from None
-    if isinstance(lock, str):
-        print(f"error: another kindex-site build --watch{lock} is building into {display(out)}/; "
+    held = builder.open(clean)
+    if held is not None:
+        print(f"error: another kindex-site build --watch{held} is building into {display(out)}/; "
               "stop it first (Ctrl-C where it runs)", file=sys.stderr)
         return 1
-    recovered(out)
-    if clean:
-        cache.forget(out, runs=True)
     run_until_stopped(builder, lambda watched: print(f"Watching {watched}; Ctrl-C stops", flush=True))
     return 0
-
-
-def recovered(out: Path) -> None:
-    """Before the first build: put right what a build killed in `out` left, and say so."""
-    from .publish_swap import recover
-
-    for note in recover(out):
-        print(f"note: {note}", file=sys.stderr, flush=True)
 
 
 def run_until_stopped(builder: Builder, announce, stopping=lambda: None) -> None:
@@ -410,8 +356,6 @@ def run_until_stopped(builder: Builder, announce, stopping=lambda: None) -> None
     until Ctrl-C or SIGTERM (a build they stop is stopped as `kindex-site build` is: the site as it
     was, or the new one once committed); `stopping` runs as it stops (serve's HTTP server). Ends
     with "Stopped."."""
-    from .publish_swap import sigterm_as_interrupt
-
     stop = threading.Event()
     watcher = threading.Thread(target=watch, args=(builder, stop), name="kindex-watch", daemon=True)
     with sigterm_as_interrupt():
