@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import operator
 import os
 import posixpath
 import re
+import signal
 import sys
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,10 +168,16 @@ class Run:
     @property
     def doc(self) -> BenchmarkRun | None:
         """The whole validated document; read again from its file (each time: it is not kept, or
-        a build rendering every run page would end up holding every document) when only its facts were kept."""
-        if self._doc is None and self.origin is not None:
+        a build rendering every run page would end up holding every document) when only its facts
+        were kept. A run read by a reading process holds its document as compact JSON (a third of
+        the validated model's memory), validated again each time it is asked for (by a page, in a
+        render worker)."""
+        doc = self._doc
+        if type(doc) is bytes:
+            return BenchmarkRun.model_validate(_PLAIN_DECODER.decode(doc.decode("utf-8")))
+        if doc is None and self.origin is not None:
             return document_at(self.origin, self.source)
-        return self._doc
+        return doc
 
     @property
     def document_file(self) -> Path | None:
@@ -227,61 +236,40 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     whole document is then read again from its file if it is asked for. So does content of over
     KEEP_DOCUMENTS_MAX_BYTES of JSON, whatever is asked.
 
-    `progress(done, total)` is told of each file read (for a progress line).
+    Many files are read by forked processes, one per core (`_ReadingProcesses`); the checks across
+    files are made here, file by file in path order, so the result is the same however they are read.
+
+    `progress(done, total)` is told of each bundle file read (for a progress line).
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
     content = Content()
     problems: list[str] = []
-    first_seen: dict[tuple[str, str], tuple[object, Source]] = {}  # (kind, name) → (model, source)
-    run_names: dict[str, Source] = {}
-    notes = 0  # "stopped reading" lines: said, but not problems themselves
-
-    paths = _content_files(content_dir, content.warnings, problems)
-    others: dict[str, Path] = {}  # files that are neither bundles nor pages: runs may refer to them
-    if keep_documents and _documents_bytes(paths) > KEEP_DOCUMENTS_MAX_BYTES:
+    listed = _content_files(content_dir, content.warnings, problems)
+    if keep_documents and _documents_bytes(listed) > KEEP_DOCUMENTS_MAX_BYTES:
         keep_documents = False
-    for done, path in enumerate(paths, 1):
-        if progress is not None:
-            progress(done, len(paths))
-        rel = path.relative_to(content_dir).as_posix()
-        shown = display(path)
-        if rel.startswith("pages/") and rel.count("/") == 1 and path.suffix == ".md":
-            page = _read_page(path, shown, problems)
+    reader = _Reader(trusted, memo, keep_documents)
+    read = reader.read_all([f for f in listed if _is_bundle(f.rel)], progress)
+    content.read = reader.fresh
+    checks = _CrossFile(content)
+    others: dict[str, Path] = {}  # files that are neither bundles nor pages: runs may refer to them
+    notes = 0  # "stopped reading" lines: said, but not problems themselves
+    for f in listed:  # (in path order: the problems and warnings are said in it)
+        if f.rel.startswith("pages/") and f.rel.count("/") == 1 and f.rel.endswith(".md"):
+            page = _read_page(f.path, f.shown, problems)
             if page:
                 content.pages.append(page)
-            continue
-        if path.suffix not in (".json", ".jsonl"):
-            others[rel] = path
-            continue
-        content.files += 1
-        stat = _stat_key(path)
-        remembered = memo.get(shown) if memo is not None else None
-        if remembered is not None and remembered.stat == stat and _still_same(path, remembered, memo, shown):
-            content.digests[shown], runs, index = remembered.digest, remembered.runs, remembered.index
-            file_problems: list[str] = []
-            file_warnings = remembered.warnings
+        elif f.rel not in read:
+            others[f.rel] = f.path
         else:
-            read_at = time.time_ns()
-            runs, file_problems, stopped, file_warnings = _read_file(
-                path, shown, rel, content.digests, trusted, keep_documents,
-                remembered.runs if remembered is not None else ())
-            notes += stopped
-            content.read += 1
-            index = _FileIndex(runs)
-            if memo is not None and not file_problems and stat is not None:
-                memo[shown] = _Remembered(stat, content.digests.get(shown), runs, read_at, index, rel, file_warnings)
-        content.warnings += file_warnings  # (kept with the file's runs: a rebuild says what a clean build says)
-        # The checks across files, a file at a time when its runs agree among themselves (the usual
-        # case); run by run, to say exactly what is wrong, otherwise.
-        if index.clean and not index.names.keys() & run_names.keys() and index.agrees(first_seen, content):
-            run_names.update(index.names)
-            content.runs += runs
-        else:
-            for run in runs:
-                _add(run, content, first_seen, run_names, file_problems)
-        problems += file_problems
-
+            result = read[f.rel]
+            content.files += 1
+            if result.digest is not None:
+                content.digests[f.shown] = result.digest
+            content.warnings += result.warnings  # (kept with the file's runs: a rebuild says what a clean build says)
+            checks.add(result.runs, result.index, result.problems)
+            problems += result.problems
+            notes += result.stopped
     _attach_files(content, content_dir, others, problems)
     content.warnings += [f"{display(path)}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
                          "refer to are read)" for rel, path in others.items() if rel not in content.sources]
@@ -289,6 +277,30 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
     return content
+
+
+def _is_bundle(rel: str) -> bool:
+    return rel.endswith((".json", ".jsonl"))
+
+
+class _CrossFile:
+    """The checks across files: run names unique, each protocol and environment defined one way."""
+
+    def __init__(self, content: Content):
+        self.content = content
+        self.first_seen: dict[tuple[str, str], tuple[object, Source]] = {}  # (kind, name) → (model, source)
+        self.run_names: dict[str, Source] = {}
+
+    def add(self, runs: list[Run], index: _FileIndex, problems: list[str]) -> None:
+        """A file at a time when its runs agree among themselves (the usual case); run by run, to
+        say exactly what is wrong, otherwise."""
+        if index.clean and not index.names.keys() & self.run_names.keys() and index.agrees(self.first_seen,
+                                                                                             self.content):
+            self.run_names.update(index.names)
+            self.content.runs += runs
+        else:
+            for run in runs:
+                _add(run, self.content, self.first_seen, self.run_names, problems)
 
 
 @dataclass(frozen=True)
@@ -321,7 +333,7 @@ def _attach_files(content: Content, content_dir: Path, others: dict[str, Path], 
             if run.files:
                 run.files = {}
             continue
-        folder = run.origin.parent.relative_to(content_dir).as_posix() if run.origin is not None else "."
+        folder = posixpath.dirname(run.source.rel) or "."
         files: dict[str, SourceText] = {}
         for kind, fact, field_name in _SOURCE_FIELDS:
             ref = getattr(f, fact)
@@ -362,13 +374,8 @@ def _source_text(rel: str, path: Path | None) -> SourceText | str:
 KEEP_DOCUMENTS_MAX_BYTES = 512 * 2**20
 
 
-def _documents_bytes(paths: list[Path]) -> int:
-    total = 0
-    for path in paths:
-        if path.suffix in (".json", ".jsonl"):
-            stat = _stat_key(path)
-            total += stat[0] if stat is not None else 0
-    return total
+def _documents_bytes(listed: list[_Listed]) -> int:
+    return sum(f.stat[0] for f in listed if f.stat is not None and _is_bundle(f.rel))
 
 
 # File times tick with the kernel's coarse clock: a file written within this long before it was read
@@ -387,6 +394,18 @@ class _Remembered(NamedTuple):
     index: _FileIndex
     rel: str  # its path under the content folder
     warnings: tuple[str, ...] = ()  # its FormatWarnings lines
+
+
+class _Read(NamedTuple):
+    """A bundle file, read (or remembered): its runs, their index, its problems, whether reading it
+    stopped early, its warnings, and the sha256 of its bytes (None if it could not be read)."""
+
+    runs: list[Run]
+    index: _FileIndex
+    problems: list[str]
+    stopped: bool
+    warnings: tuple[str, ...]
+    digest: str | None
 
 
 def _still_same(path: Path, remembered: _Remembered, memo: dict, shown: str) -> bool:
@@ -410,41 +429,108 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
         st = path.stat()
     except OSError:
         return None
+    return _key_of(st)
+
+
+def _key_of(st: os.stat_result) -> tuple[int, int, int]:
     return st.st_size, st.st_mtime_ns, st.st_ctime_ns  # (ctime: see cache.snapshot)
 
 
+class _Reader:
+    """Reads a load's bundle files: the memo's unchanged ones taken as they were, the others read
+    here or, when there are many, by `_ReadingProcesses`. Its `known` definitions are validated once
+    per load, whichever file repeats them."""
+
+    def __init__(self, trusted: frozenset[str], memo: dict | None, keep_documents: bool):
+        self.trusted, self.memo, self.keep_documents = trusted, memo, keep_documents
+        self.known = _Definitions()
+        self.fresh = 0  # files read (not remembered)
+
+    def read_all(self, files: list[_Listed], progress: Callable[[int, int], None] | None) -> dict[str, _Read]:
+        """rel → what each file gave."""
+        results: dict[str, _Read] = {}
+        unread: list[_Listed] = []
+        for f in files:
+            remembered = self.remembered(f)
+            if remembered is None:
+                unread.append(f)
+            else:
+                results[f.rel] = _Read(remembered.runs, remembered.index, [], False, remembered.warnings,
+                                       remembered.digest)
+        self.fresh = len(unread)
+        done = len(results)
+        if _in_processes(unread):
+            reading = _ReadingProcesses(self, unread).results()
+        else:
+            reading = ((f, self.read(f)) for f in unread)
+        for f, result in reading:
+            results[f.rel] = result
+            done += 1
+            if progress is not None:
+                progress(done, len(files))
+        return results
+
+    def remembered(self, f: _Listed) -> _Remembered | None:
+        if self.memo is None:
+            return None
+        shown = f.shown
+        remembered = self.memo.get(shown)
+        if remembered is not None and remembered.stat == f.stat and _still_same(f.path, remembered, self.memo, shown):
+            return self.memo[shown]
+        return None
+
+    def read(self, f: _Listed, as_json: bool = False) -> _Read:
+        """Read and validate one file (`as_json`: its runs hold their documents as JSON, for a
+        reading process to send), and remember it in the memo if it loaded cleanly."""
+        shown = f.shown
+        earlier = self.memo.get(shown) if self.memo is not None and not as_json else None
+        read_at = time.time_ns()
+        digests: dict[str, str] = {}
+        runs, problems, stopped, warnings = _read_file(
+            f.path, shown, f.rel, digests, self.trusted, self.keep_documents,
+            earlier.runs if earlier is not None else (), self.known, f.stat[0] if f.stat else None, as_json)
+        result = _Read(runs, _FileIndex(runs), problems, stopped, warnings, digests.get(shown))
+        self.remember(f, result, read_at)
+        return result
+
+    def remember(self, f: _Listed, result: _Read, read_at: int) -> None:
+        if self.memo is not None and not result.problems and f.stat is not None:
+            self.memo[f.shown] = _Remembered(f.stat, result.digest, result.runs, read_at, result.index,
+                                                       f.rel, result.warnings)
+
+
 def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], trusted: frozenset[str],
-               keep_documents: bool, earlier: list[Run] = ()):
+               keep_documents: bool, earlier: list[Run] = (), known: _Definitions | None = None,
+               size: int | None = None, as_json: bool = False):
     """A file's validated runs, its problems (parse and validation), whether reading stopped
     early (then the last line says so, and is not itself a problem), and its warnings (FormatWarnings).
 
     `earlier` are the runs this file gave last time (serve): a document whose place and bytes are
     unchanged (Source index or line, and digest) is not validated again; its run is taken as it was.
+    `known` holds the protocols and environments validated so far (by this load; a file's own otherwise).
     """
     validated: list[Run] = []
     problems: list[str] = []
-    shared: dict[str, list] = {"protocol": [], "environment": []}  # see _validate
+    known = known if known is not None else _Definitions()
     same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
-    warnings = FormatWarnings(shown)
-    bounded: dict[int, tuple[object, str | None]] = {}  # see _out_of_bounds
-    documents = _documents(path, shown, problems, digests, trusted, rel=rel)
+    warnings = FormatWarnings(shown, known.unknown)
+    documents = _documents(path, shown, problems, digests, trusted, rel=rel, size=size)
     for source, raw in documents:
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
         if kept is not None:
             # Its protocol and environment models are the ones a fresh read of this file would give
             # it (shared with an earlier document, or its own), not what it shared last time.
-            kept.definitions = _definitions(raw, shared)
+            kept.definitions = known.models(raw)
             warnings.check(raw, source, kept.definitions)
             validated.append(kept)
             continue
-        bundle = None if raw is _INVALID else _validate(raw, source, problems, shared)
+        bundle = None if raw is _INVALID else _validate(raw, source, problems, known)
         if bundle is not None:
-            known = warnings.check(raw, source, bundle[1:])
-            problem = _out_of_bounds(raw, known, bundle[1:], bounded)
-            if problem is not None:
-                problems.append(f"{source}: {problem}")
-            else:
-                validated.append(Run(*bundle, source, keep_documents, path))
+            run = _checked_run(raw, bundle, source, path, keep_documents and not as_json, warnings, known, problems)
+            if run is not None:
+                if as_json and keep_documents:
+                    run._doc = _compact(raw["run"])
+                validated.append(run)
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
@@ -452,67 +538,338 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
     return validated, problems, False, warnings.result()
 
 
-def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list[Path]:
+def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path, keep_document: bool,
+                 warnings: FormatWarnings, known: _Definitions, problems: list[str]) -> Run | None:
+    """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem)."""
+    problem = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
+    if problem is not None:
+        problems.append(f"{source}: {problem}")
+        return None
+    return Run(*bundle, source, keep_document, path)
+
+
+def _compact(value: object) -> bytes:
+    """A valid document as compact JSON: parsed again, it is the same value (floats by their repr)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), check_circular=False).encode("utf-8")
+
+
+# Reading in forked processes pays when there is this much to read (their start costs a few milliseconds).
+PARALLEL_MIN_FILES = 8
+PARALLEL_MIN_BYTES = 2**20
+CHUNK_BYTES = (64 * 2**10, 2**20)  # a chunk's bytes, at least and at most: its runs, sent back, fit in a pipe
+CHUNKS_PER_CORE = 16  # chunks of about equal bytes, handed out as they are done: the readers end together
+
+
+def _in_processes(files: list[_Listed]) -> bool:
+    return (len(files) >= PARALLEL_MIN_FILES and hasattr(os, "fork") and _cores() > 1
+            and sum(f.stat[0] for f in files if f.stat is not None) >= PARALLEL_MIN_BYTES)
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _chunks(files: list[_Listed], cores: int) -> list[list[int]]:
+    """The files' numbers in runs of about equal bytes, in order."""
+    sizes = [f.stat[0] if f.stat is not None else 0 for f in files]
+    target = min(CHUNK_BYTES[1], max(CHUNK_BYTES[0], sum(sizes) // (cores * CHUNKS_PER_CORE)))
+    chunks: list[list[int]] = [[]]
+    filled = 0
+    for i, size in enumerate(sizes):
+        if filled >= target:
+            chunks.append([])
+            filled = 0
+        chunks[-1].append(i)
+        filled += size
+    return chunks
+
+
+class _ReadingProcesses:
+    """Reads the files in chunks here and in forked processes, one per other core. A process sends
+    each file's runs back as the runs cache stores them (plain values: facts, the document as
+    compact JSON, each protocol and environment once, as its JSON) and the Runs are made again here
+    (a tenth of the cost of reading them); the chunks read here keep their validated documents.
+    Each process has its own two pipes (as build._Writers' do) and two chunks handed to it, so that
+    it reads on while this one reads too. A chunk whose process died is read here; a process
+    stopped by Ctrl-C or SIGTERM stops the load."""
+
+    def __init__(self, reader: _Reader, files: list[_Listed]):
+        self.reader, self.files = reader, files
+        self.chunks = _chunks(files, _cores())
+        self.left = deque(range(len(self.chunks)))  # chunks not handed out yet
+        self.procs: dict[int, tuple[int, int, deque]] = {}  # pid → (chunk numbers' pipe, results' pipe, chunks handed)
+        self.ended: set[int] = set()
+        self.models: dict[int, list] = {}  # pid → the definitions it sent, by their numbers
+        self.read_at = time.time_ns()  # (before any file is read: what the memo's racy rule needs)
+
+    def results(self):
+        """(file, _Read) for each file, chunk by chunk as they are read."""
+        import selectors
+
+        selector = selectors.DefaultSelector()
+        orphans: list[int] = []  # chunks whose process died
+        try:
+            for _ in range(min(_cores() - 1, len(self.chunks) - 1)):
+                pid, tasks, results = self._start()
+                selector.register(results, selectors.EVENT_READ, pid)
+                for _ in range(2):
+                    self._hand(pid, selector)
+            while self.left or any(handed for _, _, handed in self.procs.values()):
+                ready = selector.select(timeout=0 if self.left else 0.25)
+                if not ready and self.left:
+                    yield from self._read_here(self.left.popleft())
+                for key, _ in ready:
+                    pid, data = key.data, _received(key.fd)
+                    handed = self.procs[pid][2]
+                    if data is None:
+                        orphans += handed
+                        handed.clear()
+                        selector.unregister(key.fd)
+                        self._died(pid)
+                        continue
+                    yield from self._made(pid, handed.popleft(), marshal.loads(data))
+                    self._hand(pid, selector)
+        except BaseException:
+            for pid in self.procs:
+                if pid not in self.ended:
+                    os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            selector.close()
+            self._close()
+        for chunk in orphans:
+            yield from self._read_here(chunk)
+
+    def _read_here(self, chunk: int):
+        for i in self.chunks[chunk]:
+            yield self.files[i], self.reader.read(self.files[i])
+
+    def _hand(self, pid: int, selector) -> None:
+        """Send a process the next chunk's number; -1 once it has none left to read (then it ends)."""
+        tasks, results, handed = self.procs[pid]
+        if not self.left and handed:
+            return  # (told to end once it has sent those back)
+        chunk = self.left.popleft() if self.left else -1
+        try:
+            os.write(tasks, chunk.to_bytes(8, "little", signed=True))
+        except BrokenPipeError:  # (it died: its end is read from its results' pipe)
+            if chunk >= 0:
+                self.left.appendleft(chunk)
+            return
+        if chunk >= 0:
+            handed.append(chunk)
+        else:
+            selector.unregister(results)
+
+    def _died(self, pid: int) -> None:
+        _, status = os.waitpid(pid, 0)
+        self.ended.add(pid)
+        signum = -os.waitstatus_to_exitcode(status)
+        if signum in (signal.SIGINT, signal.SIGTERM):
+            from .publish_swap import Interrupted
+
+            raise Interrupted(signum)  # (sent to the whole process group: ours is coming)
+
+    def _close(self) -> None:
+        for pid, (tasks, results, _) in self.procs.items():
+            os.close(tasks)
+            os.close(results)
+            if pid not in self.ended:
+                os.waitpid(pid, 0)
+        self.procs = {}
+
+    def _start(self) -> tuple[int, int, int]:
+        tasks_r, tasks_w = os.pipe()
+        results_r, results_w = os.pipe()
+        try:  # (room for a chunk's runs: the process reads on while its last chunk waits to be taken)
+            import fcntl
+
+            fcntl.fcntl(results_w, fcntl.F_SETPIPE_SZ, CHUNK_BYTES[1])
+        except (ImportError, AttributeError, OSError):
+            pass
+        pid = os.fork()
+        if pid == 0:  # the reading process: it never returns from here
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                for tasks, results, _ in self.procs.values():  # (the others' pipes: their ends must close when they end)
+                    os.close(tasks)
+                    os.close(results)
+                os.close(tasks_w)
+                os.close(results_r)
+                self._serve(tasks_r, results_w)
+            except BaseException:
+                code = 1  # (its chunks are read again by the parent, which says what went wrong)
+            finally:
+                os._exit(code)
+        os.close(tasks_r)
+        os.close(results_w)
+        self.procs[pid] = (tasks_w, results_r, deque())
+        return pid, tasks_w, results_r
+
+    def _serve(self, tasks: int, results: int) -> None:
+        """A reading process's loop: a chunk's number in, its files' records out."""
+        numbers: dict[int, int] = {}  # id(model) → its number, as sent to the parent
+        reader = self.reader
+        while True:
+            chunk = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
+            if chunk < 0:
+                return
+            records = []
+            for i in self.chunks[chunk]:
+                f = self.files[i]
+                digests: dict[str, str] = {}
+                read = _read_file(f.path, f.shown, f.rel, digests, reader.trusted, reader.keep_documents, (),
+                                  reader.known, f.stat[0] if f.stat else None, as_json=True)
+                records.append(self._record(read, digests.get(f.shown), numbers))
+            data = marshal.dumps(records)
+            view = memoryview(len(data).to_bytes(8, "little") + data)
+            while view:
+                view = view[os.write(results, view):]
+
+    def _record(self, read: tuple, digest: str | None, numbers: dict[int, int]) -> tuple:
+        runs, problems, stopped, warnings = read
+        definitions = []  # (slot, JSON) of the definitions not sent before
+        records = []
+        for run in runs:
+            pair = []
+            for model in run.definitions:
+                number = numbers.get(id(model))
+                if number is None:
+                    number = numbers[id(model)] = len(numbers)
+                    definitions.append(self.reader.known.raw[id(model)][:2])
+                pair.append(number)
+            s = run.source
+            records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts), run._doc))
+        return digest, problems, stopped, warnings, definitions, records
+
+    def _made(self, pid: int, chunk: int, records: list):
+        models = self.models.setdefault(pid, [])
+        for i, (digest, problems, stopped, warnings, definitions, runs) in zip(self.chunks[chunk], records):
+            models += [self.reader.known.model(slot, _Definitions.key(value), value) for slot, value in definitions]
+            f = self.files[i]
+            made = _rebuilt_runs(runs, models, f.shown, f.rel, f.path)
+            result = _Read(made, _FileIndex(made), problems, stopped, warnings, digest)
+            self.reader.remember(f, result, self.read_at)
+            yield f, result
+
+
+def _received(fd: int) -> bytes | None:
+    """One length-prefixed message, or None if the process ended first."""
+    try:
+        return _read_exactly(fd, int.from_bytes(_read_exactly(fd, 8), "little"))
+    except EOFError:
+        return None
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        part = os.read(fd, min(left, 2**24))
+        if not part:
+            raise EOFError
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+class _Listed(NamedTuple):
+    """A file found under the content folder."""
+
+    path: Path
+    rel: str  # its path under the content folder, with '/' between folders
+    shown: str  # display(path), made from strings
+    stat: tuple[int, int, int] | None  # _key_of its stat when listed (its target's, for a symlink)
+
+
+def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list[_Listed]:
     """Every file under root, sorted, skipping dotfiles; symlinks leaving root are not followed.
+    Each file's stat is taken as it is listed: the one system call per file besides reading it.
 
     Nothing else is left out without a word: a folder that cannot be listed, a name that is not
     UTF-8 (the site could not name it) and anything but a file, folder or symlink (a pipe would
     never end a read) are problems.
     """
-    found: list[Path] = []
+    found: list[_Listed] = []
     real_root = root.resolve()
-    folders = [root]  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
+    shown_root = display(root)
+    shown_root = "" if shown_root == "." else shown_root + ("" if shown_root.endswith("/") else "/")
+    folders = [(os.fspath(root), "")]  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
     while folders:
-        here = folders.pop()
+        here, prefix = folders.pop()
         try:
             with os.scandir(here) as listing:
                 entries = list(listing)
         except OSError as e:
-            problems.append(f"{_named(here)}/: cannot read this folder: {e.strerror or e}")
+            problems.append(f"{_named(Path(here))}/: cannot read this folder: {e.strerror or e}")
             continue
         for entry in entries:
-            name = entry.name
-            if name.startswith("."):
+            if entry.name.startswith("."):
                 continue
-            path = here / name
-            try:
-                is_dir = entry.is_dir()  # (through a symlink, as os.walk tells folders)
-            except OSError:
-                is_dir = False
-            if not _utf8_name(name):
-                problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name is not UTF-8 "
-                                "(the bytes that are not are shown as \\xNN); rename it")
-                continue
-            if printable(name) != name:
-                problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name holds a control or "
-                                "bidirectional character (shown escaped); rename it")
-                continue
-            if entry.is_symlink():
-                if is_dir:
-                    warnings.append(f"{display(path)}: symlinked folder not followed")
-                    continue
-                target = path.resolve()
-                if not target.is_relative_to(real_root) or not target.is_file():
-                    warnings.append(f"{display(path)}: symlink to a file outside the content folder not followed")
-                    continue
-                found.append(path)
-            elif is_dir:
-                folders.append(path)
-            elif _regular(entry):
-                found.append(path)
-            else:
-                problems.append(f"{display(path)}: not a regular file (a pipe, socket or device); "
-                                "the content folder holds files and folders")
-    return sorted(found, key=lambda p: p.as_posix())
+            kind = _kind(entry, real_root, warnings, problems)
+            if kind is _FOLDER:
+                folders.append((entry.path, prefix + entry.name + "/"))
+            elif kind is not None:
+                rel = prefix + entry.name
+                found.append(_Listed(Path(entry.path), rel, shown_root + rel, kind or None))
+    return sorted(found, key=lambda f: f.rel)
 
 
-def _regular(entry: os.DirEntry) -> bool:
+_FOLDER = object()
+
+
+def _kind(entry: os.DirEntry, real_root: Path, warnings: list[str], problems: list[str]):
+    """_FOLDER for a folder to list, a file's stat key (() if it could not be had: reading it says
+    why), or None for what is not read (a problem or a warning says so)."""
+    name = entry.name
     try:
-        return S_ISREG(entry.stat(follow_symlinks=False).st_mode)
-    except FileNotFoundError:
-        return True  # gone since it was listed: reading it says so
+        is_dir = entry.is_dir()  # (through a symlink, as os.walk tells folders)
     except OSError:
-        return True  # (reading it says what is wrong)
+        is_dir = False
+    if name.isascii() and name.isprintable():  # (the usual name: nothing below can be wrong with it)
+        path = None
+    else:
+        path = Path(entry.path)
+        if _unnamable(name, path, is_dir, problems):
+            return None
+    if entry.is_symlink():
+        path = path or Path(entry.path)
+        if is_dir:
+            warnings.append(f"{display(path)}: symlinked folder not followed")
+            return None
+        target = path.resolve()
+        if not target.is_relative_to(real_root) or not target.is_file():
+            warnings.append(f"{display(path)}: symlink to a file outside the content folder not followed")
+            return None
+        return _stat_key(path) or ()
+    if is_dir:
+        return _FOLDER
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return ()  # (gone since it was listed, or unreadable: reading it says so)
+    if not S_ISREG(st.st_mode):
+        problems.append(f"{display(Path(entry.path))}: not a regular file (a pipe, socket or device); "
+                        "the content folder holds files and folders")
+        return None
+    return _key_of(st)
+
+
+def _unnamable(name: str, path: Path, is_dir: bool, problems: list[str]) -> bool:
+    """A name the site could not show as it is (a problem says so)."""
+    if not _utf8_name(name):
+        problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name is not UTF-8 "
+                        "(the bytes that are not are shown as \\xNN); rename it")
+        return True
+    if printable(name) != name:
+        problems.append(f"{_named(path)}{'/' if is_dir else ''}: its name holds a control or "
+                        "bidirectional character (shown escaped); rename it")
+        return True
+    return False
 
 
 def _utf8_name(name: str) -> bool:
@@ -538,10 +895,11 @@ MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a mill
 
 
 def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
-               plain: bool = False, rel: str = ""):
+               plain: bool = False, rel: str = "", size: int | None = None):
     """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems.
 
-    `plain`: the file is read again for documents validated before (no checks but the syntax's)."""
+    `plain`: the file is read again for documents validated before (no checks but the syntax's).
+    `size`: its size as listed (else it is asked for)."""
     try:
         if path.suffix == ".jsonl":
             with path.open("rb") as f:
@@ -549,12 +907,12 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
                 yield from _jsonl_documents(f, shown, problems, digest, rel)
                 digests[shown] = digest.hexdigest()
             return
-        size = path.stat().st_size
+        size = path.stat().st_size if size is None else size
         if size > MAX_JSON_BYTES:
             problems.append(f"{shown}: {size / 2**20:.0f} MiB is more than a .json file may hold "
                             f"({MAX_JSON_BYTES // 2**20} MiB); write large corpora as .jsonl, one bundle per line")
             return
-        data = path.read_bytes()
+        data = _file_bytes(path, size)
     except OSError as e:
         problems.append(f"{shown}: cannot read: {e.strerror}")
         return
@@ -581,6 +939,15 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
     if value is not _INVALID:
         source = Source(shown, digest=bytes.fromhex(file_digest), rel=rel)
         yield source, _encodable(value, source, problems) if strings else value
+
+
+def _file_bytes(path: Path, size: int) -> bytes:
+    """A file's bytes, `size` of them as listed (or more, if it has grown), read unbuffered."""
+    with path.open("rb", buffering=0) as f:
+        parts = []
+        while part := f.read(size + 1 if not parts else 2**20):
+            parts.append(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _jsonl_documents(f, shown: str, problems: list[str], file_digest, rel: str = ""):
@@ -738,60 +1105,91 @@ def _refusal_line(at: tuple, value: object, depth: int) -> str:
 
 
 _SHARED_KINDS = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
-_SHARED_MAX = 8  # distinct protocols and environments remembered per file
+_BUNDLE_KEYS = {"run", "protocol", "environment"}
 
 
-def _validate(raw: object, source: Source, problems: list[str], shared: dict[str, list] | None = None
-              ) -> tuple[BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment] | None:
-    """A bundle, validated, as (run, protocol, environment); `shared` (one per file) remembers the protocols and environments seen.
+class _Definitions:
+    """The protocols and environments one load has validated, each once.
 
-    Every bundle of a file usually repeats one protocol and one environment word for word: those
-    are validated once and the same model is shared by every run that repeats them, which saves
-    time and memory (a million runs, a handful of definitions) and makes the cross-file check
-    (`_add`) mostly an identity test. A repeat is recognised by equal parsed JSON, so it is exactly
-    what validating it again would give.
+    Bundles repeat their protocol and environment word for word, in a file and across files (one
+    file per run repeats them in every file): each is validated once and its model shared by every
+    run that repeats it, which saves time and memory (a million runs, a handful of definitions)
+    and makes the checks across files (`_add`) mostly identity tests. A repeat is recognised by its
+    parsed JSON as marshal writes it (which tells 1, 1.0 and true apart, as validation does), so it
+    is exactly what validating it again would give.
     """
+
+    MAX_SHARED = 4096  # per kind: content that defines more (hostile, say) has the rest validated each time
+
+    def __init__(self):
+        self.shared: dict[str, dict[bytes, object]] = {"protocol": {}, "environment": {}}
+        self.raw: dict[int, tuple[str, object, object]] = {}  # id(model) → (slot, its JSON, model), for every model made
+        self.bounded: dict[int, tuple] = {}  # id(model) → (model, its _out_of_bounds line or None)
+        self.unknown: dict[int, tuple] = {}  # id(model) → (model, its unknown fields): models.FormatWarnings'
+
+    @staticmethod
+    def key(value: object) -> bytes | None:
+        try:
+            return marshal.dumps(value, 2)  # (version 2: no back-references, so equal values give equal bytes)
+        except ValueError:  # nested deeper than marshal goes
+            return None
+
+    def keys(self, raw: dict) -> tuple[bytes | None, bytes | None]:
+        if raw.keys() != _BUNDLE_KEYS:
+            return None, None
+        return self.key(raw["protocol"]), self.key(raw["environment"])
+
+    def pair(self, keys: tuple) -> tuple | None:
+        """The shared (protocol, environment) for a bundle's keys, if both are known."""
+        protocol = self.shared["protocol"].get(keys[0]) if keys[0] is not None else None
+        environment = self.shared["environment"].get(keys[1]) if keys[1] is not None else None
+        return None if protocol is None or environment is None else (protocol, environment)
+
+    def adopt(self, slot: str, key: bytes | None, value: object, model):
+        """The shared model for value: the one validated before, else this one (now shared)."""
+        if key is not None:
+            shared = self.shared[slot]
+            known = shared.get(key)
+            if known is not None:
+                return known
+            if len(shared) < self.MAX_SHARED:
+                shared[key] = model
+        self.raw[id(model)] = (slot, value, model)
+        return model
+
+    def model(self, slot: str, key: bytes | None, value: object):
+        """The shared model for a valid definition's JSON, validated if it is new."""
+        known = self.shared[slot].get(key) if key is not None else None
+        return known if known is not None else self.adopt(slot, key, value, _SHARED_KINDS[slot].model_validate(value))
+
+    def models(self, raw: dict) -> tuple[BenchmarkProtocol, ExecutionEnvironment]:
+        """A valid bundle's (protocol, environment) models as _validate would give them, without
+        validating its run again."""
+        keys = self.keys(raw)
+        return self.model("protocol", keys[0], raw["protocol"]), self.model("environment", keys[1], raw["environment"])
+
+
+def _validate(raw: object, source: Source, problems: list[str], known: _Definitions | None = None
+              ) -> tuple[BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment] | None:
+    """A bundle, validated, as (run, protocol, environment); `known` holds the protocols and
+    environments validated so far (see _Definitions)."""
     if not isinstance(raw, dict):
         kind = "null" if raw is None else type(raw).__name__.replace("str", "string").replace("dict", "object")
         problems.append(f"{source}: expected a bundle object {{run, protocol, environment}}, not {kind}")
         return None
-    reused = {}
-    if shared is not None and raw.keys() == {"run", "protocol", "environment"}:
-        reused = _shared_models(raw, shared)
+    known = known if known is not None else _Definitions()
+    keys = known.keys(raw)
+    pair = known.pair(keys)
     try:
-        if len(reused) == 2 and None not in reused.values():
-            return _prefixed("run", BenchmarkRun.model_validate, raw["run"]), reused["protocol"], reused["environment"]
+        if pair is not None:
+            return _prefixed("run", BenchmarkRun.model_validate, raw["run"]), *pair
         bundle = Bundle.model_validate(raw)
     except ValidationError as e:
         for err in e.errors(include_url=False):
             problems.append(f"{source}: {format_location(err['loc'])}: {_message(err)}")
         return None
-    if shared is not None:
-        _remember(raw, shared, reused, {"protocol": bundle.protocol, "environment": bundle.environment})
-    return bundle.run, bundle.protocol, bundle.environment
-
-
-def _definitions(raw: dict, shared: dict[str, list]) -> tuple[BenchmarkProtocol, ExecutionEnvironment]:
-    """A valid bundle's (protocol, environment) models as _validate would give them, without
-    validating its run again: the same sharing, the same models remembered for later documents."""
-    reused = _shared_models(raw, shared)
-    if None not in reused.values():
-        return reused["protocol"], reused["environment"]
-    own = {slot: _SHARED_KINDS[slot].model_validate(raw[slot]) for slot in shared}
-    _remember(raw, shared, reused, own)
-    return own["protocol"], own["environment"]
-
-
-def _shared_models(raw: dict, shared: dict[str, list]) -> dict:
-    """Slot → the model an earlier document of the file gave for this one's equal JSON, or None."""
-    return {slot: next((model for text, model in seen if text == raw[slot]), None) for slot, seen in shared.items()}
-
-
-def _remember(raw: dict, shared: dict[str, list], reused: dict, models: dict) -> None:
-    """Remember the bundle's own models for the slots no earlier document matched."""
-    for slot, seen in shared.items():
-        if reused.get(slot) is None and len(seen) < _SHARED_MAX:
-            seen.append((raw[slot], models[slot]))
+    return (bundle.run, known.adopt("protocol", keys[0], raw["protocol"], bundle.protocol),
+            known.adopt("environment", keys[1], raw["environment"], bundle.environment))
 
 
 def _prefixed(slot: str, validate, value):
@@ -961,6 +1359,7 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
 def file_records(memo: dict, present: dict[str, str]):
     """The memo's files still present (`present`: Content.digests), each as plain values."""
     kinds = {BenchmarkProtocol: "protocol", ExecutionEnvironment: "environment"}
+    dumped: dict[int, tuple[str, dict]] = {}  # id(model) → its record (models are shared across files)
     for shown, r in memo.items():
         if shown not in present:
             continue
@@ -973,9 +1372,13 @@ def file_records(memo: dict, present: dict[str, str]):
                 number = numbers.get(id(model))
                 if number is None:
                     number = numbers[id(model)] = len(definitions)
-                    # What was set, as JSON: validating it again gives an equal model (cache.py's format
-                    # names this code's version, so the fields are the same).
-                    definitions.append((kinds[type(model)], model.model_dump(mode="json", exclude_unset=True)))
+                    record = dumped.get(id(model))
+                    if record is None:
+                        # What was set, as JSON: validating it again gives an equal model (cache.py's
+                        # format names this code's version, so the fields are the same).
+                        record = dumped[id(model)] = (kinds[type(model)], model.model_dump(mode="json",
+                                                                                            exclude_unset=True))
+                    definitions.append(record)
                 pair.append(number)
             s = run.source
             records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts)))
@@ -998,28 +1401,35 @@ def _restored_facts(values: tuple) -> Facts:
 
 def restore_files(entries, content_dir: Path) -> dict:
     """load_content's memo from file_records' values (from the last build's cache)."""
-    kinds = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
+    known = _Definitions()  # (a definition repeated by many files is validated once)
     memo = {}
     for shown, rel, stat, digest, read_at, definitions, records, warnings in entries:
         try:
-            models = [kinds[kind].model_validate(value) for kind, value in definitions]
+            models = [known.model(kind, _Definitions.key(value), value) for kind, value in definitions]
         except (KeyError, ValidationError):
             continue  # not what this version writes: the file is read again
-        origin = content_dir / rel
-        runs = []
-        pairs = {}  # (protocol, environment) numbers → (definitions, their names): shared by the file's runs
-        for index, line, run_digest, name, protocol, environment, facts in records:
-            pair = pairs.get((protocol, environment))
-            if pair is None:
-                definitions = (models[protocol], models[environment])
-                pair = pairs[protocol, environment] = (definitions, *(d.metadata.name for d in definitions))
-            run = Run.__new__(Run)
-            run._doc, run.origin, run.facts, run.grouping, run.files = None, origin, _restored_facts(facts), None, {}
-            run.definitions, run.protocol, run.environment = pair
-            run.source, run.name = Source(shown, index, line, run_digest, rel), name
-            runs.append(run)
+        runs = _rebuilt_runs(records, models, shown, rel, content_dir / rel)
         memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel, warnings)
     return memo
+
+
+def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Path) -> list[Run]:
+    """A file's runs from their plain values (file_records', or a reading process's, which end with
+    the document as JSON), their definitions numbered in `models`."""
+    runs = []
+    pairs = {}  # (protocol, environment) numbers → (definitions, their names): shared by the file's runs
+    for index, line, run_digest, name, protocol, environment, facts, *doc in records:
+        pair = pairs.get((protocol, environment))
+        if pair is None:
+            definitions = (models[protocol], models[environment])
+            pair = pairs[protocol, environment] = (definitions, *(d.metadata.name for d in definitions))
+        run = Run.__new__(Run)
+        run._doc, run.origin, run.facts, run.grouping, run.files = (doc[0] if doc else None, origin,
+                                                                    _restored_facts(facts), None, {})
+        run.definitions, run.protocol, run.environment = pair
+        run.source, run.name = Source(shown, index, line, run_digest, rel), name
+        runs.append(run)
+    return runs
 
 
 def document_at(path: Path, source: Source) -> BenchmarkRun:

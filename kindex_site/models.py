@@ -388,12 +388,15 @@ class FormatWarnings:
     `file[index]: location: message` lines: each protocol's and environment's once for the file
     (at its first place), at most MAX_FORMAT_WARNINGS_PER_FILE lines, then how many more."""
 
-    def __init__(self, file: str):
+    def __init__(self, file: str, found: dict[int, tuple] | None = None):
         self.file = file
         self.lines: list[str] = []
         self.more = 0
         self._checked: dict[int, object] = {}  # id → a definition model already looked at (held: ids stay unique)
         self._said: set[tuple[str, str, str]] = set()  # (definition's name, location, message) said for the file
+        # id → (definition model, its unknown fields): shared by the files of one load, whose bundles
+        # share a model only when they repeat its JSON exactly (so the fields found are the same).
+        self._found: dict[int, tuple] = found if found is not None else {}
 
     def check(self, raw: dict, source: object, definitions: tuple[BaseModel, BaseModel]) -> bool:
         """Look at a valid bundle (its parsed JSON) found at `source`; `definitions` are its
@@ -414,14 +417,20 @@ class FormatWarnings:
             if id(model) in self._checked:
                 continue
             self._checked[id(model)] = model
-            found = []
-            _unknown_fields(raw[slot], _SHAPES[slot], slot, found)
-            for where, message in found:
+            for where, message in self._unknown_in(slot, raw[slot], model):
                 said = (model.metadata.name, where, message)  # (a repeat beyond the shared models' few)
                 if said not in self._said:
                     self._said.add(said)
                     self._say(f"{source}: {where}: {message}")
         return known
+
+    def _unknown_in(self, slot: str, value: object, model: BaseModel) -> list[tuple[str, str]]:
+        known = self._found.get(id(model))
+        if known is None:
+            found: list[tuple[str, str]] = []
+            _unknown_fields(value, _SHAPES[slot], slot, found)
+            known = self._found[id(model)] = (model, found)
+        return known[1]
 
     def _say(self, line: str) -> None:
         if len(self.lines) < MAX_FORMAT_WARNINGS_PER_FILE:
