@@ -141,8 +141,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
         changes = None  # a whole new folder, swapped in, is then as quick and simpler
     lap("compare with the last build")
-    if memo.resident:
-        _warm_up(plan, memo, changes)
+    _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
         lap("render and write")
@@ -150,8 +149,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
         warnings = _record(config, state, plan, content, lb, sizes, changes, validated)
         memo.built = True
-        if not memo.resident:
-            _keep([content, lb, plan, state, memo])
+        _keep(memo, [content, lb, plan, state])
     return BuildResult(
         pages=len(plan.page_urls), runs=len(content.runs), files=len(plan.outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
@@ -344,7 +342,8 @@ class _Plan:
 def _claim_pages(plan: _Plan) -> None:
     """The pages listing problems, hosts and implementations; each problem's outputs; the 404 page."""
     plan.listing = site_pages(plan.lb, plan.urls, markdown_html, plan.row)
-    plan.page_urls = [page.url for page in plan.listing if page.template != "redirect.html"]  # (a redirect is no page to index)
+    # (A redirect is no page to index.)
+    plan.page_urls = [page.url for page in plan.listing if page.template != "redirect.html"]
     for page in plan.listing:
         plan.claim(page.output_path, page, f"page /{page.url}")
     for group in plan.groups.values():
@@ -363,7 +362,7 @@ def _claim_documents(plan: _Plan, config: Config, updated: str | None) -> None:
     if absolute:
         plan.page_urls.sort()
         plan.claim("sitemap.xml", partial(publish.sitemap_xml, absolute, plan.page_urls), "the sitemap")
-        plan.claim("feed.xml", partial(_feed, config, lb, urls, updated), "the Atom feed")  # (made only when its key changed)
+        plan.claim("feed.xml", partial(_feed, config, lb, urls, updated), "the Atom feed")  # (made if changed)
     else:
         plan.notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
                           "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
@@ -413,6 +412,8 @@ def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
     """For a resident builder: rows made in worker processes would be lost to the memo, so a build
     that writes every page makes them here. Its first build makes them all, and compiles every
     template, even with nothing to write: its first rebuild after an edit is then as quick as the next."""
+    if not memo.resident:
+        return
     first = not memo.built
     if first or changes is None:
         for page in plan.listing:
@@ -458,11 +459,12 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         plans=plan.plans_to_store())
 
 
-def _keep(objects: list) -> None:
+def _keep(memo: Memo, objects: list) -> None:
     """A one-off build is followed by the process's end (cli.run skips the interpreter's teardown):
     freeing a big site's millions of objects one by one would cost a tenth of a one-run rebuild.
     They are dropped when the next build in this process starts."""
-    _last_build_objects[:] = objects
+    if not memo.resident:
+        _last_build_objects[:] = objects + [memo]
 
 
 # --- a problem's outputs ---------------------------------------------------------------------------

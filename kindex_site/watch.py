@@ -22,7 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
-from . import build as site
+from . import build as site_build  # (site_build.build looked up at each call: a test may stand in for it)
 from .cache import BuildState
 from .config import CONFIG_FILE, Config, load_config
 from .errors import KindexError, display, plural, summarize
@@ -48,7 +48,8 @@ class Builder:
         self.serving = serving  # (what an error message says stays: a served site, or a folder)
         self.config = config  # the last config that loaded: it says which folders to watch
         self.state = BuildState(out)  # the folder's lock, and what its last build left
-        self.memo = site.Memo(state=self.state)  # what rebuilds reuse: validated files, ranked problems, planned pages
+        # What rebuilds reuse: validated files, ranked problems, planned pages, compiled templates.
+        self.memo = site_build.Memo(state=self.state)
         self.cond = threading.Condition()
         self.instance = secrets.token_hex(4)  # a restarted server's pages reload too
         self.generation = 0  # bumped whenever what a page shows may have changed
@@ -160,7 +161,7 @@ class Builder:
                 self.building = False
                 self.cond.notify_all()
 
-    def _build(self, config: Config, paths: list[str], first: bool) -> site.BuildResult:
+    def _build(self, config: Config, paths: list[str], first: bool) -> site_build.BuildResult:
         # A saved file goes straight to the build (which compares anyway); otherwise (an editor's
         # scratch file come and gone) ask the state first: nothing to do? (The first build always
         # runs: what it keeps in the memo makes the next ones quick.)
@@ -168,8 +169,8 @@ class Builder:
         if not first and not self.errors and not saved:
             last = self.state.unchanged(config, os.environ)
             if last is not None:
-                return site.BuildResult.unchanged(last, self.out)
-        result = site.build(config, memo=self.memo)
+                return site_build.BuildResult.unchanged(last, self.out)
+        result = site_build.build(config, memo=self.memo)
         if first:
             # What the first build made lives as long as the server (most of it in the memo): out of
             # the cycle collector's sight, whose full passes over it would otherwise stall a later
@@ -196,7 +197,7 @@ class Builder:
             keep += "; watching for changes"
         print(f"error: {summary}; {keep}", file=sys.stderr, flush=True)
 
-    def _built(self, result: site.BuildResult, config: Config, started: float, clock: float, paths: list[str],
+    def _built(self, result: site_build.BuildResult, config: Config, started: float, clock: float, paths: list[str],
                first: bool) -> None:
         seconds = time.perf_counter() - clock
         warnings, notes, changed, timings = result.warnings, result.notes, result.changed, result.timings
@@ -337,7 +338,7 @@ def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, 
     gc.enable()  # (cli.run turns the cycle collector off for one-shot commands; this one runs on)
     config = load_config(config_path, overrides)
     out = config.folder("output_dir").absolute()
-    site.refuse_unsafe_output(out, config)  # (before the lock beside it is made)
+    site_build.refuse_unsafe_output(out, config)  # (before the lock beside it is made)
     # Pinned as the settings spell it (an edit of kindex.toml's output_dir takes a restart), so
     # the settings key is a command-line build's and the first build finds its site up to date.
     overrides = {**overrides, "output_dir": config.output_dir}
