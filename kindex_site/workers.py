@@ -1,0 +1,142 @@
+"""The forked processes that write a big site's files (build._write_outputs hands them chunks).
+
+They inherit everything the build planned when they are forked, so nothing is pickled but chunk
+numbers in and each chunk's file sizes out; each file's bytes are the same whoever writes it.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import selectors
+import signal
+from collections.abc import Callable
+
+from .errors import KindexError
+from .publish_swap import Interrupted
+
+
+class Writers:
+    """Forked processes that write chunks of the site, each handed the next chunk's number when it
+    has sent back the last one's sizes. Each has its own two pipes and shares nothing else (unlike
+    multiprocessing's Pool, whose workers share a locked queue: one killed while holding the lock, by
+    a SIGTERM sent to the whole process group, say, leaves the pool unable to stop). An interrupt or
+    error here kills them all at once; one of them dying ends the build."""
+
+    def __init__(self, count: int):
+        self.count = count
+        self.procs: list[tuple[int, int, int]] = []  # (pid, its chunk numbers' pipe, its results' pipe)
+        self.ended: set[int] = set()  # the pids of those already waited for
+
+    def write(self, write_chunk: Callable[[int], dict], chunks: int, progress) -> dict[str, int]:
+        """Chunks 0 to `chunks` - 1, each written by `write_chunk` in a worker; every file's size.
+        `progress.advance(n)` is told of each chunk done."""
+        sizes: dict[str, int] = {}
+        selector = selectors.DefaultSelector()
+        try:
+            for _ in range(self.count):
+                self._start(write_chunk)
+            handed, done = 0, 0
+            for pid, tasks, results in self.procs:
+                selector.register(results, selectors.EVENT_READ, (pid, tasks))
+                handed = self._hand(tasks, handed, chunks)
+            while done < chunks:
+                for key, _ in selector.select(timeout=0.25):  # (a signal another thread took is acted on meanwhile)
+                    pid, tasks = key.data
+                    result = pickle.loads(self._receive(key.fd, pid))
+                    if isinstance(result, BaseException):
+                        raise result
+                    sizes.update(result)
+                    progress.advance(len(result))
+                    done += 1
+                    if handed == chunks:
+                        selector.unregister(key.fd)  # (told to end: its pipe's end is no news)
+                    handed = self._hand(tasks, handed, chunks)
+        except BaseException:
+            for pid, _, _ in self.procs:
+                if pid not in self.ended:
+                    os.kill(pid, signal.SIGKILL)
+            raise
+        finally:
+            selector.close()
+            for pid, tasks, results in self.procs:
+                os.close(tasks)
+                os.close(results)
+                if pid not in self.ended:
+                    os.waitpid(pid, 0)
+            self.procs = []
+        return sizes
+
+    def _start(self, write_chunk: Callable[[int], dict]) -> None:
+        tasks_r, tasks_w = os.pipe()
+        results_r, results_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: it never returns from here
+            code = 0
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                for _, tasks, results in self.procs:  # (the others' pipes: their ends must close when they end)
+                    os.close(tasks)
+                    os.close(results)
+                os.close(tasks_w)
+                os.close(results_r)
+                serve_chunks(tasks_r, results_w, write_chunk)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(tasks_r)
+        os.close(results_w)
+        self.procs.append((pid, tasks_w, results_r))
+
+    @staticmethod
+    def _hand(tasks: int, handed: int, chunks: int) -> int:
+        """Send a worker the next chunk's number (-1: no more); return how many were handed."""
+        os.write(tasks, (handed if handed < chunks else -1).to_bytes(8, "little", signed=True))
+        return handed + 1 if handed < chunks else handed
+
+    def _receive(self, results: int, pid: int) -> bytes:
+        try:
+            size = int.from_bytes(_read_exactly(results, 8), "little")
+            return _read_exactly(results, size)
+        except EOFError:
+            pass
+        _, status = os.waitpid(pid, 0)
+        self.ended.add(pid)
+        signum = -os.waitstatus_to_exitcode(status)
+        if signum in (signal.SIGINT, signal.SIGTERM):
+            raise Interrupted(signum)  # (sent to the whole process group: ours is coming)
+        how = f"was killed by {signal.Signals(signum).name}" if signum > 0 else f"ended with status {-signum}"
+        raise KindexError(f"writing the site: a process writing it {how}"
+                          + (" (out of memory?)" if signum == signal.SIGKILL else ""))
+
+
+def serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], dict]) -> None:
+    """A worker's loop: a chunk's number in, its sizes (or the exception it raised) out."""
+    while True:
+        index = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
+        if index < 0:
+            return
+        try:
+            result = write_chunk(index)
+        except Exception as e:  # (KindexError for a template's error; OSError for a full disk)
+            result = e
+        try:
+            data = pickle.dumps(result)
+        except Exception:
+            data = pickle.dumps(RuntimeError(repr(result)))
+        data = len(data).to_bytes(8, "little") + data
+        while data:
+            data = data[os.write(results, data):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        part = os.read(fd, left)
+        if not part:
+            raise EOFError
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
