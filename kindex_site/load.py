@@ -19,10 +19,11 @@ import sys
 import time
 from array import array
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
+from types import MappingProxyType
 from typing import NamedTuple
 
 from pydantic import ValidationError
@@ -139,6 +140,9 @@ def _source_ref(ref) -> tuple[str, str | None] | None:
     return None if ref is None else (sys.intern(ref.path), ref.language)
 
 
+_NO_FILES: Mapping = MappingProxyType({})  # (most runs refer to no source file: one empty mapping for them all)
+
+
 class Run:
     """One validated run, with the protocol and environment its bundle named and where it came from.
 
@@ -163,7 +167,7 @@ class Run:
         self.source = source
         self.name: str = doc.metadata.name
         self.grouping = None  # leaderboard.py's: its problem and implementation, told from doc alone
-        self.files: dict[str, SourceText] = {}  # "implementation" / "workload" → the source file it refers to
+        self.files: Mapping[str, SourceText] = _NO_FILES  # "implementation" / "workload" → the source file it refers to
 
     @property
     def doc(self) -> BenchmarkRun | None:
@@ -331,7 +335,7 @@ def _attach_files(content: Content, content_dir: Path, others: dict[str, Path], 
         f = run.facts
         if f.implementation_source is None and f.workload_source is None:
             if run.files:
-                run.files = {}
+                run.files = _NO_FILES
             continue
         folder = posixpath.dirname(run.source.rel) or "."
         files: dict[str, SourceText] = {}
@@ -475,9 +479,12 @@ class _Reader:
             return None
         shown = f.shown
         remembered = self.memo.get(shown)
-        if remembered is not None and remembered.stat == f.stat and _still_same(f.path, remembered, self.memo, shown):
-            return self.memo[shown]
-        return None
+        if remembered is None or remembered.stat != f.stat or not _still_same(f.path, remembered, self.memo, shown):
+            return None
+        if remembered.runs and remembered.runs[0].origin is None:  # (restored from the runs cache)
+            for run in remembered.runs:
+                run.origin = f.path
+        return self.memo[shown]
 
     def read(self, f: _Listed, as_json: bool = False) -> _Read:
         """Read and validate one file (`as_json`: its runs hold their documents as JSON, for a
@@ -520,7 +527,7 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
         if kept is not None:
             # Its protocol and environment models are the ones a fresh read of this file would give
             # it (shared with an earlier document, or its own), not what it shared last time.
-            kept.definitions = known.models(raw)
+            kept.definitions, kept.origin = known.models(raw), path
             warnings.check(raw, source, kept.definitions)
             validated.append(kept)
             continue
@@ -545,7 +552,9 @@ def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path, keep_docu
     if problem is not None:
         problems.append(f"{source}: {problem}")
         return None
-    return Run(*bundle, source, keep_document, path)
+    run = Run(*bundle, source, keep_document, path)
+    run.definitions = known.pair_of(run.definitions)  # (one tuple for the runs of a protocol and environment)
+    return run
 
 
 def _compact(value: object) -> bytes:
@@ -1126,6 +1135,7 @@ class _Definitions:
         self.raw: dict[int, tuple[str, object, object]] = {}  # id(model) → (slot, its JSON, model), for every model made
         self.bounded: dict[int, tuple] = {}  # id(model) → (model, its _out_of_bounds line or None)
         self.unknown: dict[int, tuple] = {}  # id(model) → (model, its unknown fields): models.FormatWarnings'
+        self.pairs: dict[tuple[int, int], tuple] = {}  # (ids of a protocol and an environment) → their tuple
 
     @staticmethod
     def key(value: object) -> bytes | None:
@@ -1156,6 +1166,10 @@ class _Definitions:
                 shared[key] = model
         self.raw[id(model)] = (slot, value, model)
         return model
+
+    def pair_of(self, definitions: tuple):
+        """One (protocol, environment) tuple shared by every run that names that pair."""
+        return self.pairs.setdefault((id(definitions[0]), id(definitions[1])), definitions)
 
     def model(self, slot: str, key: bytes | None, value: object):
         """The shared model for a valid definition's JSON, validated if it is new."""
@@ -1375,9 +1389,10 @@ def file_records(memo: dict, present: dict[str, str]):
                     record = dumped.get(id(model))
                     if record is None:
                         # What was set, as JSON: validating it again gives an equal model (cache.py's
-                        # format names this code's version, so the fields are the same).
-                        record = dumped[id(model)] = (kinds[type(model)], model.model_dump(mode="json",
-                                                                                            exclude_unset=True))
+                        # format names this code's version, so the fields are the same). Its number
+                        # tells restore_files which files share it (one write numbers them all).
+                        record = dumped[id(model)] = (kinds[type(model)], model.model_dump(
+                            mode="json", exclude_unset=True), len(dumped))
                     definitions.append(record)
                 pair.append(number)
             s = run.source
@@ -1400,20 +1415,28 @@ def _restored_facts(values: tuple) -> Facts:
 
 
 def restore_files(entries, content_dir: Path) -> dict:
-    """load_content's memo from file_records' values (from the last build's cache)."""
-    known = _Definitions()  # (a definition repeated by many files is validated once)
+    """load_content's memo from file_records' values (from the last build's cache). The runs' origin
+    is set by load_content, from its listing, when it finds their file unchanged."""
+    shared: dict[int, object] = {}  # a definition's number → its model: validated once, whichever files repeat it
     memo = {}
     for shown, rel, stat, digest, read_at, definitions, records, warnings in entries:
         try:
-            models = [known.model(kind, _Definitions.key(value), value) for kind, value in definitions]
-        except (KeyError, ValidationError):
+            models = [_shared_model(shared, *definition) for definition in definitions]
+        except (KeyError, ValueError, TypeError):  # (ValidationError is a ValueError)
             continue  # not what this version writes: the file is read again
-        runs = _rebuilt_runs(records, models, shown, rel, content_dir / rel)
+        runs = _rebuilt_runs(records, models, shown, rel, None)
         memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel, warnings)
     return memo
 
 
-def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Path) -> list[Run]:
+def _shared_model(shared: dict[int, object], kind: str, value: dict, number: int):
+    model = shared.get(number)
+    if model is None:
+        model = shared[number] = _SHARED_KINDS[kind].model_validate(value)
+    return model
+
+
+def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Path | None) -> list[Run]:
     """A file's runs from their plain values (file_records', or a reading process's, which end with
     the document as JSON), their definitions numbered in `models`."""
     runs = []
@@ -1425,7 +1448,7 @@ def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Pat
             pair = pairs[protocol, environment] = (definitions, *(d.metadata.name for d in definitions))
         run = Run.__new__(Run)
         run._doc, run.origin, run.facts, run.grouping, run.files = (doc[0] if doc else None, origin,
-                                                                    _restored_facts(facts), None, {})
+                                                                    _restored_facts(facts), None, _NO_FILES)
         run.definitions, run.protocol, run.environment = pair
         run.source, run.name = Source(shown, index, line, run_digest, rel), name
         runs.append(run)
