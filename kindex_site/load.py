@@ -153,13 +153,13 @@ class Run:
     document alone can be remembered on it (`grouping`).
     """
 
-    __slots__ = ("_doc", "origin", "facts", "protocol", "environment", "source", "name", "definitions", "grouping",
+    __slots__ = ("_doc", "_origin", "facts", "protocol", "environment", "source", "name", "definitions", "grouping",
                  "files")
 
     def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
                  source: Source, keep_document: bool = True, origin: Path | None = None):
         self._doc = doc if keep_document else None
-        self.origin = origin  # the file it came from (one Path shared by the file's runs), to read it again
+        self.origin = origin
         self.facts = Facts(doc)
         self.protocol: str = protocol.metadata.name  # metadata.name of its BenchmarkProtocol
         self.environment: str = environment.metadata.name  # metadata.name of its ExecutionEnvironment
@@ -187,6 +187,16 @@ class Run:
     def document_file(self) -> Path | None:
         """The file `doc` reads, when the document is not held."""
         return self.origin if self._doc is None else None
+
+    @property
+    def origin(self) -> Path | None:
+        """The file it came from (one Path shared by the file's runs), to read it again."""
+        origin = self._origin
+        return origin.path if type(origin) is _Listed else origin
+
+    @origin.setter
+    def origin(self, value: Path | _Listed | None) -> None:
+        self._origin = value  # (a listed file: its Path is made if the document is read again)
 
     @property
     def key(self) -> str:
@@ -481,9 +491,9 @@ class _Reader:
         remembered = self.memo.get(shown)
         if remembered is None or remembered.stat != f.stat or not _still_same(f.path, remembered, self.memo, shown):
             return None
-        if remembered.runs and remembered.runs[0].origin is None:  # (restored from the runs cache)
+        if remembered.runs and remembered.runs[0]._origin is None:  # (restored from the runs cache)
             for run in remembered.runs:
-                run.origin = f.path
+                run.origin = f
         return self.memo[shown]
 
     def read(self, f: _Listed, as_json: bool = False) -> _Read:
@@ -761,7 +771,7 @@ class _ReadingProcesses:
         for i, (digest, problems, stopped, warnings, definitions, runs) in zip(self.chunks[chunk], records):
             models += [self.reader.known.model(slot, _Definitions.key(value), value) for slot, value in definitions]
             f = self.files[i]
-            made = _rebuilt_runs(runs, models, f.shown, f.rel, f.path)
+            made = _rebuilt_runs(runs, models, f.shown, f.rel, f)
             result = _Read(made, _FileIndex(made), problems, stopped, warnings, digest)
             self.reader.remember(f, result, self.read_at)
             yield f, result
@@ -786,13 +796,24 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-class _Listed(NamedTuple):
-    """A file found under the content folder."""
+class _Listed:
+    """A file found under the content folder. Its Path is made when asked for (a file whose runs
+    are remembered unchanged needs none)."""
 
-    path: Path
-    rel: str  # its path under the content folder, with '/' between folders
-    shown: str  # display(path), made from strings
-    stat: tuple[int, int, int] | None  # _key_of its stat when listed (its target's, for a symlink)
+    __slots__ = ("at", "rel", "shown", "stat", "_path")
+
+    def __init__(self, at: str, rel: str, shown: str, stat: tuple[int, int, int] | None):
+        self.at = at  # its path as listed (os.DirEntry.path)
+        self.rel = rel  # its path under the content folder, with '/' between folders
+        self.shown = shown  # display(path), made from strings
+        self.stat = stat  # _key_of its stat when listed (its target's, for a symlink)
+        self._path: Path | None = None
+
+    @property
+    def path(self) -> Path:
+        if self._path is None:
+            self._path = Path(self.at)
+        return self._path
 
 
 def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list[_Listed]:
@@ -824,7 +845,7 @@ def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list
                 folders.append((entry.path, prefix + entry.name + "/"))
             elif kind is not None:
                 rel = prefix + entry.name
-                found.append(_Listed(Path(entry.path), rel, shown_root + rel, kind or None))
+                found.append(_Listed(entry.path, rel, shown_root + rel, kind or None))
     return sorted(found, key=lambda f: f.rel)
 
 
@@ -1436,7 +1457,7 @@ def _shared_model(shared: dict[int, object], kind: str, value: dict, number: int
     return model
 
 
-def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Path | None) -> list[Run]:
+def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Path | _Listed | None) -> list[Run]:
     """A file's runs from their plain values (file_records', or a reading process's, which end with
     the document as JSON), their definitions numbered in `models`."""
     runs = []
