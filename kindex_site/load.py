@@ -250,8 +250,9 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     whole document is then read again from its file if it is asked for. So does content of over
     KEEP_DOCUMENTS_MAX_BYTES of JSON, whatever is asked.
 
-    Many files are read by forked processes, one per core (`_ReadingProcesses`); the checks across
-    files are made here, file by file in path order, so the result is the same however they are read.
+    Many files are read here and by forked processes, one per other core (`_ReadingProcesses`); the
+    checks across files are made here, file by file in path order: the result is the same however
+    they were read.
 
     `progress(done, total)` is told of each bundle file read (for a progress line).
     """
