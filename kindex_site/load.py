@@ -7,6 +7,7 @@ A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bund
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import marshal
@@ -423,13 +424,13 @@ class _Read(NamedTuple):
     digest: str | None
 
 
-def _still_same(path: Path, remembered: _Remembered, memo: dict, shown: str) -> bool:
+def _still_same(listed: _Listed, remembered: _Remembered, memo: dict, shown: str) -> bool:
     """Its stat is as remembered: is it the same file? (Yes, unless it was written in the tick it was read.)"""
     if remembered.stat[1] < remembered.read_at - RACY_NS:
         return True
     checked_at = time.time_ns()
     try:
-        with path.open("rb") as f:
+        with listed.path.open("rb") as f:
             digest = hashlib.file_digest(f, "sha256").hexdigest()  # (a .jsonl file may be gigabytes)
     except OSError:
         return False
@@ -478,11 +479,12 @@ class _Reader:
             reading = _ReadingProcesses(self, unread).results()
         else:
             reading = ((f, self.read(f)) for f in unread)
-        for f, result in reading:
-            results[f.rel] = result
-            done += 1
-            if progress is not None:
-                progress(done, len(files))
+        with contextlib.closing(reading):  # (an interrupt here ends the reading processes at once)
+            for f, result in reading:
+                results[f.rel] = result
+                done += 1
+                if progress is not None:
+                    progress(done, len(files))
         return results
 
     def remembered(self, f: _Listed) -> _Remembered | None:
@@ -490,31 +492,30 @@ class _Reader:
             return None
         shown = f.shown
         remembered = self.memo.get(shown)
-        if remembered is None or remembered.stat != f.stat or not _still_same(f.path, remembered, self.memo, shown):
+        if remembered is None or remembered.stat != f.stat or not _still_same(f, remembered, self.memo, shown):
             return None
         if remembered.runs and remembered.runs[0]._origin is None:  # (restored from the runs cache)
             for run in remembered.runs:
                 run.origin = f
         return self.memo[shown]
 
-    def read(self, f: _Listed, as_json: bool = False) -> _Read:
-        """Read and validate one file (`as_json`: its runs hold their documents as JSON, for a
-        reading process to send), and remember it in the memo if it loaded cleanly."""
+    def read(self, f: _Listed) -> _Read:
+        """Read and validate one file, and remember it in the memo if it loaded cleanly."""
         shown = f.shown
-        earlier = self.memo.get(shown) if self.memo is not None and not as_json else None
+        earlier = self.memo.get(shown) if self.memo is not None else None
         read_at = time.time_ns()
         digests: dict[str, str] = {}
         runs, problems, stopped, warnings = _read_file(
             f.path, shown, f.rel, digests, self.trusted, self.keep_documents,
-            earlier.runs if earlier is not None else (), self.known, f.stat[0] if f.stat else None, as_json)
+            earlier.runs if earlier is not None else (), self.known, f.stat[0] if f.stat else None)
         result = _Read(runs, _FileIndex(runs), problems, stopped, warnings, digests.get(shown))
         self.remember(f, result, read_at)
         return result
 
     def remember(self, f: _Listed, result: _Read, read_at: int) -> None:
         if self.memo is not None and not result.problems and f.stat is not None:
-            self.memo[f.shown] = _Remembered(f.stat, result.digest, result.runs, read_at, result.index,
-                                                       f.rel, result.warnings)
+            self.memo[f.shown] = _Remembered(f.stat, result.digest, result.runs, read_at, result.index, f.rel,
+                                             result.warnings)
 
 
 def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], trusted: frozenset[str],
