@@ -78,7 +78,7 @@ def _add_build(commands: argparse._SubParsersAction) -> None:
                    help="ignore what the last build left in .kindex-cache/ and make every file anew")
     p.add_argument("--watch", action="store_true",
                    help="stay running and rebuild whenever content, templates, static files or the config "
-                        "change (Ctrl-C stops); a rebuild redoes only what changed, in memory")
+                        "change (Ctrl-C or SIGTERM stops it); a rebuild redoes only what changed, in memory")
     p.set_defaults(run=_build)
 
 

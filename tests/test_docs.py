@@ -280,3 +280,34 @@ def test_a_stated_number_is_the_codes(constants, doc, pattern, name):
 def test_the_reference_named_is_the_default(constants):
     assert f"The reference implementation is {constants['reference']}" in flat(ABOUT)
     assert f"| `reference` | `{constants['reference']}` |" in flat(DOCS / "building.md")
+
+
+# --- DEVELOPERS.md: the architecture names every module, and only what exists --------------------
+
+
+DEVELOPERS = ROOT / "DEVELOPERS.md"
+
+
+def test_developers_md_says_what_every_module_owns():
+    text = read(DEVELOPERS)
+    modules = sorted(p.name for p in (ROOT / "kindex_site").glob("*.py") if not p.name.startswith("__"))
+    unnamed = [m for m in modules if f"`{m}`" not in text]
+    assert not unnamed, f"DEVELOPERS.md does not say what these modules own: {unnamed}"
+    assert "`importers/`" in text
+
+
+def test_developers_md_names_only_code_that_exists():
+    """Every `module.py` and `module.name` (a function, class or constant, dotted further for a
+    method) that DEVELOPERS.md names is in the package, so the page cannot drift from the code."""
+    text = read(DEVELOPERS)
+    package = ROOT / "kindex_site"
+    for name in re.findall(r"`(\w+\.py)`", text):
+        assert (package / name).exists() or (package / "importers" / name).exists(), name
+    for module, attrs in re.findall(r"`(\w+)\.((?:\w+\.)*\w+)(?:\(\))?`", text):
+        path = package / f"{module}.py"
+        if module in {"kindex", "content"} or attrs == "py" or not path.exists():
+            continue
+        source = read(path)
+        for attr in attrs.split("."):
+            assert re.search(rf"\b(def|class) {attr}\b|^{attr}\b|\b{attr}\s*[:=]|def {attr}\(", source, re.M), \
+                f"DEVELOPERS.md names {module}.{attrs}, which kindex_site/{module}.py does not define"
