@@ -32,6 +32,7 @@ import gc
 import heapq
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -117,6 +118,8 @@ def build(config: Config, memo: Memo | None = None) -> BuildResult:
             return _build(config, memo, progress)
         finally:
             progress.done()
+            if memo.renderer is not None:
+                memo.renderer[1].compiled()  # (a build that failed early never asked for them)
             forget_reread()  # (a long-running builder would hold the last file read for run pages till its next build)
 
 
@@ -133,6 +136,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     lap("read and validate content")
     lb = _rank(config, content, memo, progress)
     lap("group and rank")
+    _compile_aside(config, state, memo)  # (not before: content that cannot be ranked leaves no cache behind)
     plan = _plan(config, content, lb, state, memo, updated, progress)
     lap("plan pages and files")
     changes = state.outdated(plan.keys, plan.groups, plan.others)
@@ -228,6 +232,17 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     state.check_paths(frozenset(plan.outputs), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by))
     _key_outputs(plan, content)
     return plan
+
+
+def _compile_aside(config: Config, state: cache.BuildState, memo: Memo) -> None:
+    """Templates not compiled yet (none in the folder of compiled ones: a first build, or a new look)
+    are compiled by a forked process on the other core while this one plans; it stores
+    them where `load_all` then reads them. Only a head start: anything it has not stored is compiled here."""
+    if memo.renderer is not None and memo.renderer[0] == state.settings:
+        return
+    memo.renderer = (state.settings, _Renderer.of(config.folder("templates_dir"), state.templates))
+    if not memo.resident and _workers() > 1 and hasattr(os, "fork") and not any(state.templates.glob("*.cache")):
+        memo.renderer[1].compile_aside()
 
 
 def _renderer(config: Config, state: cache.BuildState, memo: Memo, urls: Urls, content: Content) -> _Renderer:
@@ -634,6 +649,7 @@ class _Renderer:
     def __init__(self, env: jinja2.Environment):
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
+        self.compiling: int | None = None  # the process compiling them aside (compile_aside), until waited for
 
     @classmethod
     def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
@@ -649,8 +665,32 @@ class _Renderer:
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
         return cls(env)
 
+    def compile_aside(self) -> None:
+        """Start a forked process that compiles every template into the folder of compiled ones
+        (`of`'s bytecode cache), and ends; this one goes on."""
+        if self.env.bytecode_cache is None:
+            return
+        pid = os.fork()
+        if pid == 0:  # (it never returns from here)
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the build's to handle)
+                self.load_all()
+            finally:
+                os._exit(0)
+        self.compiling = pid
+
+    def compiled(self) -> None:
+        """Wait for the process compiling aside, if any (what it did not store, load_all compiles)."""
+        if self.compiling is not None:
+            try:
+                os.waitpid(self.compiling, 0)
+            except ChildProcessError:
+                pass
+            self.compiling = None
+
     def load_all(self) -> None:
         """Compile every page template now (one that fails to compile is left to fail where used)."""
+        self.compiled()
         for name in self.env.list_templates(filter_func=lambda n: n.endswith(".html")):
             if name not in self.templates:
                 try:
@@ -707,8 +747,6 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     is pickled but chunk numbers and sizes); each file's bytes are the same whoever writes it.
     """
     paths = _making_order(outputs)
-    for folder in sorted({p.rpartition("/")[0] for p in paths if "/" in p}):
-        (staging / folder).mkdir(parents=True, exist_ok=True)
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
     progress.phase("writing", len(paths))
     workers = _workers()
@@ -742,11 +780,28 @@ def _making_order(outputs: dict) -> list[str]:
 def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> dict[str, int]:
     sizes = {}
     folder = f"{staging}{os.sep}"  # (joined as strings: a Path per file costs more than its write)
+    _make_folders(folder, paths)
     for path in paths:
         data = render(outputs[path])
         _write_file(folder + path, data)
         sizes[path] = len(data)
     return sizes
+
+
+def _make_folders(root: str, paths: list[str]) -> None:
+    """The folders a chunk's files go in, made by whoever writes the chunk (so workers make them in
+    parallel); another worker may be making the same ones at the same time."""
+    made = set()
+    for path in paths:
+        folder = path.rpartition("/")[0]
+        if folder and folder not in made:
+            made.add(folder)
+            try:
+                os.mkdir(root + folder)
+            except FileExistsError:
+                pass
+            except FileNotFoundError:  # (its parent is not made yet)
+                os.makedirs(root + folder, exist_ok=True)
 
 
 class _Lap:

@@ -26,10 +26,29 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
+from markupsafe import escape as _markup_escape
+
+try:  # (MarkupSafe 3: escape is Python around this C function; in 2, escape itself is C and quick)
+    from markupsafe import _escape_inner
+except ImportError:  # pragma: no cover
+    _escape_inner = None
 
 from .leaderboard import primary_value
 from .numbers import format_date, format_ms, format_ratio
+
+
+def escape(value) -> str:
+    """markupsafe.escape's text as a plain str, for markup joined into a bigger string at once (a
+    Markup made for each piece costs more than the escaping)."""
+    if _escape_inner is None:  # pragma: no cover
+        return str(_markup_escape(value))
+    if type(value) is str:
+        return _escape_inner(value)
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return _escape_inner(str(value))
+
 
 WIDTH = 1000  # user units across the plot; the plot is PLOT_PCT of the chart's width
 PLOT_PCT = 96  # room on the right for a whisker or a label
@@ -57,6 +76,8 @@ class Series:
 
 def _n(x: float) -> str:
     """A coordinate with at most one decimal: 63.25 → '63.2', 40.0 → '40'."""
+    if type(x) is int:
+        return int.__repr__(x)
     text = f"{x:.1f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
@@ -74,6 +95,8 @@ def _plot(height: int) -> str:
 
 def wrap(text: str, limit: int = LABEL_CHARS) -> list[str]:
     """A label as lines of at most `limit` characters, broken at spaces (a longer word keeps its line)."""
+    if len(text) <= limit:  # (most labels: the words would join up again as they are)
+        return [text]
     lines: list[str] = []
     for word in text.split(" "):
         if lines and len(lines[-1]) + 1 + len(word) <= limit:

@@ -55,22 +55,26 @@ def _text_html(text: str) -> str:
     return _HIDDEN.sub(lambda m: f'<code class="ctl">U+{ord(m.group()):04X}</code>', html)
 
 
+def _remembered(memo: dict, key: str, make):
+    """memo[key], made by make(key) the first time (a memo holds at most _MEMO_LIMIT answers)."""
+    value = memo.get(key)
+    if value is None:
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        value = memo[key] = make(key)
+    return value
+
+
 def _escaped(text: str) -> str:
-    html = _ESCAPED.get(text)
-    if html is None:
-        if len(_ESCAPED) >= _MEMO_LIMIT:
-            _ESCAPED.clear()
-        html = _ESCAPED[text] = _text_html(text)
-    return html
+    return _remembered(_ESCAPED, text, _text_html)
 
 
 def _key_html(key: str) -> str:
-    html = _KEY_HTML.get(key)
-    if html is None:
-        if len(_KEY_HTML) >= _MEMO_LIMIT:
-            _KEY_HTML.clear()
-        html = _KEY_HTML[key] = f"<dt>{_text_html(key)}</dt><dd>"
-    return html
+    return _remembered(_KEY_HTML, key, _dt_html)
+
+
+def _dt_html(key: str) -> str:
+    return f"<dt>{_text_html(key)}</dt><dd>"
 
 
 def _scalar_html(value) -> str:
@@ -146,7 +150,13 @@ def aligned(text: str) -> Markup:
     """A number as shown, its decimals in an <i> (the stylesheet gives them a fixed width, left-aligned),
     so that right-aligned numbers of a column line up on the decimal point; '' decimals for an
     integer. Anything but a number ("—") is left as it is."""
-    text = str(text)
+    return _remembered(_ALIGNED, str(text), _aligned)
+
+
+_ALIGNED: dict[str, Markup] = {}  # (a table's numbers repeat: each is split and escaped once per process)
+
+
+def _aligned(text: str) -> Markup:
     if not text[:1].isdigit() and not (text[:1] == "-" and text[1:2].isdigit()):
         return Markup(html_escape(text))
     whole, dot, decimals = text.partition(".")
@@ -246,6 +256,18 @@ def _once(env: jinja2.Environment):
     return once
 
 
+class _Template(jinja2.Template):
+    """A compiled template whose output expressions escape with `charts.escape`, markupsafe.escape's
+    text as a plain str (a Markup made for each value printed was a tenth of a run page). Jinja writes
+    `escape(...)` only around what a template prints, and the module's functions look the name up
+    when they run, so replacing it in the module's namespace changes nothing else."""
+
+    @classmethod
+    def _from_namespace(cls, environment, namespace, globals):
+        namespace["escape"] = charts.escape
+        return super()._from_namespace(environment, namespace, globals)
+
+
 def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates_dir),
@@ -258,6 +280,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         # page. An environment lives for one look (build.py makes a new one when a template changes).
         auto_reload=False,
     )
+    env.template_class = _Template
     env.globals["once"] = _once(env)
     env.filters.update(
         ms=format_ms,

@@ -221,3 +221,51 @@ def test_ci_ms_of_ints_matches_decimal():
         assert render._ci_ms_of_ints(lo, hi, mean) == reference_ci_ms(lo, hi, mean), (lo, hi, mean)
     assert render.format_ci_ms([4931062, 4948938], 4940000) == "4.931–4.949"
     assert render.format_ci_ms([1.5, 2.5], None) == reference_ci_ms(1.5, 2.5, None)
+
+
+# --- what templates print: escaped as markupsafe.escape escapes it ------------------------------
+
+import jinja2  # noqa: E402
+from markupsafe import escape as markup_escape  # noqa: E402
+
+from kindex_site import charts  # noqa: E402
+
+
+class Shown:
+    """An object a template prints by its str."""
+
+    def __str__(self):
+        return "<shown & 'told'>"
+
+
+class Html:
+    """An object that says its own HTML."""
+
+    def __html__(self):
+        return "<b>as is</b>"
+
+
+PRINTED = ["plain", "<tag attr=\"x\">&'", "", "é ☃ 😀", Text("<sub>"), Markup("<i>safe</i>"), 3, -0.5, None, True,
+           Shown(), Html(), [1, "<x>"], {"k": "<v>"}]
+
+
+def test_escape_gives_markupsafes_text():
+    for value in PRINTED:
+        got = charts.escape(value)
+        assert type(got) is not Markup or isinstance(value, Markup)
+        assert str(got) == str(markup_escape(value)), value
+
+
+def test_templates_print_what_plain_jinja_prints(tmp_path):
+    """The same templates, rendered by the site's environment and by a plain autoescaping one: the
+    same text (output expressions, macros, call blocks, set blocks, filters and `autoescape false`)."""
+    (tmp_path / "page.html").write_text(
+        "{% macro m(x) %}<m>{{ x }}</m>{% endmacro %}{% macro wrap() %}<w>{{ caller() }}</w>{% endmacro %}"
+        "{% set block_set %}<s>{{ values[1] }}</s>{% endset %}"
+        "{% for v in values %}[{{ v }}|{{ m(v) }}|{{ v ~ '<&>' }}]{% endfor %}"
+        "{% call wrap() %}{{ values[1] }}{% endcall %}{{ block_set }}{{ values[1] | upper }}"
+        "{% autoescape false %}{{ values[1] }}{% endautoescape %}{{ '<lit>' }}{{ values[1] | safe }}",
+        encoding="utf-8")
+    plain = jinja2.Environment(loader=jinja2.FileSystemLoader(tmp_path), autoescape=True)
+    site = render.make_environment(tmp_path, {})
+    assert site.get_template("page.html").render(values=PRINTED) == plain.get_template("page.html").render(values=PRINTED)
