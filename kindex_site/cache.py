@@ -519,11 +519,11 @@ def snapshot_again(content: Path, last: dict[str, tuple[int, ...]], paths: list[
     root = os.path.abspath(content)
     found = dict(last)
     for path in paths:
-        rel = os.path.relpath(os.path.abspath(path), root)
-        if rel == os.curdir or rel == os.pardir or rel.startswith(os.pardir + os.sep):
-            if rel == os.curdir:
-                return None
+        rel = _under(os.path.abspath(path), root)
+        if rel is None:
             continue  # (templates, static files, the settings)
+        if rel == os.curdir:
+            return None
         parts = rel.split(os.sep)
         if any(part.startswith(".") for part in parts):
             continue
@@ -544,6 +544,16 @@ def snapshot_again(content: Path, last: dict[str, tuple[int, ...]], paths: list[
 
 
 AGAIN_MAX_PATHS = 200  # more changed paths than this: a whole snapshot is as quick
+
+
+def _under(path: str, root: str) -> str | None:
+    """`path` relative to the folder `root`, or None when outside it. A symlinked content folder's
+    files may be named through the link or its target."""
+    for folder in (root, os.path.realpath(root)):
+        rel = os.path.relpath(path, folder)
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return rel
+    return None
 
 
 class _Named:

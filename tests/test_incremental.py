@@ -478,3 +478,26 @@ def test_the_watcher_sees_every_content_file_the_build_reads(tmp_path):
     assert not seen(Change.modified, str(content / ".git/x.json"))
     assert not seen(Change.modified, str(templates / "page.html~"))
     assert seen(Change.modified, str(templates / "page.html"))
+
+
+def test_a_symlinked_content_folder_whose_files_the_watcher_names_by_their_target(tmp_path, monkeypatch, capsys):
+    """content/ is a link to the folder that holds the files: an edit named by the target's path is seen."""
+    from conftest import Project
+
+    from kindex_site.config import load_config
+    from kindex_site.watch import Builder
+
+    monkeypatch.chdir(tmp_path)
+    project = Project(tmp_path, capsys)
+    (tmp_path / "content").rmdir()
+    path = project.write("real/a.json", [seed_problem_run("h1", "Impl A", 1_000_000)])
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # (written long before it is read: its stat alone is compared)
+    os.symlink(tmp_path / "real", tmp_path / "content")
+    builder = Builder(None, {"output_dir": "site"}, load_config(None, {}), (tmp_path / "site").absolute(),
+                      serving=False)
+    builder.rebuild([], first=True)
+    path.write_text(json.dumps([seed_problem_run("h1", "Impl A", 2_000_000)]))
+    builder.rebuild([str(path.resolve())])
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0 and not builder.errors, err
+    assert snapshot(tmp_path / "site") == snapshot(tmp_path / "clean")
