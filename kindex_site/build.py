@@ -194,12 +194,15 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     progress.phase("reading content")
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
     content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
-                           progress=progress.at)
+                           progress=progress.at, stats=state.inputs)
     validated = None
     if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
         validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
     if not memo.resident:
         memo.files = {}  # a one-off build needs them no longer
+    else:
+        for shown in memo.files.keys() - content.digests.keys():  # (files gone since: not kept for ever)
+            del memo.files[shown]
     return content, validated
 
 

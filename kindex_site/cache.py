@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 
 from . import __version__
 from .config import bundled
@@ -52,7 +53,7 @@ def manifest_path(out: Path) -> Path:
 @dataclass
 class Manifest:
     settings: str = ""
-    inputs: dict[str, list[int]] = field(default_factory=dict)  # content file → [size, mtime_ns, ctime_ns]
+    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)  # content file → stat_key (snapshot)
     outputs: dict[str, list] = field(default_factory=dict)  # output path → [key, size]
     trusted: list[str] = field(default_factory=list)  # sha256 of .json files that loaded cleanly
     summary: dict = field(default_factory=dict)  # pages, runs, files of the last build
@@ -88,12 +89,16 @@ class BuildState:
     def __init__(self, out: Path):
         self.out = out
         self.settings = ""  # this build's settings key (open)
-        self.inputs: dict[str, list[int]] = {}  # this build's content files, as found before reading them (open)
+        self.inputs: dict[str, tuple[int, ...]] = {}  # this build's content files, as found before reading them (open)
         self.last: Manifest | None = None  # the last build's manifest (open): it describes the site only if `describes`
         self._mine: tuple | None = None  # (its file's stamp, the Manifest) as this object last wrote it
         self._written_from: tuple | None = None  # (groups, other paths) of the plan that manifest lists
         self._paths: frozenset = frozenset()  # the output paths last checked for clashes
         self._lock = None  # the open lock file, while this process holds it
+        self._found: tuple | None = None  # what `unchanged` found changed, for the `open` that follows
+        self._inputs_of: str | None = None  # the content folder `inputs` are of
+        self._since: list[str] | None = None  # paths changed since the last `open` (`changed`); None: not known
+        self._watched = False  # a watcher tells of every change (`changed`)
 
     # --- around a build --------------------------------------------------------------------------
 
@@ -125,13 +130,16 @@ class BuildState:
         self._mine = self._written_from = None
 
     def unchanged(self, config, environ) -> Manifest | None:
-        """The last build's manifest when nothing it read has changed and its site is still in the folder."""
+        """The last build's manifest when nothing it read has changed and its site is still in the folder.
+        When something has, the build that follows at once (`open`) takes what was found here."""
+        self._found = None
         manifest = self._read()
         if not describes(manifest, self.out):
             return None
-        if snapshot(config.folder("content_dir")) != manifest.inputs:
-            return None
-        if settings_key(config, look_folders(config), environ) != manifest.settings:
+        inputs = snapshot(config.folder("content_dir"))
+        settings = settings_key(config, look_folders(config), environ)
+        if inputs != manifest.inputs or settings != manifest.settings:
+            self._found = (config, environ, settings, inputs)
             return None
         return manifest
 
@@ -140,9 +148,29 @@ class BuildState:
     def open(self, config, environ) -> None:
         """Start a build: its settings key, the last build's manifest, and the content files as they
         are before the build reads them (an edit meanwhile shows next time)."""
+        found, self._found = self._found, None
+        since, self._since = self._since, ([] if self._watched else None)
+        content = config.folder("content_dir")
+        inputs_of, self._inputs_of = self._inputs_of, os.path.abspath(content)
+        if found is not None and found[0] is config and found[1] is environ:  # (unchanged's, just found)
+            self.settings, self.inputs = found[2], found[3]
+            self.last = self._read()
+            return
         self.settings = settings_key(config, look_folders(config), environ)
         self.last = self._read()
-        self.inputs = snapshot(config.folder("content_dir"))
+        again = None
+        if since is not None and inputs_of == self._inputs_of:
+            again = snapshot_again(content, self.inputs, since)
+        self.inputs = again if again is not None else snapshot(content)
+
+    def changed(self, paths: list[str] | None) -> None:
+        """Tell the state of paths changed (as a resident builder's watcher saw them; None: anything
+        may have): the next `open` stats only those, when it knows of every change since the last."""
+        self._watched = True
+        if paths is None:
+            self._since = None
+        elif self._since is not None:
+            self._since += paths
 
     @property
     def trusted(self) -> frozenset[str]:
@@ -469,29 +497,132 @@ def look_folders(config) -> list[Path]:
     return [config.folder("templates_dir"), bundled("templates"), config.folder("static_dir"), bundled("static")]
 
 
-def snapshot(content: Path) -> dict[str, list[int]]:
-    """Size and modification time of every file the loader might read (dotfiles aside)."""
-    found: dict[str, list[int]] = {}
-
-    def unlistable(error: OSError) -> None:
-        # No manifest holds this entry, so the build goes on to load, which names the folder.
-        found[os.path.relpath(error.filename or content, content) + "/"] = [-1]
-
-    for dirpath, dirnames, filenames in os.walk(content, onerror=unlistable):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if name.startswith("."):
-                continue
-            path = os.path.join(dirpath, name)
-            try:
-                st = os.stat(path)
-            except OSError:
-                found[os.path.relpath(path, content)] = [-1]
-                continue
-            # The change time too: a file put back with its old size and time (cp -p, mv over it,
-            # touch -r) still has a new ctime, which no one can set.
-            found[os.path.relpath(path, content)] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+def snapshot(content: Path) -> dict[str, tuple[int, ...]]:
+    """Every entry under `content` the loader might read (dotfiles aside), by its path there (a
+    folder's ends with '/'): a plain file (a regular file, not a symlink, named in printable ASCII)
+    by its `stat_key`; anything else by a tuple starting with -1, which makes the loader look at it
+    itself (load._content_files): a symlinked file (with its target's key), a symlinked folder (not
+    followed), a name in other characters (with the key); `UNKNOWN` for what could not be listed or
+    stat'ed or is not a regular file, which no manifest holds: the build goes on to load, which
+    names it."""
+    found: dict[str, tuple[int, ...]] = {}
+    _walk([(os.fspath(content), "")], found)
     return found
+
+
+def snapshot_again(content: Path, last: dict[str, tuple[int, ...]], paths: list[str]) -> dict | None:
+    """`last`, the snapshot of `content`, brought up to date for `paths`, those changed since as the
+    watcher reports them (others are outside content/, or dotfiles); None when that cannot be
+    told so (a whole snapshot it is then)."""
+    if len(paths) > AGAIN_MAX_PATHS:
+        return None
+    root = os.path.abspath(content)
+    found = dict(last)
+    for path in paths:
+        rel = _under(os.path.abspath(path), root)
+        if rel is None:
+            continue  # (templates, static files, the settings)
+        if rel == os.curdir:
+            return None
+        parts = rel.split(os.sep)
+        if any(part.startswith(".") for part in parts):
+            continue
+        if not all(part.isascii() and part.isprintable() for part in parts[:-1]):
+            return None  # (its folders' names are the loader's to judge)
+        if any(os.path.islink(os.path.join(root, *parts[:i])) for i in range(1, len(parts))):
+            continue  # in a symlinked folder, not followed
+        rel = "/".join(parts)
+        if found.pop(rel, None) is None:  # (not a file before: a folder, or new; what was under it goes)
+            for key in [key for key in found if key.startswith(rel + "/")]:
+                del found[key]
+        path = os.path.join(root, rel)
+        if os.path.lexists(path):
+            folders: list[tuple[str, str]] = []
+            _enter(_Named(path, parts[-1]), rel, found, folders)
+            _walk(folders, found)
+    return found
+
+
+AGAIN_MAX_PATHS = 200  # more changed paths than this: a whole snapshot is as quick
+
+
+def _under(path: str, root: str) -> str | None:
+    """`path` relative to the folder `root`, or None when outside it. A symlinked content folder's
+    files may be named through the link or its target."""
+    for folder in (root, os.path.realpath(root)):
+        rel = os.path.relpath(path, folder)
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return rel
+    return None
+
+
+class _Named:
+    """What `_enter` asks of an os.DirEntry, for a path the watcher named."""
+
+    def __init__(self, path: str, name: str):
+        self.path, self.name = path, name
+
+    def is_dir(self) -> bool:
+        return os.path.isdir(self.path)  # (through a symlink, as os.DirEntry.is_dir)
+
+    def is_symlink(self) -> bool:
+        return os.path.islink(self.path)
+
+    def stat(self) -> os.stat_result:
+        return os.stat(self.path)
+
+
+def _walk(folders: list[tuple[str, str]], found: dict[str, tuple[int, ...]]) -> None:
+    """Put what is under each (folder, its path under content/ with '/') in `found` (see snapshot)."""
+    while folders:  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
+        here, prefix = folders.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = list(listing)
+        except OSError:
+            found[prefix or "./"] = UNKNOWN
+            continue
+        for entry in entries:
+            name = entry.name
+            if name[0] != ".":
+                _enter(entry, prefix + name, found, folders)
+
+
+def _enter(entry, rel: str, found: dict[str, tuple[int, ...]], folders: list[tuple[str, str]]) -> None:
+    """Put one entry in `found` (see snapshot); a folder to list goes on `folders`."""
+    name = entry.name
+    try:
+        if entry.is_dir():  # (the type from the listing: no system call but for a symlink)
+            if entry.is_symlink():
+                found[rel + "/"] = LINKED
+            else:
+                folders.append((entry.path, rel + "/"))
+                if not (name.isascii() and name.isprintable()):
+                    found[rel + "/"] = LOOK
+            return
+        st = entry.stat()  # (a symlink's target's)
+        plain = not entry.is_symlink() and name.isascii() and name.isprintable()
+    except OSError:
+        found[rel] = UNKNOWN
+        return
+    if not S_ISREG(st.st_mode):
+        found[rel] = UNKNOWN
+    elif plain:
+        # The change time too: a file put back with its old size and time (cp -p, mv over it,
+        # touch -r) still has a new ctime, which no one can set.
+        found[rel] = stat_key(st)
+    else:
+        found[rel] = (-1, *stat_key(st))
+
+
+UNKNOWN = (-1,)  # snapshot's entry for what it could not list or stat, or is not a regular file
+LOOK = (-1, 0)  # snapshot's entry for a folder named in other characters than printable ASCII
+LINKED = (-1, 1)  # snapshot's entry for a symlinked folder (not followed)
+
+
+def stat_key(st: os.stat_result) -> tuple[int, int, int]:
+    """What tells a file's version apart: size, modification and change time (see snapshot)."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 # --- output keys ------------------------------------------------------------------------------

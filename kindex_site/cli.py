@@ -188,9 +188,9 @@ def _build(args: argparse.Namespace) -> int:
             print(f"Up to date: {plural(last.summary['pages'], 'page')} from {plural(last.summary['runs'], 'run')}, "
                   f"no input changed → {display(out)}/")
             return 0
-    from .build import build  # (the heavy imports: only now that there is work to do)
+    from .build import Memo, build  # (the heavy imports: only now that there is work to do)
 
-    result = build(config)
+    result = build(config, Memo(resident=False, state=state))  # (the state holds what `unchanged` found)
     _print_warnings(result.warnings)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)

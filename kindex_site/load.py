@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from . import strictjson
+from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, is_windows_device)
@@ -236,7 +236,8 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
 
 
 def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
-                 keep_documents: bool = True, progress: Callable[[int, int], None] | None = None) -> Content:
+                 keep_documents: bool = True, progress: Callable[[int, int], None] | None = None,
+                 stats: Mapping[str, tuple[int, ...]] | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
@@ -256,12 +257,15 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     they were read.
 
     `progress(done, total)` is told of each bundle file read (for a progress line).
+
+    `stats` (cache.snapshot of content_dir, just taken) gives the files' stat keys, so that the
+    listing need not stat each file again.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
     content = Content()
     problems: list[str] = []
-    listed = _content_files(content_dir, content.warnings, problems)
+    listed = _content_files(content_dir, content.warnings, problems, stats or {})
     if keep_documents and _documents_bytes(listed) > KEEP_DOCUMENTS_MAX_BYTES:
         keep_documents = False
     reader = _Reader(trusted, memo, keep_documents)
@@ -449,7 +453,7 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
 
 
 def _key_of(st: os.stat_result) -> tuple[int, int, int]:
-    return st.st_size, st.st_mtime_ns, st.st_ctime_ns  # (ctime: see cache.snapshot)
+    return cache.stat_key(st)  # (the snapshot's, which the listing takes when given one)
 
 
 class _Reader:
@@ -466,13 +470,18 @@ class _Reader:
         """rel → what each file gave."""
         results: dict[str, _Read] = {}
         unread: list[_Listed] = []
-        for f in files:
-            remembered = self.remembered(f)
-            if remembered is None:
+        memo = self.memo if self.memo is not None else {}
+        for f in files:  # (the loop of a rebuild over every file: what is not needed twice is done once)
+            r = memo.get(f.shown)
+            if r is None or r.stat != f.stat or not (r.stat[1] < r.read_at - RACY_NS
+                                                     or _still_same(f, r, memo, f.shown)):
                 unread.append(f)
-            else:
-                results[f.rel] = _Read(remembered.runs, remembered.index, [], False, remembered.warnings,
-                                       remembered.digest)
+                continue
+            r = memo[f.shown]  # (_still_same may have put a newer one)
+            if r.runs and r.runs[0]._origin is None:  # (restored from the runs cache)
+                for run in r.runs:
+                    run.origin = f
+            results[f.rel] = _Read(r.runs, r.index, [], False, r.warnings, r.digest)
         self.fresh = len(unread)
         done = len(results)
         if _in_processes(unread):
@@ -486,18 +495,6 @@ class _Reader:
                 if progress is not None:
                     progress(done, len(files))
         return results
-
-    def remembered(self, f: _Listed) -> _Remembered | None:
-        if self.memo is None:
-            return None
-        shown = f.shown
-        remembered = self.memo.get(shown)
-        if remembered is None or remembered.stat != f.stat or not _still_same(f, remembered, self.memo, shown):
-            return None
-        if remembered.runs and remembered.runs[0]._origin is None:  # (restored from the runs cache)
-            for run in remembered.runs:
-                run.origin = f
-        return self.memo[shown]
 
     def read(self, f: _Listed) -> _Read:
         """Read and validate one file, and remember it in the memo if it loaded cleanly."""
@@ -818,18 +815,24 @@ class _Listed:
         return self._path
 
 
-def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list[_Listed]:
+def _content_files(root: Path, warnings: list[str], problems: list[str],
+                   stats: Mapping[str, tuple[int, ...]]) -> list[_Listed]:
     """Every file under root, sorted, skipping dotfiles; symlinks leaving root are not followed.
-    Each file's stat is taken as it is listed: the one system call per file besides reading it.
+    Each file's stat is taken as it is listed (the one system call per file besides reading it),
+    unless `stats` (cache.snapshot's, just taken) has it already: when it holds plain files only,
+    they are the listing.
 
     Nothing else is left out without a word: a folder that cannot be listed, a name that is not
     UTF-8 (the site could not name it) and anything but a file, folder or symlink (a pipe would
     never end a read) are problems.
     """
-    found: list[_Listed] = []
-    real_root = root.resolve()
     shown_root = display(root)
     shown_root = "" if shown_root == "." else shown_root + ("" if shown_root.endswith("/") else "/")
+    if stats and all(key[0] >= 0 for key in stats.values()):
+        at = os.path.join(root, "")  # (os.DirEntry.path is the listed folder joined with the name)
+        return [_Listed(at + rel, rel, shown_root + rel, key) for rel, key in sorted(stats.items())]
+    found: list[_Listed] = []
+    real_root = root.resolve()
     folders = [(os.fspath(root), "")]  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
     while folders:
         here, prefix = folders.pop()
@@ -842,11 +845,11 @@ def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            kind = _kind(entry, real_root, warnings, problems)
+            rel = prefix + entry.name
+            kind = _kind(entry, real_root, warnings, problems, stats.get(rel))
             if kind is _FOLDER:
-                folders.append((entry.path, prefix + entry.name + "/"))
+                folders.append((entry.path, rel + "/"))
             elif kind is not None:
-                rel = prefix + entry.name
                 found.append(_Listed(entry.path, rel, shown_root + rel, kind or None))
     return sorted(found, key=lambda f: f.rel)
 
@@ -854,9 +857,11 @@ def _content_files(root: Path, warnings: list[str], problems: list[str]) -> list
 _FOLDER = object()
 
 
-def _kind(entry: os.DirEntry, real_root: Path, warnings: list[str], problems: list[str]):
+def _kind(entry: os.DirEntry, real_root: Path, warnings: list[str], problems: list[str],
+          known: tuple[int, ...] | None):
     """_FOLDER for a folder to list, a file's stat key (() if it could not be had: reading it says
-    why), or None for what is not read (a problem or a warning says so)."""
+    why; `known` when the snapshot found a regular file), or None for what is not read (a problem or
+    a warning says so)."""
     name = entry.name
     try:
         is_dir = entry.is_dir()  # (through a symlink, as os.walk tells folders)
@@ -880,6 +885,8 @@ def _kind(entry: os.DirEntry, real_root: Path, warnings: list[str], problems: li
         return _stat_key(path) or ()
     if is_dir:
         return _FOLDER
+    if known is not None and known[0] >= 0 and entry.is_file(follow_symlinks=False):  # (see cache.snapshot)
+        return known
     try:
         st = entry.stat(follow_symlinks=False)
     except OSError:
@@ -1396,7 +1403,7 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
 def file_records(memo: dict, present: dict[str, str]):
     """The memo's files still present (`present`: Content.digests), each as plain values."""
     kinds = {BenchmarkProtocol: "protocol", ExecutionEnvironment: "environment"}
-    dumped: dict[int, tuple[str, dict]] = {}  # id(model) → its record (models are shared across files)
+    dumped: dict[int, int] = {}  # id(model) → its number (models are shared across files)
     for shown, r in memo.items():
         if shown not in present:
             continue
@@ -1409,14 +1416,17 @@ def file_records(memo: dict, present: dict[str, str]):
                 number = numbers.get(id(model))
                 if number is None:
                     number = numbers[id(model)] = len(definitions)
-                    record = dumped.get(id(model))
-                    if record is None:
+                    shared = dumped.get(id(model))
+                    if shared is None:
                         # What was set, as JSON: validating it again gives an equal model (cache.py's
                         # format names this code's version, so the fields are the same). Its number
-                        # tells restore_files which files share it (one write numbers them all).
-                        record = dumped[id(model)] = (kinds[type(model)], model.model_dump(
-                            mode="json", exclude_unset=True), len(dumped))
-                    definitions.append(record)
+                        # tells restore_files which files share it (one write numbers them all): the
+                        # files after the first that has it name it by its number alone.
+                        shared = dumped[id(model)] = len(dumped)
+                        definitions.append((kinds[type(model)], model.model_dump(mode="json", exclude_unset=True),
+                                            shared))
+                    else:
+                        definitions.append(shared)
                 pair.append(number)
             s = run.source
             records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts)))
@@ -1444,8 +1454,8 @@ def restore_files(entries, content_dir: Path) -> dict:
     memo = {}
     for shown, rel, stat, digest, read_at, definitions, records, warnings in entries:
         try:
-            models = [_shared_model(shared, *definition) for definition in definitions]
-        except (KeyError, ValueError, TypeError):  # (ValidationError is a ValueError)
+            models = [shared[d] if type(d) is int else _shared_model(shared, *d) for d in definitions]
+        except (KeyError, ValueError, TypeError):  # (ValidationError is a ValueError; KeyError: a number never defined)
             continue  # not what this version writes: the file is read again
         runs = _rebuilt_runs(records, models, shown, rel, None)
         memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel, warnings)

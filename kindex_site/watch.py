@@ -57,6 +57,7 @@ class Builder:
         self.errors: list[str] = []
         self.building = True  # the first build is about to start
         self.pending: list[str] = []  # paths changed since the current or last rebuild began
+        self.rescan = False  # ... and things changed that the paths do not tell (folders came or went)
         self.requested = False
         self.watching = False
         self.stopping = False
@@ -71,8 +72,10 @@ class Builder:
         return f"{self.instance}-{self.generation}"
 
     def request(self, paths: list[str]) -> None:
+        """A rebuild for the paths changed; for anything that may have changed when none are given."""
         with self.cond:
             self.pending += paths
+            self.rescan = self.rescan or not paths
             self.requested = True
             self.cond.notify_all()
 
@@ -111,14 +114,17 @@ class Builder:
 
     def watched(self) -> tuple[tuple[str, ...], Path]:
         """The folders to watch that exist, and the config file (watched by polling its stat)."""
-        config = self.config
         folders: list[str] = []
         for name in ("content_dir", "templates_dir", "static_dir"):
-            folder = Path(getattr(config, name))  # the project's own (not the bundled defaults)
-            folder = (folder if folder.is_absolute() else config.root / folder).absolute()
+            folder = self.project_folder(name)
             if folder.is_dir() and str(folder) not in folders:
                 folders.append(str(folder))
         return tuple(folders), self.config_path or Path(CONFIG_FILE)
+
+    def project_folder(self, name: str) -> Path:
+        """The project's own folder the last config names (not the bundled defaults), absolute."""
+        folder = Path(getattr(self.config, name))
+        return (folder if folder.is_absolute() else self.config.root / folder).absolute()
 
     # --- the main thread ---------------------------------------------------------------------
 
@@ -136,13 +142,17 @@ class Builder:
                 self.cond.wait(0.5)  # with a timeout, so that Ctrl-C is seen at once
             self.requested = False
             paths, self.pending = self.pending, []
-        self.rebuild(paths)
+            rescan, self.rescan = self.rescan, False
+        self.rebuild(paths, rescan=rescan)
         return True
 
-    def rebuild(self, paths: list[str], first: bool = False) -> None:
+    def rebuild(self, paths: list[str], first: bool = False, rescan: bool = False) -> None:
+        """Rebuild for the `paths` changed (with `rescan`, or the `first` build: for anything)."""
         started, clock = time.time(), time.perf_counter()
         with self.cond:
             self.building = True
+        # The watcher names every file changed: the build need stat only those again.
+        self.state.changed(None if first or rescan else paths)
         try:
             try:
                 config = load_config(self.config_path, self.overrides)
@@ -230,11 +240,6 @@ class Builder:
             again = "Fixed; rebuilt" if fixed else "Rebuilt"
             print(f"{again} in {seconds:.2f} s: {plural(changed, 'file')} changed{_changed_paths(paths)}",
                   flush=True)
-            self._forget_deleted()
-
-    def _forget_deleted(self) -> None:
-        for shown in [k for k in self.memo.files if not os.path.exists(k)]:
-            del self.memo.files[shown]
 
     def stop(self) -> None:
         with self.cond:
@@ -265,18 +270,21 @@ def problem(line: str) -> dict:
 
 
 class _Filter:
-    """watchfiles' default filter (editor backups, swap files, .git …), and no dotfiles: the build skips them."""
+    """No dotfiles (the build skips them); outside the content folder, watchfiles' default filter
+    too (editor backups, swap files, __pycache__ …). Whatever else the build reads is seen: a
+    rebuild stats again only the content files named here (cache.BuildState.changed)."""
 
-    def __init__(self, folders: tuple[str, ...]):
+    def __init__(self, folders: tuple[str, ...], content: Path):
         import watchfiles
 
         self.default = watchfiles.DefaultFilter()
         self.folders = [Path(f) for f in folders]
+        self.content = content
 
     def __call__(self, change, path: str) -> bool:
-        if not self.default(change, path):
-            return False
         p = Path(path)
+        if not p.is_relative_to(self.content) and not self.default(change, path):
+            return False
         for folder in self.folders:
             if p.is_relative_to(folder):
                 return not any(part.startswith(".") for part in p.relative_to(folder).parts)
@@ -304,7 +312,8 @@ def watch(builder: Builder, stop: threading.Event) -> None:
                 changes: set = set()
                 iterator = iter([changes])
             else:
-                iterator = watchfiles.watch(*folders, watch_filter=_Filter(folders), step=STEP_MS,
+                seen = _Filter(folders, builder.project_folder("content_dir"))
+                iterator = watchfiles.watch(*folders, watch_filter=seen, step=STEP_MS,
                                             debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=POLL_MS,
                                             yield_on_timeout=True, raise_interrupt=False)
             for changes in iterator:

@@ -217,12 +217,13 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypat
     from kindex_site.build import Memo, build
     from kindex_site.config import load_config
 
-    from kindex_site import load
+    from kindex_site import cache
 
     monkeypatch.chdir(project.root)
-    # Within one tick of the kernel's file clock the change time does not move either: leave it out.
-    stat_key = load._stat_key
-    monkeypatch.setattr(load, "_stat_key", lambda path: stat_key(path)[:2])
+    # Within one tick of the kernel's file clock the change time does not move either: leave it out
+    # of the stat key (the one the snapshot takes, and the listing with it).
+    stat_key = cache.stat_key
+    monkeypatch.setattr(cache, "stat_key", lambda st: stat_key(st)[:2])
     corpus(project)
     path = project.root / "content/a.json"
     memo = Memo()
@@ -386,3 +387,117 @@ def test_damaged_plans_are_read_around(project, always_incremental, damage):
     plans.write_bytes(plans.read_bytes()[:30] + damage if damage.startswith(b"\x00") else damage)
     CHANGES["a-mean-reorders-a-board"](project)
     rebuild_matches_clean(project)
+
+
+def _saved(project):
+    """content/a.json written again, its first run observed at another time."""
+    def observed_again(runs):
+        spec = runs[0]["run"]["spec"]
+        spec["observedAt"] = "2026-02-03T00:00:00Z" if spec.get("observedAt") != "2026-02-03T00:00:00Z" else \
+            "2026-02-04T00:00:00Z"
+
+    edit_json(project, "content/a.json", observed_again)
+    return project.root / "content/a.json"
+
+
+def _moved(project, old: str, new: str) -> list:
+    (project.root / old).rename(project.root / new)
+    return [project.root / old, project.root / new]
+
+
+# Each changes content/ and returns the paths a watcher names for it (the rebuild stats only those).
+WATCHED_CHANGES = {
+    "an-edit": lambda p: [p.write("content/a.json", json.loads((p.root / "content/a.json").read_text())[:5])],
+    "a-file-in-a-new-folder": lambda p: [p.write("content/more/deeper/d.json",
+                                                 seed_problem_run("h8", "Impl 2", 3 * 10**6))],
+    "a-new-folder-named-alone": lambda p: p.write("content/new/e.json", seed_problem_run("h7", "Impl 1", 4 * 10**6))
+    and [p.root / "content/new"],
+    "a-file-deleted": lambda p: (p.root / "content/c.json").unlink() or [p.root / "content/c.json"],
+    "a-folder-renamed": lambda p: _moved(p, "content/more", "content/moved"),
+    # (with a file saved in the same batch: a rebuild without one first asks whether anything changed at all)
+    "a-folder-renamed-and-a-file-saved": lambda p: _moved(p, "content/moved", "content/more") + [_saved(p)],
+    "a-folder-deleted-and-a-file-saved": lambda p: __import__("shutil").rmtree(p.root / "content/more")
+    or [p.root / "content/more", _saved(p)],
+    "a-file-deleted-and-a-file-saved": lambda p: (p.root / "content/new/e.json").unlink()
+    or [p.root / "content/new/e.json", _saved(p)],
+    "a-symlinked-folder": lambda p: os.symlink(p.root / "elsewhere", p.root / "content/linked")
+    or [p.root / "content/linked"],
+    "a-name-not-in-ascii": lambda p: [p.write("content/café.json", seed_problem_run("h6", "Impl 3", 5 * 10**6))],
+    "a-dotfile-and-a-template": lambda p: [p.write("content/.draft.json", "{"), p.write("templates/notes.txt", "x")],
+}
+
+
+def test_a_resident_builder_told_the_changed_paths_equals_a_clean_build(project, always_incremental):
+    """`serve` and `build --watch` re-stat only the paths their watcher names: after each change the
+    site is exactly what a clean build of the content gives."""
+    from kindex_site.config import load_config
+    from kindex_site.watch import Builder
+
+    corpus(project)
+    project.write("elsewhere/x.json", seed_problem_run("h5", "Impl 0", 6 * 10**6))
+    out = (project.root / "site").absolute()
+    builder = Builder(None, {"output_dir": "site"}, load_config(None, {}), out, serving=False)
+    builder.rebuild([], first=True)
+    for name, change in WATCHED_CHANGES.items():
+        paths = [str(p) for p in change(project)]
+        builder.rebuild(paths)
+        assert not builder.errors, (name, builder.errors)
+        code, _, err = project.build("--out", "clean", "--clean")
+        assert code == 0, err
+        assert snapshot(project.root / "site") == snapshot(project.root / "clean"), name
+    assert builder.shown_warnings == ["content/linked: symlinked folder not followed"]
+    code, out_text, _ = project.build()  # and the manifest it left says what the content is
+    assert code == 0 and out_text.startswith("Up to date:")
+
+
+def test_a_symlinked_folder_added_since_the_last_build_is_said_again(project):
+    """A no-op build repeats the last build's warnings: a symlinked folder added since is not a no-op."""
+    project.write("content/a.json", SEED)
+    project.write("elsewhere/x.json", seed_problem_run("h5", "Impl 0", 6 * 10**6))
+    code, out, err = project.build()
+    assert code == 0 and "symlinked" not in err
+    os.symlink(project.root / "elsewhere", project.root / "content/linked")
+    code, out, err = project.build()
+    assert code == 0 and out.startswith("Built") and "content/linked: symlinked folder not followed" in err
+    code, out, err = project.build()
+    assert out.startswith("Up to date:") and "content/linked: symlinked folder not followed" in err
+
+
+def test_the_watcher_sees_every_content_file_the_build_reads(tmp_path):
+    """Names watchfiles' default filter drops (editor backups, __pycache__ …) are content the build
+    lists: a rebuild must hear of them, as it stats only what it is told of."""
+    from watchfiles import Change
+
+    from kindex_site.watch import _Filter
+
+    content, templates = tmp_path / "content", tmp_path / "templates"
+    seen = _Filter((str(content), str(templates)), content)
+    for name in ("a.json", "__pycache__/b.json", "node_modules/c.json", "d.json~", "e.pyc"):
+        assert seen(Change.modified, str(content / name)), name
+    assert not seen(Change.modified, str(content / ".hidden.json"))
+    assert not seen(Change.modified, str(content / ".git/x.json"))
+    assert not seen(Change.modified, str(templates / "page.html~"))
+    assert seen(Change.modified, str(templates / "page.html"))
+
+
+def test_a_symlinked_content_folder_whose_files_the_watcher_names_by_their_target(tmp_path, monkeypatch, capsys):
+    """content/ is a link to the folder that holds the files: an edit named by the target's path is seen."""
+    from conftest import Project
+
+    from kindex_site.config import load_config
+    from kindex_site.watch import Builder
+
+    monkeypatch.chdir(tmp_path)
+    project = Project(tmp_path, capsys)
+    (tmp_path / "content").rmdir()
+    path = project.write("real/a.json", [seed_problem_run("h1", "Impl A", 1_000_000)])
+    os.utime(path, (path.stat().st_mtime - 3600,) * 2)  # (written long before it is read: its stat alone is compared)
+    os.symlink(tmp_path / "real", tmp_path / "content")
+    builder = Builder(None, {"output_dir": "site"}, load_config(None, {}), (tmp_path / "site").absolute(),
+                      serving=False)
+    builder.rebuild([], first=True)
+    path.write_text(json.dumps([seed_problem_run("h1", "Impl A", 2_000_000)]))
+    builder.rebuild([str(path.resolve())])
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0 and not builder.errors, err
+    assert snapshot(tmp_path / "site") == snapshot(tmp_path / "clean")

@@ -19,7 +19,7 @@ from conftest import bundle, seed_problem_run
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from make_corpus import LAYOUTS, write_corpus  # noqa: E402
 
-from kindex_site import load  # noqa: E402
+from kindex_site import cache, load  # noqa: E402
 
 
 @pytest.fixture
@@ -168,8 +168,8 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again_though_listed_in_o
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
-    key_of = load._key_of
-    monkeypatch.setattr(load, "_key_of", lambda st: key_of(st)[:2])  # (within a tick, ctime stays too)
+    key_of = cache.stat_key  # (the snapshot's, which the listing takes)
+    monkeypatch.setattr(cache, "stat_key", lambda st: key_of(st)[:2])  # (within a tick, ctime stays too)
     path = project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000)])
     memo = Memo()
     build(load_config(None, {}), memo)
