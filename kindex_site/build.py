@@ -139,6 +139,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
         changes = None  # a whole new folder, swapped in, is then as quick and simpler
     lap("compare with the last build")
+    _keep_highlights(state, content, changes)
     _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
@@ -404,6 +405,18 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
 
 
 # --- 5. write, 6. record ---------------------------------------------------------------------------
+
+
+def _keep_highlights(state: cache.BuildState, content: Content, changes: cache.Changes | None) -> None:
+    """Pages that show a source file take its highlighted HTML from, and leave it in, a store beside
+    the manifest (highlight.Store), which keeps only the texts this content holds."""
+    from . import highlight
+
+    if not content.sources or (changes is not None and not changes.changed):
+        highlight.keep_in(None)
+        return
+    keep = {source.digest for source in content.sources.values()}
+    highlight.keep_in(highlight.Store(cache.highlights_path(state.out), cache.code_stamp(), keep))
 
 
 def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:

@@ -12,7 +12,8 @@ beside the output folder (`.kindex-cache/<output name>.*`) are its own:
   deleted. The result is byte-identical to a clean build (the tests compare them), because each key
   covers everything its page shows;
 - the runs the last command-line build validated (load.file_records), the outputs it planned per
-  problem (build._ProblemOutputs.stored), compiled templates, and the resident builder's lock.
+  problem (build._ProblemOutputs.stored), compiled templates, highlighted source files, and the
+  resident builder's lock.
 
 Keys come from the runs' keys (each bundle's bytes and place, load.Run.key): a problem's page with
 any of its runs, a run page and a board's CSV with any run of that board, a host's page with any
@@ -281,12 +282,19 @@ def forget(out: Path, runs: bool = False) -> None:
             pass
     if runs:
         shutil.rmtree(templates_path(out), ignore_errors=True)
+        shutil.rmtree(highlights_path(out), ignore_errors=True)
 
 
 def templates_path(out: Path) -> Path:
     """Compiled templates (render.CompiledTemplates)."""
     out = out.resolve()
     return out.parent / ".kindex-cache" / f"{out.name}.templates"
+
+
+def highlights_path(out: Path) -> Path:
+    """Highlighted source files (highlight.Store)."""
+    out = out.resolve()
+    return out.parent / ".kindex-cache" / f"{out.name}.highlights"
 
 
 def lock_path(out: Path) -> Path:
