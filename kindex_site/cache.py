@@ -12,8 +12,8 @@ beside the output folder (`.kindex-cache/<output name>.*`) are its own:
   deleted. The result is byte-identical to a clean build (the tests compare them), because each key
   covers everything its page shows;
 - the runs the last command-line build validated (load.file_records), the outputs it planned per
-  problem (build._ProblemOutputs.stored), compiled templates, highlighted source files, and the
-  resident builder's lock.
+  problem (build._ProblemOutputs.stored), the source files it checked (load.SourceChecks), compiled
+  templates, highlighted source files, and the resident builder's lock.
 
 Keys come from the runs' keys (each bundle's bytes and place, load.Run.key): a problem's page with
 any of its runs, a run page and a board's CSV with any run of that board, a host's page with any
@@ -275,7 +275,7 @@ def manifest_stamp(out: Path) -> tuple | None:
 
 def forget(out: Path, runs: bool = False) -> None:
     """Drop the manifest (and with `runs`, the validated runs and plans: a --clean build starts from nothing)."""
-    for path in (manifest_path(out), runs_path(out), plans_path(out)) if runs else (manifest_path(out),):
+    for path in (manifest_path(out), runs_path(out), plans_path(out), sources_path(out)) if runs else (manifest_path(out),):
         try:
             path.unlink()
         except OSError:
@@ -400,6 +400,33 @@ def write_runs(out: Path, entries) -> None:
     file_op()
     os.replace(temp, path)
     file_op()
+
+
+# --- source files checked, for the next command-line build (load.SourceChecks) -------------------
+
+
+SOURCES_FORMAT = b"kindex-site sources 1 " + sys.version.split()[0].encode() + b"\n"
+
+
+def sources_path(out: Path) -> Path:
+    return manifest_path(out).with_suffix(".sources")
+
+
+def read_sources(out: Path) -> list:
+    """What write_sources stored; nothing when missing, damaged or of another format."""
+    try:
+        data = sources_path(out).read_bytes()
+        if data.startswith(SOURCES_FORMAT):
+            records = marshal.loads(data[len(SOURCES_FORMAT):])
+            if isinstance(records, list):
+                return records
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return []
+
+
+def write_sources(out: Path, records: list) -> None:
+    _write_whole(sources_path(out), SOURCES_FORMAT + marshal.dumps(records))
 
 
 # --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --

@@ -38,7 +38,7 @@ class Highlighted(NamedTuple):
 def highlighted(text_of, digest: str, filename: str, language: str | None = None) -> Highlighted:
     """The text whose sha256 is `digest` (read by `text_of()` only if it has not been highlighted
     with this lexer yet) as a page shows it; `filename` (or `language`, if given) picks the lexer."""
-    lexer = _lexer("" if language else posixpath.basename(filename), language)
+    lexer = _lexer_of(filename, language)
     key = (digest, _lexer_id(type(lexer)))
     found = _memory.get(key)
     if found is None:
@@ -53,6 +53,17 @@ def highlighted(text_of, digest: str, filename: str, language: str | None = None
                 _store.put(key, found)
         _memory.put(key, found)
     return found
+
+
+def prepare(files) -> None:
+    """Make the lexers for these (file name, language) pairs before they are needed (each compiles
+    its rules the first time)."""
+    for filename, language in files:
+        _lexer_of(filename, language)
+
+
+def _lexer_of(filename: str, language: str | None):
+    return _lexer("" if language else posixpath.basename(filename), language)
 
 
 @lru_cache(maxsize=64)

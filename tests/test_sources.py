@@ -3,6 +3,9 @@ view (fast_p), as readers get them."""
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 from conftest import latency_tables, read_html, tables, visible_text
 from test_comparison import run
@@ -117,6 +120,28 @@ def test_files_no_run_refers_to_are_still_ignored_with_a_warning(project):
     project.write("content/kb/notes.txt", "scratch")
     code, out, err = project.run("check")
     assert code == 0 and "content/kb/notes.txt: ignored" in err and "gen.py" not in err
+
+
+def test_a_source_edited_to_the_same_size_and_time_is_read_again(project, always_incremental):
+    kernel_site(project)
+    kernel = project.root / "content/kb/models.src/gen.py"
+    an_hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(kernel, ns=(an_hour_ago, an_hour_ago))  # (old enough to be taken as unchanged by its stat)
+    project.built()
+    kernel.write_text(HOSTILE.replace("bold", "BOLD"))
+    os.utime(kernel, ns=(an_hour_ago, an_hour_ago))
+    rebuild_matches_clean(project)
+    assert "&lt;b&gt;BOLD&lt;/b&gt;" in project.page("runs/gen")
+    assert (project.root / "site/sources/kb/models.src/gen.py").read_text() == HOSTILE.replace("bold", "BOLD")
+
+
+def test_a_damaged_record_of_the_sources_checked_means_reading_them_again(project, always_incremental):
+    kernel_site(project)
+    project.built()
+    (project.root / ".kindex-cache/site.sources").write_bytes(b"kindex-site sources 1 garbage")
+    project.write("content/kb/models.src/gen.py", "print('v2')\n")
+    rebuild_matches_clean(project)
+    assert "v2" in project.page("runs/gen")
 
 
 @pytest.fixture
