@@ -414,15 +414,7 @@ def sources_path(out: Path) -> Path:
 
 def read_sources(out: Path) -> list:
     """What write_sources stored; nothing when missing, damaged or of another format."""
-    try:
-        data = sources_path(out).read_bytes()
-        if data.startswith(SOURCES_FORMAT):
-            records = marshal.loads(data[len(SOURCES_FORMAT):])
-            if isinstance(records, list):
-                return records
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    return []
+    return _read_marshalled(sources_path(out), SOURCES_FORMAT, list)
 
 
 def write_sources(out: Path, records: list) -> None:
@@ -442,15 +434,21 @@ def plans_path(out: Path) -> Path:
 def read_plans(out: Path) -> dict:
     """Problem slug → what the last command-line build planned for it (keyed inside by what it was
     made from: settings and code included); nothing when missing, damaged or of another format."""
+    return _read_marshalled(plans_path(out), PLANS_FORMAT, dict)
+
+
+def _read_marshalled(path: Path, header: bytes, kind: type):
+    """The `kind` (list, dict) marshal'd after `header` in the file; an empty one when the file is
+    missing, damaged or of another format."""
     try:
-        data = plans_path(out).read_bytes()
-        if data.startswith(PLANS_FORMAT):
-            plans = marshal.loads(data[len(PLANS_FORMAT):])
-            if isinstance(plans, dict):
-                return plans
+        data = path.read_bytes()
+        if data.startswith(header):
+            value = marshal.loads(data[len(header):])
+            if isinstance(value, kind):
+                return value
     except (OSError, ValueError, EOFError, TypeError):
         pass
-    return {}
+    return kind()
 
 
 def write_plans(out: Path, plans: dict) -> None:
