@@ -48,7 +48,7 @@ from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Leaderboard, Rules, build_leaderboard
-from .load import Content, file_records, forget_reread, load_content, restore_files
+from .load import Content, SourceChecks, file_records, forget_reread, load_content, restore_files
 from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
                     run_page_url, site_pages, source_path)
@@ -92,6 +92,7 @@ class Memo:
     is the same without it."""
 
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
+    sources: SourceChecks = field(default_factory=SourceChecks)  # load_content's: the source files checked
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
@@ -143,6 +144,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
         changes = None  # a whole new folder, swapped in, is then as quick and simpler
     lap("compare with the last build")
+    _keep_highlights(state, content, changes, memo)
     _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
@@ -150,6 +152,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
         warnings = _record(config, state, plan, content, lb, sizes, changes, validated)
+        _record_sources(state, memo.sources)
         memo.built = True
         _keep(memo, [content, lb, plan, state])
     return BuildResult(
@@ -191,10 +194,11 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     first = not memo.built
     if first:
         memo.files = restore_files(state.stored_runs(), content_dir)
+        memo.sources = SourceChecks(cache.read_sources(state.out))
     progress.phase("reading content")
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
     content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
-                           progress=progress.at, stats=state.inputs)
+                           progress=progress.at, stats=state.inputs, sources=memo.sources)
     validated = None
     if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
         validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
@@ -398,7 +402,7 @@ def _claim_files(plan: _Plan, config: Config, content: Content) -> None:
             if "static/" + rel not in plan.outputs:
                 plan.claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
     for source in content.sources.values():
-        plan.claim(source_path(source.rel), partial(_source_bytes, source), f"source file {display(source.path)}")
+        plan.claim(source_path(source.rel), partial(_source_bytes, source), f"source file {source.shown}")
 
 
 def _key_outputs(plan: _Plan, content: Content) -> None:
@@ -422,6 +426,22 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
 
 
 # --- 5. write, 6. record ---------------------------------------------------------------------------
+
+
+def _keep_highlights(state: cache.BuildState, content: Content, changes: cache.Changes | None, memo: Memo) -> None:
+    """Pages that show a source file take its highlighted HTML from, and leave it in, a store beside
+    the manifest (highlight.Store), which keeps only the texts this content holds. A resident
+    builder's first build makes the lexers it will need (compiling one's rules is a tenth of a second)."""
+    from . import highlight
+
+    if not content.sources or (changes is not None and not changes.changed):
+        highlight.keep_in(None)
+    else:
+        keep = {source.digest for source in content.sources.values()}
+        highlight.keep_in(highlight.Store(cache.highlights_path(state.out), cache.code_stamp(), keep))
+    if memo.resident and not memo.built and content.sources:
+        highlight.prepare({(file.rel, getattr(run.facts, f"{kind}_source")[1])
+                           for run in content.runs for kind, file in run.files.items()})
 
 
 def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
@@ -456,6 +476,17 @@ def _write(plan: _Plan, changes: cache.Changes | None, publication: publish_swap
     sizes = _write_outputs(staging, {p: plan.outputs[p] for p in changes.changed}, plan.renderer, progress)
     publication.apply(changes.changed, changes.stale)  # the commit point
     return sizes
+
+
+def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
+    """The source files checked, for the next command-line build, when they changed (only a cache:
+    if it cannot be written, that build reads them all)."""
+    if sources.changed:
+        try:
+            cache.write_sources(state.out, sources.records())
+            sources.changed = False
+        except OSError:
+            pass
 
 
 def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,

@@ -12,7 +12,8 @@ beside the output folder (`.kindex-cache/<output name>.*`) are its own:
   deleted. The result is byte-identical to a clean build (the tests compare them), because each key
   covers everything its page shows;
 - the runs the last command-line build validated (load.file_records), the outputs it planned per
-  problem (build._ProblemOutputs.stored), compiled templates, and the resident builder's lock.
+  problem (build._ProblemOutputs.stored), the source files it checked (load.SourceChecks), compiled
+  templates, highlighted source files, and the resident builder's lock.
 
 Keys come from the runs' keys (each bundle's bytes and place, load.Run.key): a problem's page with
 any of its runs, a run page and a board's CSV with any run of that board, a host's page with any
@@ -302,19 +303,26 @@ def manifest_stamp(out: Path) -> tuple | None:
 
 def forget(out: Path, runs: bool = False) -> None:
     """Drop the manifest (and with `runs`, the validated runs and plans: a --clean build starts from nothing)."""
-    for path in (manifest_path(out), runs_path(out), plans_path(out)) if runs else (manifest_path(out),):
+    for path in (manifest_path(out), runs_path(out), plans_path(out), sources_path(out)) if runs else (manifest_path(out),):
         try:
             path.unlink()
         except OSError:
             pass
     if runs:
         shutil.rmtree(templates_path(out), ignore_errors=True)
+        shutil.rmtree(highlights_path(out), ignore_errors=True)
 
 
 def templates_path(out: Path) -> Path:
     """Compiled templates (render.CompiledTemplates)."""
     out = out.resolve()
     return out.parent / ".kindex-cache" / f"{out.name}.templates"
+
+
+def highlights_path(out: Path) -> Path:
+    """Highlighted source files (highlight.Store)."""
+    out = out.resolve()
+    return out.parent / ".kindex-cache" / f"{out.name}.highlights"
 
 
 def lock_path(out: Path) -> Path:
@@ -422,6 +430,25 @@ def write_runs(out: Path, entries) -> None:
     file_op()
 
 
+# --- source files checked, for the next command-line build (load.SourceChecks) -------------------
+
+
+SOURCES_FORMAT = b"kindex-site sources 1 " + sys.version.split()[0].encode() + b"\n"
+
+
+def sources_path(out: Path) -> Path:
+    return manifest_path(out).with_suffix(".sources")
+
+
+def read_sources(out: Path) -> list:
+    """What write_sources stored; nothing when missing, damaged or of another format."""
+    return _read_marshalled(sources_path(out), SOURCES_FORMAT, list)
+
+
+def write_sources(out: Path, records: list) -> None:
+    _write_whole(sources_path(out), SOURCES_FORMAT + marshal.dumps(records))
+
+
 # --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
 
 
@@ -435,15 +462,21 @@ def plans_path(out: Path) -> Path:
 def read_plans(out: Path) -> dict:
     """Problem slug → what the last command-line build planned for it (keyed inside by what it was
     made from: settings and code included); nothing when missing, damaged or of another format."""
+    return _read_marshalled(plans_path(out), PLANS_FORMAT, dict)
+
+
+def _read_marshalled(path: Path, header: bytes, kind: type):
+    """The `kind` (list, dict) marshal'd after `header` in the file; an empty one when the file is
+    missing, damaged or of another format."""
     try:
-        data = plans_path(out).read_bytes()
-        if data.startswith(PLANS_FORMAT):
-            plans = marshal.loads(data[len(PLANS_FORMAT):])
-            if isinstance(plans, dict):
-                return plans
+        data = path.read_bytes()
+        if data.startswith(header):
+            value = marshal.loads(data[len(header):])
+            if isinstance(value, kind):
+                return value
     except (OSError, ValueError, EOFError, TypeError):
         pass
-    return {}
+    return kind()
 
 
 def write_plans(out: Path, plans: dict) -> None:

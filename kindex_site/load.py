@@ -237,7 +237,8 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
 
 def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
                  keep_documents: bool = True, progress: Callable[[int, int], None] | None = None,
-                 stats: Mapping[str, tuple[int, ...]] | None = None) -> Content:
+                 stats: Mapping[str, tuple[int, ...]] | None = None,
+                 sources: SourceChecks | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
@@ -259,7 +260,9 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     `progress(done, total)` is told of each bundle file read (for a progress line).
 
     `stats` (cache.snapshot of content_dir, just taken) gives the files' stat keys, so that the
-    listing need not stat each file again.
+    listing need not stat each file again. `sources` (a long-running caller's, or restored from the
+    last build's cache) are the source files runs refer to as found before: one unchanged since is
+    not read again.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -272,7 +275,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     read = reader.read_all([f for f in listed if _is_bundle(f.rel)], progress)
     content.read = reader.fresh
     checks = _CrossFile(content)
-    others: dict[str, Path] = {}  # files that are neither bundles nor pages: runs may refer to them
+    others: dict[str, _Listed] = {}  # files that are neither bundles nor pages: runs may refer to them
     notes = 0  # "stopped reading" lines: said, but not problems themselves
     for f in listed:  # (in path order: the problems and warnings are said in it)
         if f.rel.startswith("pages/") and f.rel.count("/") == 1 and f.rel.endswith(".md"):
@@ -280,7 +283,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
             if page:
                 content.pages.append(page)
         elif f.rel not in read:
-            others[f.rel] = f.path
+            others[f.rel] = f
         else:
             result = read[f.rel]
             content.files += 1
@@ -290,9 +293,9 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
             checks.add(result.runs, result.index, result.problems)
             problems += result.problems
             notes += result.stopped
-    _attach_files(content, content_dir, others, problems)
-    content.warnings += [f"{display(path)}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
-                         "refer to are read)" for rel, path in others.items() if rel not in content.sources]
+    _attach_files(content, others, problems, sources)
+    content.warnings += [f"{f.shown}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
+                         "refer to are read)" for rel, f in others.items() if rel not in content.sources]
     if problems:
         raise KindexError(problems, count=len(problems) - notes)
     content.pages.sort(key=lambda p: p.slug)
@@ -329,13 +332,18 @@ class SourceText:
     again when a page shows it (a site of many kernels does not hold them all)."""
 
     rel: str  # its path under the content folder: also where the site serves it, under sources/
-    path: Path
+    at: str  # its path as listed (its Path is made when it is read)
     digest: str  # sha256 of its bytes
+    shown: str  # display(path), made from strings
+
+    @property
+    def path(self) -> Path:
+        return Path(self.at)
 
     def text(self) -> str:
         data = self.path.read_bytes()
         if hashlib.sha256(data).hexdigest() != self.digest:
-            raise KindexError(f"{display(self.path)}: changed while the site was being built; build again")
+            raise KindexError(f"{self.shown}: changed while the site was being built; build again")
         return data.decode("utf-8")
 
 
@@ -343,10 +351,13 @@ _SOURCE_FIELDS = (("implementation", "implementation_source", "implementationSou
                   ("workload", "workload_source", "workloadSource"))
 
 
-def _attach_files(content: Content, content_dir: Path, others: dict[str, Path], problems: list[str]) -> None:
+def _attach_files(content: Content, others: dict[str, _Listed], problems: list[str],
+                  known: SourceChecks | None) -> None:
     """Each run's source files (run.files), checked once per file: under the content folder, a
-    file of its own (not a bundle or page), UTF-8, at most MAX_SOURCE_BYTES. Content.sources lists them."""
+    file of its own (not a bundle or page), UTF-8, at most MAX_SOURCE_BYTES. Content.sources lists them.
+    A file `known` holds unchanged is not read again (a kernel in each run's folder: as many files as runs)."""
     checked: dict[str, SourceText | str] = {}  # path under content → the file, or what is wrong with it
+    known = known if known is not None else SourceChecks()
     for run in content.runs:
         f = run.facts
         if f.implementation_source is None and f.workload_source is None:
@@ -359,22 +370,76 @@ def _attach_files(content: Content, content_dir: Path, others: dict[str, Path], 
             ref = getattr(f, fact)
             if ref is None:
                 continue
-            rel = posixpath.normpath(posixpath.join(folder, ref[0]))
+            rel = _beside(folder, ref[0])
             found = checked.get(rel)
             if found is None:
-                found = checked[rel] = _source_text(rel, others.get(rel))
+                found = checked[rel] = known.check(rel, others.get(rel))
             if isinstance(found, str):
                 problems.append(f"{run.source}: run.spec.{field_name}.path: {ref[0]!r}: {found}")
             else:
                 files[kind] = content.sources[rel] = found
         run.files = files
+    known.keep_only(content.sources.keys())
 
 
-def _source_text(rel: str, path: Path | None) -> SourceText | str:
-    if path is None:
-        return "no such source file under the content folder (bundles and pages are not source files)"
+def _beside(folder: str, path: str) -> str:
+    """A source file's path under the content folder, from its bundle's folder and the path the run gives."""
+    if "/" not in path and path not in (".", ".."):  # (the usual: a file beside the bundle)
+        return path if folder == "." else f"{folder}/{path}"
+    return posixpath.normpath(posixpath.join(folder, path))
+
+
+class _KnownSource(NamedTuple):
+    stat: tuple[int, int, int]  # size, mtime, ctime when read
+    read_at: int  # time.time_ns() just before it was read
+    source: SourceText
+
+
+class SourceChecks:
+    """The source files runs refer to as a build found them, by their path under the content folder:
+    one whose stat is unchanged since (and that was not written in the tick it was read, RACY_NS) is
+    not read again. A long-running caller keeps them; cache.py stores them for the next command-line
+    build (`records`: path, digest, stat, time read)."""
+
+    def __init__(self, records=()):
+        self.known: dict[str, _KnownSource] = {}
+        self.changed = False  # (since it was made: a file read, or one no longer referred to)
+        try:
+            for rel, digest, stat, read_at in records:  # (where it is listed is told by the listing)
+                self.known[rel] = _KnownSource(tuple(stat), read_at, SourceText(rel, "", digest, ""))
+        except (TypeError, ValueError):  # (not what this version stores: every file is read)
+            self.known = {}
+
+    def records(self) -> list[tuple]:
+        return [(rel, k.source.digest, k.stat, k.read_at) for rel, k in self.known.items()]
+
+    def check(self, rel: str, listed: _Listed | None) -> SourceText | str:
+        """The file, or what is wrong with it."""
+        if listed is None:
+            return "no such source file under the content folder (bundles and pages are not source files)"
+        earlier = self.known.get(rel)
+        if earlier is not None and earlier.stat == listed.stat and earlier.stat[1] < earlier.read_at - RACY_NS:
+            source = earlier.source
+            if source.at != listed.at or source.shown != listed.shown:  # (restored, or the folder is named anew)
+                source = SourceText(rel, listed.at, source.digest, listed.shown)
+                self.known[rel] = earlier._replace(source=source)
+            return source
+        read_at = time.time_ns()
+        found = _source_text(rel, listed)
+        if isinstance(found, SourceText) and listed.stat:
+            self.known[rel] = _KnownSource(listed.stat, read_at, found)
+            self.changed = True
+        return found
+
+    def keep_only(self, rels) -> None:
+        for rel in self.known.keys() - rels:
+            del self.known[rel]
+            self.changed = True
+
+
+def _source_text(rel: str, listed: _Listed) -> SourceText | str:
     try:
-        with path.open("rb") as f:
+        with open(listed.at, "rb") as f:
             data = f.read(MAX_SOURCE_BYTES + 1)  # (no more: a file of gigabytes is refused unread)
             size = max(os.fstat(f.fileno()).st_size, len(data))
     except OSError as e:
@@ -385,7 +450,7 @@ def _source_text(rel: str, path: Path | None) -> SourceText | str:
         data.decode("utf-8")
     except UnicodeDecodeError as e:
         return f"not UTF-8 text (byte {e.start})"
-    return SourceText(rel, path, hashlib.sha256(data).hexdigest())
+    return SourceText(rel, listed.at, hashlib.sha256(data).hexdigest(), listed.shown)
 
 
 # Validated documents weigh about twice their JSON in memory, most of a big build's: beyond this

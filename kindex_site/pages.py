@@ -285,13 +285,12 @@ def shown_source(run, kind: str, urls: Urls) -> dict | None:
     source = run.files.get(kind)
     if source is None:
         return None
-    from .highlight import source_html  # (Pygments, only for pages that show a source)
+    from .highlight import highlighted  # (Pygments, only for pages that show a source)
 
     ref = run.facts.implementation_source if kind == "implementation" else run.facts.workload_source
-    text = source.text()
-    return {"url": urls.source(source.rel), "name": source.rel.rsplit("/", 1)[-1], "bytes": len(text.encode()),
-            "lines": text.count("\n") + (not text.endswith("\n") and bool(text)),
-            "html": source_html(text, source.rel, ref[1])}
+    shown = highlighted(source.text, source.digest, source.rel, ref[1])
+    return {"url": urls.source(source.rel), "name": source.rel.rsplit("/", 1)[-1], "bytes": shown.bytes,
+            "lines": shown.lines, "html": shown.html}
 
 
 def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host_names: tuple[str, ...],

@@ -3,9 +3,13 @@ view (fast_p), as readers get them."""
 
 from __future__ import annotations
 
+import os
+import time
+
+import pytest
 from conftest import latency_tables, read_html, tables, visible_text
 from test_comparison import run
-from test_incremental import rebuild_matches_clean
+from test_incremental import edit_json, rebuild_matches_clean
 
 PROBLEM = "problems/level2-84-gemm-batchnorm-scaling-softmax"
 HOSTILE = 'import torch\n# </pre></code></td><script>alert("pwned")</script> & <b>bold</b>\n' \
@@ -118,6 +122,106 @@ def test_files_no_run_refers_to_are_still_ignored_with_a_warning(project):
     assert code == 0 and "content/kb/notes.txt: ignored" in err and "gen.py" not in err
 
 
+def test_a_source_edited_to_the_same_size_and_time_is_read_again(project, always_incremental):
+    kernel_site(project)
+    kernel = project.root / "content/kb/models.src/gen.py"
+    an_hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(kernel, ns=(an_hour_ago, an_hour_ago))  # (old enough to be taken as unchanged by its stat)
+    project.built()
+    kernel.write_text(HOSTILE.replace("bold", "BOLD"))
+    os.utime(kernel, ns=(an_hour_ago, an_hour_ago))
+    rebuild_matches_clean(project)
+    assert "&lt;b&gt;BOLD&lt;/b&gt;" in project.page("runs/gen")
+    assert (project.root / "site/sources/kb/models.src/gen.py").read_text() == HOSTILE.replace("bold", "BOLD")
+
+
+def test_a_damaged_record_of_the_sources_checked_means_reading_them_again(project, always_incremental):
+    kernel_site(project)
+    project.built()
+    (project.root / ".kindex-cache/site.sources").write_bytes(b"kindex-site sources 1 garbage")
+    project.write("content/kb/models.src/gen.py", "print('v2')\n")
+    rebuild_matches_clean(project)
+    assert "v2" in project.page("runs/gen")
+
+
+@pytest.fixture
+def new_process(monkeypatch):
+    """Each build as in a process of its own: nothing highlighted is remembered in memory between
+    them (the command line), only what the build keeps on disk."""
+    from kindex_site import highlight
+
+    def forget() -> None:
+        monkeypatch.setattr(highlight, "_memory", highlight._Memory())
+
+    forget()
+    return forget
+
+
+def shared_kernel_site(project) -> None:
+    """One kernel's text in three runs' folders: twice named as Python, once as a plain text file."""
+    docs = []
+    for name, folder, file, language in (("a", "a", "kernel.py", "python"), ("b", "b", "kernel.py", "python"),
+                                         ("c", "c", "kernel.txt", None)):
+        doc = run(name, f"Impl {name}", 2_000_000 + ord(name), None, digest=name)
+        doc["run"]["spec"]["implementationSource"] = {"path": file, **({"language": language} if language else {})}
+        docs.append(doc)
+        project.write(f"content/{folder}/{name}.json", doc)
+        project.write(f"content/{folder}/{file}", HOSTILE)
+
+
+def source_box(page: str) -> str:
+    return page.split('<div class="source-box"', 1)[1].split("</div>\n", 1)[0]
+
+
+def test_one_kernel_in_many_folders_is_shown_alike_on_each_page_and_as_its_language(project, new_process):
+    shared_kernel_site(project)
+    project.built()
+    a, b, c = (project.page(f"runs/{name}") for name in "abc")
+    assert source_box(a) == source_box(b) and '<span class="kn">import</span>' in source_box(a)
+    assert "kernel.py (5 lines, 146 bytes)" in visible_text(a) and "kernel.py (5 lines, 146 bytes)" in visible_text(b)
+    # The same text as plain text: not highlighted as Python, however the other pages showed it.
+    assert '<span class="kn">' not in source_box(c) and "kernel.txt (5 lines, 146 bytes)" in visible_text(c)
+    assert '&lt;/td&gt;&lt;script&gt;alert("pwned")' in source_box(c)
+
+
+def test_a_damaged_highlight_kept_from_the_last_build_is_made_again(project, new_process, always_incremental):
+    shared_kernel_site(project)
+    project.built()
+    kept = [p for p in (project.root / ".kindex-cache/site.highlights").iterdir() if p.name != "stamp"]
+    assert kept
+    for path in kept:  # (a disk that filled up, a file cut short)
+        path.write_bytes(path.read_bytes()[:len(path.read_bytes()) // 2])
+    new_process()
+    edit_json(project, "content/a/a.json", lambda d: d["run"]["spec"].update(observedAt="2026-02-02T00:00:00Z"))
+    rebuild_matches_clean(project)
+    assert '<span class="kn">import</span>' in source_box(project.page("runs/a"))
+
+
+def test_highlights_made_by_another_version_are_not_shown(project, new_process, always_incremental):
+    shared_kernel_site(project)
+    project.built()
+    store = project.root / ".kindex-cache/site.highlights"
+    (store / "stamp").write_text("another kindex-site, another Pygments\n")
+    for path in store.iterdir():
+        if path.name != "stamp":
+            head = path.read_text().split("\n", 1)[0].split()
+            path.write_text(f"{head[0]} {head[1]} 6\nPOISON")
+    new_process()
+    edit_json(project, "content/a/a.json", lambda d: d["run"]["spec"].update(observedAt="2026-02-02T00:00:00Z"))
+    rebuild_matches_clean(project)
+    assert "POISON" not in project.page("runs/a")
+
+
+def test_highlights_of_texts_no_longer_shown_are_not_kept(project, new_process):
+    shared_kernel_site(project)
+    project.built()
+    for folder, file in (("a", "kernel.py"), ("b", "kernel.py"), ("c", "kernel.txt")):
+        project.write(f"content/{folder}/{file}", "print('v2')\n")
+    project.built()
+    store = project.root / ".kindex-cache/site.highlights"
+    assert len([p for p in store.iterdir() if p.name != "stamp"]) == 2  # (v2 as Python, and as text)
+
+
 # --- the per-model view -----------------------------------------------------------------------
 
 
@@ -149,3 +253,4 @@ def test_a_model_page_shows_fast_p_over_the_attempted_problems(project):
     [summary] = project.api("hosts/h.json")["implementations"]
     assert summary["attempted"] == 5 and summary["problems"] == 4
     assert summary["fast_p"] == {"0": 0.8, "1": 0.4, "1.5": 0.4, "2": 0.2} and summary["fast_1"] == 0.4
+
