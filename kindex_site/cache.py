@@ -498,11 +498,15 @@ def snapshot(content: Path) -> dict[str, list[int]]:
 
 
 def _digest(*parts: str) -> str:
+    return _hashed(parts).hexdigest()
+
+
+def _hashed(parts) -> hashlib._Hash:
     h = hashlib.sha1()
     for part in parts:
         h.update(part.encode())
         h.update(b"\0")
-    return h.hexdigest()
+    return h
 
 
 @dataclass
@@ -542,9 +546,10 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
     )
 
 
-def run_key(keys: ProblemKeys, anchor: str, run) -> str:
-    """A run page shows its run and its board (rank among the board's runs, the board's link)."""
-    return _digest(keys.board[anchor], run.key)
+def run_key(keys: ProblemKeys, anchor: str, run) -> bytes:
+    """A run page shows its run and its board (rank among the board's runs, the board's link). Its 20
+    bytes, not their hex: a big site has a million run pages, planned and listed in the manifest."""
+    return _hashed((keys.board[anchor], run.key)).digest()
 
 
 def list_key(base: str, items: list[str]) -> str:
