@@ -467,7 +467,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
     outputs = state.outputs_after(plan.keys, sizes, changes)
-    every_size = {p: made[1] for p, made in outputs.items()}
+    every_size = _Sizes(outputs)
     warnings = list(content.warnings) + lb.warnings
     warnings += publish.size_warnings(every_size, display(state.out))
     warnings += publish.size_advice(every_size, config.api_entries)
@@ -477,6 +477,29 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests) if validated is not None else None,
         plans=plan.plans_to_store())
+
+
+class _Sizes(Mapping):
+    """Output path → size, read from the manifest's entries ([key, size]) when asked: a dict of its
+    own would be another million entries at the end of a big build."""
+
+    def __init__(self, outputs: dict[str, list]):
+        self.outputs = outputs
+
+    def __getitem__(self, path: str) -> int:
+        return self.outputs[path][1]
+
+    def __iter__(self):
+        return iter(self.outputs)
+
+    def __len__(self) -> int:
+        return len(self.outputs)
+
+    def items(self):
+        return ((path, made[1]) for path, made in self.outputs.items())
+
+    def values(self):
+        return (made[1] for made in self.outputs.values())
 
 
 def _keep(memo: Memo, objects: list) -> None:
@@ -755,13 +778,16 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or not hasattr(os, "fork"):
         sizes: dict[str, int] = {}
         for chunk in chunks:
-            sizes.update(_write_chunk_in(staging, outputs, render, chunk))
+            sizes.update(zip(chunk, _write_chunk_in(staging, outputs, render, chunk)))
             progress.advance(len(chunk))
         return sizes
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
     render.load_all()
-    return Writers(min(workers, len(chunks))).write(lambda i: _write_chunk_in(staging, outputs, render, chunks[i]),
-                                                     len(chunks), progress)
+    # A worker tells each file's size by its place in `paths`: the paths it would send back would be
+    # a second copy of a million strings.
+    by_place = Writers(min(workers, len(chunks))).write(
+        lambda i: dict(enumerate(_write_chunk_in(staging, outputs, render, chunks[i]), i * CHUNK)), len(chunks), progress)
+    return {paths[i]: size for i, size in by_place.items()}
 
 
 def _making_order(outputs: dict) -> list[str]:
@@ -780,13 +806,14 @@ def _making_order(outputs: dict) -> list[str]:
     return paths
 
 
-def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> dict[str, int]:
-    sizes = {}
+def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> list[int]:
+    """Make and write `paths`; their sizes, in their order."""
+    sizes = []
     folder = f"{staging}{os.sep}"  # (joined as strings: a Path per file costs more than its write)
     for path in paths:
         data = render(outputs[path], path)
         _write_file(folder + path, data)
-        sizes[path] = len(data)
+        sizes.append(len(data))
     return sizes
 
 

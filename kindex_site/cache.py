@@ -238,7 +238,7 @@ def read_manifest(out: Path) -> Manifest | None:
         data = manifest_path(out).read_bytes()
         if not data.startswith(FORMAT):
             return None
-        return Manifest(**marshal.loads(data[len(FORMAT):]))
+        return Manifest(**marshal.loads(memoryview(data)[len(FORMAT):]))
     except (OSError, ValueError, EOFError, TypeError):
         return None  # missing, unreadable or from another version: a full build it is
 
@@ -259,7 +259,7 @@ def describes(manifest: Manifest | None, out: Path) -> bool:
 
 def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
     """Write it; return its stamp (see manifest_stamp)."""
-    _write_whole(manifest_path(out), FORMAT + marshal.dumps(dict(manifest.__dict__)))
+    _write_whole(manifest_path(out), FORMAT, marshal.dumps(dict(manifest.__dict__)))
     return manifest_stamp(out)
 
 
@@ -410,7 +410,7 @@ def read_plans(out: Path) -> dict:
     try:
         data = plans_path(out).read_bytes()
         if data.startswith(PLANS_FORMAT):
-            plans = marshal.loads(data[len(PLANS_FORMAT):])
+            plans = marshal.loads(memoryview(data)[len(PLANS_FORMAT):])
             if isinstance(plans, dict):
                 return plans
     except (OSError, ValueError, EOFError, TypeError):
@@ -419,14 +419,17 @@ def read_plans(out: Path) -> dict:
 
 
 def write_plans(out: Path, plans: dict) -> None:
-    _write_whole(plans_path(out), PLANS_FORMAT + marshal.dumps(plans))
+    _write_whole(plans_path(out), PLANS_FORMAT, marshal.dumps(plans))
 
 
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write a cache file whole or not at all (a reader never sees half of it)."""
+def _write_whole(path: Path, *parts: bytes) -> None:
+    """Write a cache file whole or not at all (a reader never sees half of it); in parts, not joined
+    (a big site's manifest is a hundred megabytes)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
-    temp.write_bytes(data)
+    with temp.open("wb") as f:
+        for part in parts:
+            f.write(part)
     file_op()
     os.replace(temp, path)
     file_op()
