@@ -467,6 +467,9 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
     outputs = state.outputs_after(plan.keys, sizes, changes)
+    # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
+    sizes.clear()
+    plan.keys = {}
     every_size = _Sizes(outputs)
     warnings = list(content.warnings) + lb.warnings
     warnings += publish.size_warnings(every_size, display(state.out))
