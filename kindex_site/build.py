@@ -230,6 +230,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     _claim_files(plan, config, content)
     state.check_paths(plan.outputs.keys(), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimant))
     _key_outputs(plan, content)
+    plan.let_go()
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
     return plan
 
@@ -327,11 +328,12 @@ class _Plan:
             unplanned = {p for p in paths if self.outputs[p] is UNPLANNED}
             if not unplanned:
                 return
-            slugs = [slug for slug, g in self.groups.items() if g.plan is not None and not unplanned.isdisjoint(g.keys)]
+            slugs = [slug for slug, g in self.groups.items() if g.plan is not None and not unplanned.isdisjoint(g.outputs)]
         of_slug = {p.slug: p for p in self.lb.problems}
         for slug in slugs:
             group = self.groups[slug] = self._problem(of_slug[slug], self.groups[slug].made_from)
             self.outputs.update(group.outputs)
+        self.let_go(slugs)
 
     def _problem(self, problem, made_from: tuple) -> _ProblemOutputs:
         config = self.config
@@ -356,7 +358,16 @@ class _Plan:
         if self.resident or (self.stored.keys() == self.groups.keys()
                              and all(g.plan is not None for g in self.groups.values())):
             return None
-        return {slug: g.stored() for slug, g in self.groups.items()}
+        return {slug: g.stored(self.keys) for slug, g in self.groups.items()}
+
+    def let_go(self, slugs=None) -> None:
+        """A one-off build's problems (those of `slugs`, or all) keep their paths as a tuple and their
+        keys in the plan's: their own tables are for a resident builder's next build (a million run
+        pages' would weigh 60 MB)."""
+        if not self.resident:
+            for slug in self.groups if slugs is None else slugs:
+                group = self.groups[slug]
+                group.outputs, group.keys = tuple(group.outputs), {}
 
 
 def _claim_pages(plan: _Plan) -> None:
@@ -467,6 +478,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
     outputs = state.outputs_after(plan.keys, sizes, changes)
+    plans = plan.plans_to_store()
     # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
     sizes.clear()
     plan.keys = {}
@@ -479,7 +491,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": len(plan.outputs)},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests) if validated is not None else None,
-        plans=plan.plans_to_store())
+        plans=plans)
 
 
 class _Sizes(Mapping):
@@ -524,8 +536,8 @@ class _ProblemOutputs:
     pages: int  # how many of `outputs` are pages: the first ones (its page, then its runs')
     # Output path → its Page, a run page's Board (its Page is made when written: pages.run_page), a
     # dict (JSON) or a function making bytes (or UNPLANNED).
-    outputs: dict[str, object]
-    keys: dict[str, str | bytes]  # output path → key
+    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: _Plan.let_go)
+    keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
     claims: dict[str, None]  # casefolded output paths (what claims each is told from its path: _problem_claim)
     problem_keys: cache.ProblemKeys
     # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
@@ -535,13 +547,13 @@ class _ProblemOutputs:
     def page_paths(self) -> islice:
         return islice(self.outputs, self.pages)
 
-    def stored(self) -> tuple:
-        """What cache.write_plans keeps of it: all but the outputs' makers."""
+    def stored(self, keys: dict[str, str | bytes]) -> tuple:
+        """What cache.write_plans keeps of it: all but the outputs' makers (`keys`: the plan's)."""
         if self.plan is not None:
             return self.plan
         paths = tuple(self.outputs)
         pk = self.problem_keys
-        return (self.made_from, paths[:self.pages], paths[self.pages:], tuple(self.keys[p] for p in paths),
+        return (self.made_from, paths[:self.pages], paths[self.pages:], tuple(keys[p] for p in paths),
                 (pk.problem, pk.board, pk.host, pk.implementation))
 
 
