@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import islice
 from pathlib import Path
 
 import jinja2
@@ -47,11 +48,11 @@ from markupsafe import Markup
 from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
-from .leaderboard import Leaderboard, Rules, build_leaderboard
+from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
 from .load import Content, SourceChecks, file_records, forget_reread, load_content, restore_files
 from .numbers import format_ms
-from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_pages,
-                    run_page_url, site_pages, source_path)
+from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
+                    run_page, run_page_path, site_pages, source_path)
 from .render import CompiledTemplates, make_environment, markdown_html
 from .search import index_output as search_index_output
 from .workers import Writers
@@ -156,7 +157,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         memo.built = True
         _keep(memo, [content, lb, plan, state])
     return BuildResult(
-        pages=len(plan.page_urls), runs=len(content.runs), files=len(plan.outputs),
+        pages=plan.page_count(), runs=len(content.runs), files=len(plan.outputs),
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
         changed=len(plan.outputs) if changes is None else len(changes.changed) + len(changes.stale),
         timings=lap.done("save the manifest"),
@@ -229,6 +230,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     if not config.run_pages:
         urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
     renderer = _renderer(config, state, memo, urls, content)
+    renderer.run_page = partial(run_page, lb, urls)  # (run pages are planned by path and board: see _problem_outputs)
     plan = _Plan(config, lb, urls, renderer, cache.base_key(state.settings, content), memo.resident)
     # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
     plan.take_problems(memo.outputs, {} if memo.resident else state.stored_plans())
@@ -236,8 +238,10 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     _claim_pages(plan)
     _claim_documents(plan, config, updated)
     _claim_files(plan, config, content)
-    state.check_paths(frozenset(plan.outputs), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by))
+    state.check_paths(plan.outputs.keys(), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimant))
     _key_outputs(plan, content)
+    plan.let_go()
+    plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
     return plan
 
 
@@ -268,27 +272,29 @@ def _renderer(config: Config, state: cache.BuildState, memo: Memo, urls: Urls, c
 
 
 class _Plan:
-    """Every output of the site: path → what makes it (bytes, a Page to render, a dict to write as
-    JSON, a function making bytes, or UNPLANNED) and path → key. Two outputs may never claim one path,
-    case-insensitively (for macOS and Windows disks): Pelican's rule."""
+    """Every output of the site: path → what makes it (bytes, a Page to render, a run page's Board, a
+    dict to write as JSON, a function making bytes, or UNPLANNED) and path → key. Two outputs may never
+    claim one path, case-insensitively (for macOS and Windows disks): Pelican's rule."""
 
     def __init__(self, config: Config, lb: Leaderboard, urls: Urls, renderer: _Renderer, base: str, resident: bool):
         self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, renderer, base
         self.resident = resident  # (a caller keeps the problems' rows for the next build)
         self.outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
-        self.claimed_by: dict[str, str] = {}  # casefolded path → what claims it
+        # Casefolded path → what claims it; None: a problem's output, told from its path (`claimant`).
+        self.claimed_by: dict[str, str | None] = {}
         self.others: list[str] = []  # paths claimed one by one, not with a problem's outputs
         self.groups: dict[str, _ProblemOutputs] = {}  # problem slug → its outputs
         self.stored: dict = {}  # problem slug → its outputs as the last command-line build planned them
         self.listing: list[Page] = []  # the pages that are not a problem's own
-        self.page_urls: list[str] = []  # every page's (for the sitemap)
+        self.page_urls: list[str] = []  # the pages' that are no problem's own (page_count, all_page_urls)
+        self.sitemap: list[str] = []  # every page's URL, sorted (made only for a sitemap)
         self.keys: dict[str, str] = {}  # path → key
         self.notes: list[str] = []
 
-    def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str) -> None:
+    def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str | None) -> None:
         key = path.casefold()
         if key in self.claimed_by:
-            raise KindexError(f"{path}: claimed by both {self.claimed_by[key]} and {what}")
+            raise KindexError(f"{path}: claimed by both {self.claimant(key)} and {what or _problem_claim(path)}")
         self.claimed_by[key] = what
         self.outputs[path] = data
         self.others.append(path)
@@ -297,10 +303,26 @@ class _Plan:
         """A problem's outputs at once (tens of thousands of paths on a big site)."""
         if len(group.claims) != len(group.outputs) or not self.claimed_by.keys().isdisjoint(group.claims):
             for path, data in group.outputs.items():  # one of them clashes: say which
-                self.claim(path, data, group.claims[path.casefold()])
+                self.claim(path, data, None)
         self.claimed_by.update(group.claims)
         self.outputs.update(group.outputs)
-        self.page_urls += group.page_urls
+        if not self.resident:
+            group.claims = {}  # (kept for the next build by a resident builder only)
+
+    def claimant(self, folded: str) -> str:
+        """What claims a casefolded path (for an error: a problem's output is looked for by its path)."""
+        what = self.claimed_by[folded]
+        if what is None:
+            what = _problem_claim(next(p for p in self.outputs if p.casefold() == folded))
+        return what
+
+    def page_count(self) -> int:
+        return len(self.page_urls) + sum(group.pages for group in self.groups.values())
+
+    def all_page_urls(self) -> list[str]:
+        """Every page's URL (for the sitemap), sorted."""
+        return sorted(self.page_urls + [path.removesuffix("index.html") for group in self.groups.values()
+                                        for path in group.page_paths()])
 
     def take_problems(self, held: dict[str, _ProblemOutputs], stored: dict) -> None:
         """Each problem's outputs: those `held` (the memo's) or `stored` (the last command-line
@@ -327,11 +349,12 @@ class _Plan:
             unplanned = {p for p in paths if self.outputs[p] is UNPLANNED}
             if not unplanned:
                 return
-            slugs = [slug for slug, g in self.groups.items() if g.plan is not None and not unplanned.isdisjoint(g.keys)]
+            slugs = [slug for slug, g in self.groups.items() if g.plan is not None and not unplanned.isdisjoint(g.outputs)]
         of_slug = {p.slug: p for p in self.lb.problems}
         for slug in slugs:
             group = self.groups[slug] = self._problem(of_slug[slug], self.groups[slug].made_from)
             self.outputs.update(group.outputs)
+        self.let_go(slugs)
 
     def _problem(self, problem, made_from: tuple) -> _ProblemOutputs:
         config = self.config
@@ -356,7 +379,16 @@ class _Plan:
         if self.resident or (self.stored.keys() == self.groups.keys()
                              and all(g.plan is not None for g in self.groups.values())):
             return None
-        return {slug: g.stored() for slug, g in self.groups.items()}
+        return {slug: g.stored(self.keys) for slug, g in self.groups.items()}
+
+    def let_go(self, slugs=None) -> None:
+        """A one-off build's problems (those of `slugs`, or all) keep their paths as a tuple and their
+        keys in the plan's: their own tables are for a resident builder's next build (a million run
+        pages' would weigh 60 MB)."""
+        if not self.resident:
+            for slug in self.groups if slugs is None else slugs:
+                group = self.groups[slug]
+                group.outputs, group.keys = tuple(group.outputs), {}
 
 
 def _claim_pages(plan: _Plan) -> None:
@@ -380,8 +412,8 @@ def _claim_documents(plan: _Plan, config: Config, updated: str | None) -> None:
     plan.claim(publish.SCHEMA_PATH, publish.json_schema_bytes, "the content format's JSON Schema")  # (made if changed)
     plan.claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
     if absolute:
-        plan.page_urls.sort()
-        plan.claim("sitemap.xml", partial(publish.sitemap_xml, absolute, plan.page_urls), "the sitemap")
+        plan.sitemap = plan.all_page_urls()
+        plan.claim("sitemap.xml", partial(publish.sitemap_xml, absolute, plan.sitemap), "the sitemap")
         plan.claim("feed.xml", partial(_feed, config, lb, urls, updated), "the Atom feed")  # (made if changed)
     else:
         plan.notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
@@ -421,7 +453,7 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
             item = plan.outputs[path]
             output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
     if plan.config.absolute_url:
-        output_keys["sitemap.xml"] = cache.list_key(base, plan.page_urls)  # it lists pages: their URLs are its key
+        output_keys["sitemap.xml"] = cache.list_key(base, plan.sitemap)  # it lists pages: their URLs are its key
     plan.keys = output_keys
 
 
@@ -494,16 +526,43 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
     outputs = state.outputs_after(plan.keys, sizes, changes)
-    every_size = {p: made[1] for p, made in outputs.items()}
+    plans = plan.plans_to_store()
+    # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
+    sizes.clear()
+    plan.keys = {}
+    every_size = _Sizes(outputs)
     warnings = list(content.warnings) + lb.warnings
     warnings += publish.size_warnings(every_size, display(state.out))
     warnings += publish.size_advice(every_size, config.api_entries)
     return warnings + state.commit(
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-        summary={"pages": len(plan.page_urls), "runs": len(content.runs), "files": len(plan.outputs)},
+        summary={"pages": plan.page_count(), "runs": len(content.runs), "files": len(plan.outputs)},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests) if validated is not None else None,
-        plans=plan.plans_to_store())
+        plans=plans)
+
+
+class _Sizes(Mapping):
+    """Output path → size, read from the manifest's entries ([key, size]) when asked: a dict of its
+    own would be another million entries at the end of a big build."""
+
+    def __init__(self, outputs: dict[str, list]):
+        self.outputs = outputs
+
+    def __getitem__(self, path: str) -> int:
+        return self.outputs[path][1]
+
+    def __iter__(self):
+        return iter(self.outputs)
+
+    def __len__(self) -> int:
+        return len(self.outputs)
+
+    def items(self):
+        return ((path, made[1]) for path, made in self.outputs.items())
+
+    def values(self):
+        return (made[1] for made in self.outputs.values())
 
 
 def _keep(memo: Memo, objects: list) -> None:
@@ -522,23 +581,27 @@ class _ProblemOutputs:
     """Everything that shows one problem's runs: its page, run pages, API document and CSVs."""
 
     made_from: tuple
-    page_urls: list[str]
-    outputs: dict[str, object]  # output path → its Page, a dict (JSON) or a function making bytes (or UNPLANNED)
-    keys: dict[str, str]  # output path → key
-    claims: dict[str, str]  # casefolded output path → what claims it
+    pages: int  # how many of `outputs` are pages: the first ones (its page, then its runs')
+    # Output path → its Page, a run page's Board (its Page is made when written: pages.run_page), a
+    # dict (JSON) or a function making bytes (or UNPLANNED).
+    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: _Plan.let_go)
+    keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
+    claims: dict[str, None]  # casefolded output paths (what claims each is told from its path: _problem_claim)
     problem_keys: cache.ProblemKeys
     # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
     fragments: dict[tuple, tuple] = field(default_factory=dict)
     plan: tuple | None = None  # as the last command-line build stored it (cache.read_plans), if taken from there
 
-    def stored(self) -> tuple:
-        """What cache.write_plans keeps of it: all but the outputs' makers."""
+    def page_paths(self) -> islice:
+        return islice(self.outputs, self.pages)
+
+    def stored(self, keys: dict[str, str | bytes]) -> tuple:
+        """What cache.write_plans keeps of it: all but the outputs' makers (`keys`: the plan's)."""
         if self.plan is not None:
             return self.plan
-        pages = tuple(p for p, item in self.outputs.items() if isinstance(item, Page))
-        files = tuple(p for p, item in self.outputs.items() if not isinstance(item, Page))
+        paths = tuple(self.outputs)
         pk = self.problem_keys
-        return (self.made_from, pages, files, tuple(self.keys[p] for p in pages + files),
+        return (self.made_from, paths[:self.pages], paths[self.pages:], tuple(keys[p] for p in paths),
                 (pk.problem, pk.board, pk.host, pk.implementation))
 
 
@@ -551,41 +614,52 @@ def _planned(slug: str, plan: tuple) -> _ProblemOutputs:
     paths, keys and claims (they are made from nothing else), so an unchanged problem is not planned
     again. (Their makers are not stored: see UNPLANNED.)"""
     made_from, pages, files, keys, pk = plan
-    claims = _claims(slug, pages, files)
-    return _ProblemOutputs(made_from, [p.removesuffix("index.html") for p in pages],
-                           dict.fromkeys(pages + files, UNPLANNED), dict(zip(pages + files, keys)), claims,
-                           cache.ProblemKeys(*pk), plan=plan)
+    paths = pages + files
+    return _ProblemOutputs(made_from, len(pages), dict.fromkeys(paths, UNPLANNED), dict(zip(paths, keys)),
+                           _claims(paths), cache.ProblemKeys(*pk), plan=plan)
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
                      board_csvs: bool = True, api_entries: str = "objects") -> _ProblemOutputs:
     boards = lb.boards[problem.slug]
     pk = cache.problem_keys(base, problem.slug, boards)
-    pages = problem_pages(lb, problem, urls, run_pages, board_csvs)
-    paths = [page.output_path for page in pages]  # (made once: the dicts below share each path's string)
-    keys = {paths[0]: pk.problem}
-    shown_on = {run_page_url(e.run.name): (b.anchor, e.run) for b in boards for e in b.runs} if run_pages else {}
-    for page, path in zip(pages[1:], paths[1:]):  # run pages
-        keys[path] = cache.run_key(pk, *shown_on[page.url])
+    page = problem_page(lb, problem, urls, board_csvs)
+    outputs: dict[str, object] = {page.output_path: page}
+    keys: dict[str, str | bytes] = {page.output_path: pk.problem}
+    # A run page is planned as its path and its board, not as a Page: a million of them would weigh
+    # a gigabyte (its Page is made when it is written: pages.run_page).
+    runs = sorted(((e.run.name, b, e.run) for b in boards for e in b.runs), key=_first) if run_pages else ()
+    for name, board, run in runs:
+        path = run_page_path(name)
+        outputs[path] = board
+        keys[path] = cache.run_key(pk, board.anchor, run)
     api_path = f"api/v1/problems/{problem.slug}.json"
     # Made when written, like the problem page's context: nothing holds every table's rows at once.
-    files: dict[str, object] = {api_path: partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))}
+    outputs[api_path] = partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))
     keys[api_path] = pk.problem
     for board in boards if board_csvs else ():  # (the problem page links them: board_csv_path)
         path = board_csv_path(board)
-        files[path] = partial(_board_csv, board, urls)
+        outputs[path] = partial(_board_csv, board, urls)
         keys[path] = pk.board[board.anchor]
-    outputs: dict[str, object] = dict(zip(paths, pages)) | files
-    page_urls = [page.url for page in pages]
-    return _ProblemOutputs(made_from, page_urls, outputs, keys, _claims(problem.slug, paths, files), pk)
+    return _ProblemOutputs(made_from, 1 + len(runs), outputs, keys, _claims(outputs), pk)
 
 
-def _claims(slug: str, page_paths: list[str], files) -> dict[str, str]:
-    """Casefolded output path → what claims it, for a problem's pages (by output path) and other files."""
-    claims = {_casefolded(path): f"page /{path.removesuffix('index.html')}" for path in page_paths}
-    claims.update((path.casefold(), f"API document /{path}" if path.endswith(".json") else
-                   f"CSV of a table of {slug}") for path in files)
-    return claims
+def _first(items: tuple):
+    return items[0]
+
+
+def _claims(paths) -> dict[str, None]:
+    """A problem's output paths, casefolded (what claims each is told from its path when it clashes)."""
+    return dict.fromkeys(map(_casefolded, paths))
+
+
+def _problem_claim(path: str) -> str:
+    """What claims a problem's output path, for an error naming it."""
+    if path.endswith(".json"):
+        return f"API document /{path}"
+    if path.endswith(".csv"):
+        return f"CSV of a table of {path.split('/')[1]}"
+    return f"page /{path.removesuffix('index.html')}"
 
 
 def _casefolded(path: str) -> str:
@@ -646,15 +720,15 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     return items
 
 
-def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimed_by: dict[str, str]) -> None:
+def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimant: Callable[[str], str]) -> None:
     """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html)."""
     folders: dict[str, str] = {}
     for path in outputs:
         parts = path.casefold().split("/")
         for i in range(1, len(parts)):
             folders.setdefault("/".join(parts[:i]), path)
-    clashes = [f"{path}: claimed as a file by {claimed_by[path.casefold()]} and as a folder by "
-               f"{claimed_by[folders[path.casefold()].casefold()]}"
+    clashes = [f"{path}: claimed as a file by {claimant(path.casefold())} and as a folder by "
+               f"{claimant(folders[path.casefold()].casefold())}"
                for path in sorted(outputs) if path.casefold() in folders]
     if clashes:
         raise KindexError(clashes)
@@ -684,6 +758,7 @@ class _Renderer:
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
         self.compiling: int | None = None  # the process compiling them aside (compile_aside), until waited for
+        self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
 
     @classmethod
     def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
@@ -742,9 +817,11 @@ class _Renderer:
         except jinja2.TemplateError as e:
             raise KindexError(_template_problem(e, name)) from None
 
-    def __call__(self, item: bytes | Page | dict | Callable[[], bytes]) -> bytes:
+    def __call__(self, item: bytes | Page | Board | dict | Callable[[], bytes], path: str = "") -> bytes:
         if isinstance(item, bytes):
             return item
+        if isinstance(item, Board):  # a run page, at `path`
+            item = self.run_page(item, path)
         if callable(item):
             return item()
         if isinstance(item, dict):
@@ -787,13 +864,16 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or not hasattr(os, "fork"):
         sizes: dict[str, int] = {}
         for chunk in chunks:
-            sizes.update(_write_chunk_in(staging, outputs, render, chunk))
+            sizes.update(zip(chunk, _write_chunk_in(staging, outputs, render, chunk)))
             progress.advance(len(chunk))
         return sizes
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
     render.load_all()
-    return Writers(min(workers, len(chunks))).write(lambda i: _write_chunk_in(staging, outputs, render, chunks[i]),
-                                                     len(chunks), progress)
+    # A worker tells each file's size by its place in `paths`: the paths it would send back would be
+    # a second copy of a million strings.
+    by_place = Writers(min(workers, len(chunks))).write(
+        lambda i: dict(enumerate(_write_chunk_in(staging, outputs, render, chunks[i]), i * CHUNK)), len(chunks), progress)
+    return {paths[i]: size for i, size in by_place.items()}
 
 
 def _making_order(outputs: dict) -> list[str]:
@@ -801,7 +881,8 @@ def _making_order(outputs: dict) -> list[str]:
     another, so that each file is parsed once, not once per page, whatever their names' order."""
     paths, reading = [], {}
     for path in sorted(outputs):
-        reads = getattr(outputs[path], "reads", None)
+        item = outputs[path]
+        reads = run_of_page(item, path).run.document_file if isinstance(item, Board) else getattr(item, "reads", None)
         if reads is None:
             paths.append(path)
         else:
@@ -811,14 +892,15 @@ def _making_order(outputs: dict) -> list[str]:
     return paths
 
 
-def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> dict[str, int]:
-    sizes = {}
+def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list[str]) -> list[int]:
+    """Make and write `paths`; their sizes, in their order."""
+    sizes = []
     folder = f"{staging}{os.sep}"  # (joined as strings: a Path per file costs more than its write)
     _make_folders(folder, paths)
     for path in paths:
-        data = render(outputs[path])
+        data = render(outputs[path], path)
         _write_file(folder + path, data)
-        sizes[path] = len(data)
+        sizes.append(len(data))
     return sizes
 
 

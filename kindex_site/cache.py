@@ -267,7 +267,7 @@ def read_manifest(out: Path) -> Manifest | None:
         data = manifest_path(out).read_bytes()
         if not data.startswith(FORMAT):
             return None
-        return Manifest(**marshal.loads(data[len(FORMAT):]))
+        return Manifest(**marshal.loads(memoryview(data)[len(FORMAT):]))
     except (OSError, ValueError, EOFError, TypeError):
         return None  # missing, unreadable or from another version: a full build it is
 
@@ -288,7 +288,7 @@ def describes(manifest: Manifest | None, out: Path) -> bool:
 
 def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
     """Write it; return its stamp (see manifest_stamp)."""
-    _write_whole(manifest_path(out), FORMAT + marshal.dumps(dict(manifest.__dict__)))
+    _write_whole(manifest_path(out), FORMAT, marshal.dumps(dict(manifest.__dict__)))
     return manifest_stamp(out)
 
 
@@ -471,7 +471,7 @@ def _read_marshalled(path: Path, header: bytes, kind: type):
     try:
         data = path.read_bytes()
         if data.startswith(header):
-            value = marshal.loads(data[len(header):])
+            value = marshal.loads(memoryview(data)[len(header):])  # (no copy of a big file's bytes)
             if isinstance(value, kind):
                 return value
     except (OSError, ValueError, EOFError, TypeError):
@@ -480,14 +480,17 @@ def _read_marshalled(path: Path, header: bytes, kind: type):
 
 
 def write_plans(out: Path, plans: dict) -> None:
-    _write_whole(plans_path(out), PLANS_FORMAT + marshal.dumps(plans))
+    _write_whole(plans_path(out), PLANS_FORMAT, marshal.dumps(plans))
 
 
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write a cache file whole or not at all (a reader never sees half of it)."""
+def _write_whole(path: Path, *parts: bytes) -> None:
+    """Write a cache file whole or not at all (a reader never sees half of it); in parts, not joined
+    (a big site's manifest is a hundred megabytes)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
-    temp.write_bytes(data)
+    with temp.open("wb") as f:
+        for part in parts:
+            f.write(part)
     file_op()
     os.replace(temp, path)
     file_op()
@@ -662,11 +665,15 @@ def stat_key(st: os.stat_result) -> tuple[int, int, int]:
 
 
 def _digest(*parts: str) -> str:
+    return _hashed(parts).hexdigest()
+
+
+def _hashed(parts) -> hashlib._Hash:
     h = hashlib.sha1()
     for part in parts:
         h.update(part.encode())
         h.update(b"\0")
-    return h.hexdigest()
+    return h
 
 
 @dataclass
@@ -706,9 +713,10 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
     )
 
 
-def run_key(keys: ProblemKeys, anchor: str, run) -> str:
-    """A run page shows its run and its board (rank among the board's runs, the board's link)."""
-    return _digest(keys.board[anchor], run.key)
+def run_key(keys: ProblemKeys, anchor: str, run) -> bytes:
+    """A run page shows its run and its board (rank among the board's runs, the board's link). Its 20
+    bytes, not their hex: a big site has a million run pages, planned and listed in the manifest."""
+    return _hashed((keys.board[anchor], run.key)).digest()
 
 
 def list_key(base: str, items: list[str]) -> str:

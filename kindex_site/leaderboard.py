@@ -61,7 +61,8 @@ class Entry:
     mixed_hardware: bool = False  # recorded a different GPU than its host's
     is_reference: bool = False  # the board's current reference entry
     speedup: Speedup | None = None  # reference / this, on this board only
-    noise: Noise | None = None  # its value of the board's statistic, with the noise it is compared by
+    # Its value of the board's statistic, with the noise it is compared by; while its board is ranked only.
+    noise: Noise | None = None
     current: bool = True  # False: an earlier run of its implementation on this board (history)
     superseded_by: str | None = None  # (history) the run of its implementation that came next
     trend: Trend | None = None  # against its implementation's previous passed run
@@ -568,6 +569,8 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: 
         _rank(board)
         _speedups(board, rules.reference)
         _flag_implausible(board, rules)
+        for e in entries:
+            e.noise = None  # (compared by now: a million runs' noise kept would weigh 100 MB)
         _disambiguate_labels(board)
         board.warnings = _warnings(board, environment, rules)
     workloads = _workloads(problem_boards)

@@ -239,26 +239,36 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
 MATRIX_COLUMNS = 6  # a problem's speedup table with more implementations than this (and fewer hosts) is turned
 
 
-def problem_pages(lb: Leaderboard, problem: Problem, urls: Urls, run_pages: bool = True,
-                  board_csvs: bool = True) -> list[Page]:
-    """A problem's page, then a page per run of it (unless run_pages is off): all that shows its runs.
-    With board_csvs, each table links to its CSV (written by build.py)."""
-    content = lb.content
+def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool = True) -> Page:
+    """A problem's page: every table of its runs. With board_csvs, each table links to its CSV
+    (written by build.py). Each run's own page (`run_page`) is made when it is written."""
     # Its context is made when the page is rendered (in a worker, for big sites) and then dropped:
     # a site's table rows, all held at once, would be most of a million-run build's memory.
-    pages = [Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
+    return Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
         "problem": problem, "groups": workload_groups(lb, problem.slug, urls),
         "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
-    })]
-    if not run_pages:
-        return pages
-    runs = sorted(((e, b) for b in lb.boards[problem.slug] for e in b.runs), key=lambda eb: eb[0].run.name)
-    for entry, board in runs:
-        # Made when rendered (in a worker, for big sites): a run whose document was not kept in
-        # memory has it read again from its file then, and only if its page is made at all.
-        pages.append(Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
-                          partial(_run_context, content, urls, problem, entry, board), entry.run.document_file))
-    return pages
+    })
+
+
+def run_page_path(name: str) -> str:
+    """A run page's output file: a big site plans it by this path and its board, and makes its `Page`
+    (`run_page`) only when it is written."""
+    return f"runs/{name}/index.html"
+
+
+def run_of_page(board: Board, path: str) -> Entry:
+    """The entry of `board` whose run page is at `path` (run_page_path)."""
+    name = path[5:-11]  # (runs/<name>/index.html)
+    return next(e for e in board.runs if e.run.name == name)
+
+
+def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str) -> Page:
+    """The page at `path` (run_page_path) of a run of `board`: made when written (in a worker, for
+    big sites) and dropped, as is its context; a run whose document was not kept in memory has it
+    read again from its file then."""
+    entry = run_of_page(board, path)
+    return Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
+                partial(_run_context, lb.content, urls, board.problem, entry, board), entry.run.document_file)
 
 
 def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board) -> dict:
@@ -321,7 +331,7 @@ ProblemRow = Callable[[str, Problem, tuple, Callable[[], dict]], str]
 
 
 def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str], problem_row: ProblemRow) -> list[Page]:
-    """Every page but the problems' own (`problem_pages`): home, search, hosts, implementations,
+    """Every page but the problems' own (`problem_page`, `run_page`): home, search, hosts, implementations,
     protocols, former problem names and the Markdown pages, in that order."""
     return (home_pages(lb, urls, problem_row) + [search_page(lb, urls)] + host_pages(lb, urls, problem_row)
             + implementation_pages(lb, urls, problem_row) + protocol_pages(lb) + redirect_pages(lb, urls)

@@ -343,3 +343,13 @@ def test_a_long_build_says_what_it_is_doing_on_a_terminal_and_nothing_elsewhere(
     code, out, err = project.build()
     changed = int(re.search(r", (\d+) files changed", out).group(1))  # (none removed: all written)
     assert f"writing: {changed} of {changed} files" in [part.removeprefix("\033[K") for part in err.split("\r")]
+
+
+def test_a_problems_outputs_are_named_as_before_when_a_path_clashes():
+    """A problem's outputs keep no description each (a million run pages): one that clashes is named from its path."""
+    from kindex_site.build import _problem_claim
+
+    assert _problem_claim("runs/r-1/index.html") == "page /runs/r-1/"
+    assert _problem_claim("problems/p/index.html") == "page /problems/p/"
+    assert _problem_claim("api/v1/problems/p.json") == "API document /api/v1/problems/p.json"
+    assert _problem_claim("problems/p/board-gpu-a.csv") == "CSV of a table of p"

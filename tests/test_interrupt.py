@@ -497,7 +497,7 @@ def test_a_cache_that_cannot_be_written_after_the_swap_is_a_warning_and_never_a_
     old = tree(project.root / "site")
     write(project.root, "kindex.toml", 'title = "New"\n')
 
-    def refused(path, data):
+    def refused(path, *parts):
         raise PermissionError(13, "Permission denied", str(path))
 
     with monkeypatch.context() as patched:
