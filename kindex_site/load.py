@@ -245,24 +245,19 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     JSON is parsed by the C parser alone (the duplicate-key check needs a slower Python hook);
     their documents are validated as always.
 
-    `memo` (kept by a long-running caller such as `serve`) remembers each file's validated
-    runs by its size and modification time: an unchanged file is not read again. The checks
-    across files (duplicate names, differing definitions) always run on everything.
+    `memo` (kept by a long-running caller such as `serve`) remembers each file's validated runs by
+    its stat: an unchanged file is not read again. The checks across files always run on everything.
 
     `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
     whole document is then read again from its file if it is asked for. So does content of over
     KEEP_DOCUMENTS_MAX_BYTES of JSON, whatever is asked.
 
     Many files are read here and by forked processes, one per other core (`_ReadingProcesses`); the
-    checks across files are made here, file by file in path order: the result is the same however
-    they were read.
+    checks across files are made here, in path order: the result is the same however they were read.
 
-    `progress(done, total)` is told of each bundle file read (for a progress line).
-
-    `stats` (cache.snapshot of content_dir, just taken) gives the files' stat keys, so that the
-    listing need not stat each file again. `sources` (a long-running caller's, or restored from the
-    last build's cache) are the source files runs refer to as found before: one unchanged since is
-    not read again.
+    `progress(done, total)` is told of each bundle file read. `stats` (cache.snapshot, just taken)
+    saves the listing a stat per file. `sources` (kept or restored from the last build) are the
+    source files runs refer to as found before: one unchanged since is not read again.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
