@@ -214,7 +214,9 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
 def _rank(config: Config, content: Content, memo: Memo, progress: _Progress) -> Leaderboard:
     """Boards (problem × workload × host × protocol), ranked; unchanged problems' from the memo."""
     progress.phase("grouping and ranking")
-    return build_leaderboard(content, Rules.of(config), memo=memo.problems)
+    # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
+    # the render workers would inherit them.
+    return build_leaderboard(content, Rules.of(config), memo=memo.problems if memo.resident else None)
 
 
 # --- 3. plan ---------------------------------------------------------------------------------------
