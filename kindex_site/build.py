@@ -55,7 +55,7 @@ from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, proble
                     run_page, run_page_path, site_pages, source_path)
 from .render import CompiledTemplates, make_environment, markdown_html
 from .search import index_output as search_index_output
-from .workers import Writers
+from .workers import Writers, release_free_memory
 
 
 @dataclass
@@ -871,6 +871,7 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
         return sizes
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
     render.load_all()
+    release_free_memory()  # (before the workers inherit the pages)
     # A worker tells each file's size by its place in `paths`: the paths it would send back would be
     # a second copy of a million strings.
     by_place = Writers(min(workers, len(chunks))).write(
