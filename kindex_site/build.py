@@ -35,6 +35,7 @@ import os
 import signal
 import sys
 import time
+from array import array
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -149,6 +150,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
+        plan.written()
         lap("render and write")
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
@@ -157,9 +159,9 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         memo.built = True
         _keep(memo, [content, lb, plan, state])
     return BuildResult(
-        pages=plan.page_count(), runs=len(content.runs), files=len(plan.outputs),
+        pages=plan.page_count(), runs=len(content.runs), files=plan.files,
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
-        changed=len(plan.outputs) if changes is None else len(changes.changed) + len(changes.stale),
+        changed=plan.files if changes is None else len(changes.changed) + len(changes.stale),
         timings=lap.done("save the manifest"),
     )
 
@@ -292,6 +294,7 @@ class _Plan:
         self.sitemap: list[str] = []  # every page's URL, sorted (made only for a sitemap)
         self.keys: dict[str, str] = {}  # path → key
         self.notes: list[str] = []
+        self.files = 0  # how many outputs were planned (once written: `written`)
 
     def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str | None) -> None:
         key = path.casefold()
@@ -317,6 +320,12 @@ class _Plan:
         if what is None:
             what = _problem_claim(next(p for p in self.outputs if p.casefold() == folded))
         return what
+
+    def written(self) -> None:
+        """The site is written: what made its files goes (at a million runs, a table of a million
+        paths and their makers, held while the manifest is made), their count stays."""
+        self.files = len(self.outputs)
+        self.outputs = {}
 
     def page_count(self) -> int:
         return len(self.page_urls) + sum(group.pages for group in self.groups.values())
@@ -527,18 +536,19 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
             sizes: dict[str, int], changes: cache.Changes | None, validated: dict | None) -> list[str]:
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
-    outputs = state.outputs_after(plan.keys, sizes, changes)
     plans = plan.plans_to_store()
+    outputs = state.outputs_after(plan.keys, sizes, changes)
     # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
     sizes.clear()
     plan.keys = {}
+    release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
     every_size = _Sizes(outputs)
     warnings = list(content.warnings) + lb.warnings
     warnings += publish.size_warnings(every_size, display(state.out))
     warnings += publish.size_advice(every_size, config.api_entries)
     return warnings + state.commit(
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-        summary={"pages": plan.page_count(), "runs": len(content.runs), "files": len(plan.outputs)},
+        summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests) if validated is not None else None,
         plans=plans)
@@ -876,7 +886,12 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     # a second copy of a million strings.
     by_place = Writers(min(workers, len(chunks))).write(
         lambda i: dict(enumerate(_write_chunk_in(staging, outputs, render, chunks[i]), i * CHUNK)), len(chunks), progress)
-    return {paths[i]: size for i, size in by_place.items()}
+    # In order in an array first: a million-entry table by place and one by path are never held at once.
+    in_order = array("q", bytes(8 * len(paths)))
+    for place, size in by_place.items():
+        in_order[place] = size
+    by_place.clear()
+    return dict(zip(paths, in_order))
 
 
 def _making_order(outputs: dict) -> list[str]:
