@@ -503,7 +503,7 @@ def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
 
 
 def _write(plan: _Plan, changes: cache.Changes | None, publication: publish_swap.Publication,
-           progress: _Progress) -> dict[str, int]:
+           progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write the outputs to write, and put them in place (the commit point): every one, into
     a new folder swapped in whole, or (`changes`) only the changed ones, moved in by a journal, and
     the stale ones deleted. Returns the size of each file written."""
@@ -533,7 +533,7 @@ def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
 
 
 def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
-            sizes: dict[str, int], changes: cache.Changes | None, validated: dict | None) -> list[str]:
+            sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None) -> list[str]:
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
     plans = plan.plans_to_store()
@@ -863,7 +863,8 @@ def _workers() -> int:
     return max(1, min(cpus, 8))
 
 
-def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _Progress) -> dict[str, int]:
+def _write_outputs(staging: Path, outputs: dict, render: _Renderer,
+                   progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write every output into staging; return each file's size.
 
     Big sites are written by forked worker processes (they inherit the planned outputs, so nothing
@@ -882,16 +883,33 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
     render.load_all()
     release_free_memory()  # (before the workers inherit the pages)
-    # A worker tells each file's size by its place in `paths`: the paths it would send back would be
-    # a second copy of a million strings.
-    by_place = Writers(min(workers, len(chunks))).write(
-        lambda i: dict(enumerate(_write_chunk_in(staging, outputs, render, chunks[i]), i * CHUNK)), len(chunks), progress)
-    # In order in an array first: a million-entry table by place and one by path are never held at once.
+    # A worker tells its chunk's sizes in the order of its paths: the paths it would send back would
+    # be a second copy of a million strings. They go in an array: a million-entry table would weigh
+    # a hundred megabytes more in this process until the manifest is written.
     in_order = array("q", bytes(8 * len(paths)))
-    for place, size in by_place.items():
-        in_order[place] = size
-    by_place.clear()
-    return dict(zip(paths, in_order))
+
+    def receive(chunk_sizes: tuple[int, list[int]]) -> int:
+        at = chunk_sizes[0] * CHUNK
+        in_order[at:at + len(chunk_sizes[1])] = array("q", chunk_sizes[1])
+        return len(chunk_sizes[1])
+
+    Writers(min(workers, len(chunks))).write(
+        lambda i: (i, _write_chunk_in(staging, outputs, render, chunks[i])), len(chunks), progress, receive)
+    return _SizesInOrder(paths, in_order)
+
+
+class _SizesInOrder:
+    """The size of each file written, as `paths` and an array of sizes in their order: what the
+    manifest is made from (`items`), without a table by path."""
+
+    def __init__(self, paths: list[str], sizes: array):
+        self.paths, self.sizes = paths, sizes
+
+    def items(self):
+        return zip(self.paths, self.sizes)
+
+    def clear(self) -> None:
+        self.paths, self.sizes = [], array("q")
 
 
 def _making_order(outputs: dict) -> list[str]:

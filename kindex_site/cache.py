@@ -221,15 +221,15 @@ class BuildState:
         return Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
                        sorted(p for p in was if p not in keys))
 
-    def outputs_after(self, keys: dict[str, str], sizes: dict[str, int], changes: Changes | None) -> dict[str, list]:
+    def outputs_after(self, keys: dict[str, str], sizes, changes: Changes | None) -> dict[str, list]:
         """Every output's key and size once the site is in place: with `changes` applied, the last
         manifest's list brought up to date (in place: it is about to be replaced whole); else (a
         whole new site) each output's key and the size written, in `keys` itself (the caller's
         table of keys becomes the manifest's: a million-entry table less at the end of a big build)."""
         self._mine = None  # (the manifest it held is being changed)
         if changes is None:
-            for p, key in keys.items():  # (values replaced, no entry added: the iteration holds)
-                keys[p] = [key, sizes[p]]
+            for p, size in sizes.items():  # (every output was written: each of `keys` has its size)
+                keys[p] = [keys[p], size]
             return keys
         outputs = self.last.outputs
         for p in changes.stale:

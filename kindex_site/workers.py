@@ -40,10 +40,11 @@ class Writers:
         self.procs: list[tuple[int, int, int]] = []  # (pid, its chunk numbers' pipe, its results' pipe)
         self.ended: set[int] = set()  # the pids of those already waited for
 
-    def write(self, write_chunk: Callable[[int], dict], chunks: int, progress) -> dict[str, int]:
-        """Chunks 0 to `chunks` - 1, each written by `write_chunk` in a worker; every file's size.
-        `progress.advance(n)` is told of each chunk done."""
-        sizes: dict[str, int] = {}
+    def write(self, write_chunk: Callable[[int], object], chunks: int, progress,
+              receive: Callable[[object], int]) -> None:
+        """Chunks 0 to `chunks` - 1, each written by `write_chunk` in a worker, whose result (its
+        files' sizes) is handed to `receive`, which says how many files it wrote: `progress.advance(n)`
+        is told of them."""
         selector = selectors.DefaultSelector()
         try:
             for _ in range(self.count):
@@ -58,8 +59,7 @@ class Writers:
                     result = pickle.loads(self._receive(key.fd, pid))
                     if isinstance(result, BaseException):
                         raise result
-                    sizes.update(result)
-                    progress.advance(len(result))
+                    progress.advance(receive(result))
                     done += 1
                     if handed == chunks:
                         selector.unregister(key.fd)  # (told to end: its pipe's end is no news)
@@ -77,7 +77,6 @@ class Writers:
                 if pid not in self.ended:
                     os.waitpid(pid, 0)
             self.procs = []
-        return sizes
 
     def _start(self, write_chunk: Callable[[int], dict]) -> None:
         tasks_r, tasks_w = os.pipe()
