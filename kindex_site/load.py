@@ -33,6 +33,7 @@ from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, is_windows_device)
+from .workers import release_free_memory
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -1561,18 +1562,18 @@ def document_at(path: Path, source: Source) -> BenchmarkRun:
 
 
 class _Reread:
-    """A content file, ready to give its documents again: a .json array's text and where each
-    element is in it (each is checked and parsed when asked for: the whole file's documents parsed
-    at once would weigh six times its bytes, in every render worker); a .json file of one bundle,
-    its run, parsed; a .jsonl file's line offsets alone (it may hold millions of lines: each is
-    read, checked and parsed when asked for)."""
+    """A content file, ready to give its documents again: where each element of a .json array is
+    in the file (each is read, checked and parsed when asked for: the whole file's documents
+    parsed at once would weigh six times its bytes, in every render worker); a .json file of one
+    bundle, its run, parsed; a .jsonl file's line offsets alone (it may hold millions of lines:
+    each is read, checked and parsed when asked for)."""
 
-    __slots__ = ("path", "runs", "text", "spans", "starts")
+    __slots__ = ("path", "runs", "spans", "starts")
 
     def __init__(self, path: Path):
         self.path = path
         self.runs: dict[None, tuple[bytes, object]] = {}  # a file of one bundle's
-        self.text, self.spans = "", array("q")  # an array's text; each element's start and end in it
+        self.spans = array("q")  # an array's elements: each one's first byte and the byte after it
         self.starts: array | None = None
         if path.suffix == ".jsonl":
             self.starts = _line_starts(path)
@@ -1585,8 +1586,7 @@ class _Reread:
         if text is None:
             return
         if text.startswith("[", _WHITESPACE.match(text).end()):
-            del data  # (the text alone is kept)
-            self.text, self.spans = text, _element_spans(text)
+            self.spans = _element_spans(text, len(text) == len(data))
             return
         try:
             raw = _PLAIN_DECODER.decode(text)
@@ -1620,19 +1620,31 @@ class _Reread:
         """The run part of the array's element at source's index, if its text is the one read."""
         if not 0 <= source.index < len(self.spans) // 2:
             return None
-        span = self.text[self.spans[2 * source.index]:self.spans[2 * source.index + 1]]
-        if hashlib.sha1(span.encode()).digest() != source.digest:
+        start, end = self.spans[2 * source.index], self.spans[2 * source.index + 1]
+        try:
+            with self.path.open("rb") as f:
+                f.seek(start)
+                raw = f.read(end - start)
+        except OSError:
             return None
-        bundle = _PLAIN_DECODER.decode(span)  # (the same text parsed cleanly before)
+        if hashlib.sha1(raw).digest() != source.digest:  # (its text's UTF-8 is the bytes it was read from)
+            return None
+        bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same text parsed cleanly before)
         return bundle.get("run") if isinstance(bundle, dict) else None
 
 
-def _element_spans(text: str) -> array:
-    """Where each element of the top-level JSON array in text starts and ends, in pairs (none if
-    it is not valid JSON). Each element is parsed and let go: only the offsets are kept."""
+def _element_spans(text: str, ascii: bool) -> array:
+    """Where each element of the top-level JSON array in text starts and ends in its UTF-8 bytes,
+    in pairs (none if it is not valid JSON). Each element is parsed and let go: only offsets are kept."""
     spans = array("q")
+    chars = bytes_before = 0  # (past ASCII: characters counted into bytes, each stretch once)
     try:
         for _, start, end in _array_elements(text, _PLAIN_DECODER):
+            if not ascii:
+                bytes_before += len(text[chars:start].encode())
+                start, chars = bytes_before, start
+                bytes_before += len(text[chars:end].encode())
+                end, chars = bytes_before, end
             spans.append(start)
             spans.append(end)
     except (ValueError, RecursionError):
@@ -1669,6 +1681,7 @@ def _rereading(path: Path, again: bool) -> _Reread:
     if held[0] != file or again:
         _held = (None, None)  # (the last file's documents go before the next file's are read, not after)
         held = _held = (file, _Reread(path))
+        release_free_memory()  # (the file's bytes and text, read to find its elements: 60 MB at a million runs)
     return held[1]
 
 
