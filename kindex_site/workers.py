@@ -78,7 +78,7 @@ class Writers:
                     os.waitpid(pid, 0)
             self.procs = []
 
-    def _start(self, write_chunk: Callable[[int], dict]) -> None:
+    def _start(self, write_chunk: Callable[[int], object]) -> None:
         tasks_r, tasks_w = os.pipe()
         results_r, results_w = os.pipe()
         pid = os.fork()
@@ -123,7 +123,7 @@ class Writers:
                           + (" (out of memory?)" if signum == signal.SIGKILL else ""))
 
 
-def serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], dict]) -> None:
+def serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], object]) -> None:
     """A worker's loop: a chunk's number in, its sizes (or the exception it raised) out."""
     while True:
         index = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
