@@ -242,7 +242,8 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     _claim_pages(plan)
     _claim_documents(plan, config, updated)
     _claim_files(plan, config, content)
-    state.check_paths(plan.outputs.keys(), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimant))
+    state.check_paths(plan.outputs.keys(),
+                      partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
     _key_outputs(plan, content)
     plan.let_go()
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
@@ -732,13 +733,20 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     return items
 
 
-def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimant: Callable[[str], str]) -> None:
-    """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html)."""
-    folders: dict[str, str] = {}
+def _refuse_file_folder_clashes(outputs: dict[str, bytes], files: Mapping[str, object],
+                                claimant: Callable[[str], str]) -> None:
+    """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html).
+    `files`: every output's casefolded path. Each path's folders are looked up among them, not
+    gathered: at a million run pages a table of every folder would weigh 200 MB at once."""
+    folders: dict[str, str] = {}  # a casefolded file's path → the first output inside it as in a folder
     for path in outputs:
         parts = path.casefold().split("/")
         for i in range(1, len(parts)):
-            folders.setdefault("/".join(parts[:i]), path)
+            folder = "/".join(parts[:i])
+            if folder in files:
+                folders.setdefault(folder, path)
+    if not folders:
+        return
     clashes = [f"{path}: claimed as a file by {claimant(path.casefold())} and as a folder by "
                f"{claimant(folders[path.casefold()].casefold())}"
                for path in sorted(outputs) if path.casefold() in folders]
