@@ -556,10 +556,10 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
 
 
 class _Sizes(Mapping):
-    """Output path → size, read from the manifest's entries ([key, size]) when asked: a dict of its
+    """Output path → size, read from the manifest's entries ((key, size)) when asked: a dict of its
     own would be another million entries at the end of a big build."""
 
-    def __init__(self, outputs: dict[str, list]):
+    def __init__(self, outputs: dict[str, tuple]):
         self.outputs = outputs
 
     def __getitem__(self, path: str) -> int:

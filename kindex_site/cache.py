@@ -56,7 +56,7 @@ def manifest_path(out: Path) -> Path:
 class Manifest:
     settings: str = ""
     inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)  # content file → stat_key (snapshot)
-    outputs: dict[str, list] = field(default_factory=dict)  # output path → [key, size]
+    outputs: dict[str, tuple] = field(default_factory=dict)  # output path → (key, size)
     trusted: list[str] = field(default_factory=list)  # sha256 of .json files that loaded cleanly
     summary: dict = field(default_factory=dict)  # pages, runs, files of the last build
     warnings: list[str] = field(default_factory=list)
@@ -221,7 +221,7 @@ class BuildState:
         return Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
                        sorted(p for p in was if p not in keys))
 
-    def outputs_after(self, keys: dict[str, str], sizes, changes: Changes | None) -> dict[str, list]:
+    def outputs_after(self, keys: dict[str, str], sizes, changes: Changes | None) -> dict[str, tuple]:
         """Every output's key and size once the site is in place: with `changes` applied, the last
         manifest's list brought up to date (in place: it is about to be replaced whole); else (a
         whole new site) each output's key and the size written, in `keys` itself (the caller's
@@ -229,16 +229,16 @@ class BuildState:
         self._mine = None  # (the manifest it held is being changed)
         if changes is None:
             for p, size in sizes.items():  # (every output was written: each of `keys` has its size)
-                keys[p] = [keys[p], size]
+                keys[p] = (keys[p], size)
             return keys
         outputs = self.last.outputs
         for p in changes.stale:
             del outputs[p]
         for p, size in sizes.items():
-            outputs[p] = [keys[p], size]
+            outputs[p] = (keys[p], size)
         return outputs
 
-    def commit(self, outputs: dict[str, list], *, trusted: list[str], summary: dict, warnings: list[str],
+    def commit(self, outputs: dict[str, tuple], *, trusted: list[str], summary: dict, warnings: list[str],
                notes: list[str], written_from: tuple, runs=None, plans: dict | None = None) -> list[str]:
         """Describe the site now in the folder to the next build: the manifest, and the runs and
         plans when given (load.file_records' entries; build._ProblemOutputs.stored's). The site is
@@ -500,18 +500,19 @@ def _read_marshalled(path: Path, header: bytes, kind: type):
 
 
 def write_plans(out: Path, plans: dict) -> None:
-    _write_whole(plans_path(out), chain((PLANS_FORMAT,), _dict_parts(plans)))
+    _write_whole(plans_path(out), chain((PLANS_FORMAT,), _dict_parts(plans, PLANS_PART)))
 
 
-DICT_PART = 1 << 16  # items per marshal'd part of a big dict
+DICT_PART = 1 << 16  # items per marshal'd part of a big dict (the manifest's: an output each)
+PLANS_PART = 1 << 8  # problems per part of the plans (each names its outputs: a hundred at a time)
 
 
-def _dict_parts(mapping: dict) -> Iterator[bytes]:
-    """A dict marshal'd in parts of DICT_PART items, each after its length (8 bytes): at a million
-    outputs, marshal'd whole it would be a hundred megabytes at once, and marshal's table of the
-    objects it has met as much again, at the end of a build that holds everything."""
+def _dict_parts(mapping: dict, per_part: int = 0) -> Iterator[bytes]:
+    """A dict marshal'd in parts of `per_part` (else DICT_PART) items, each after its length (8
+    bytes): at a million outputs, marshal'd whole it would be a hundred megabytes at once, and
+    marshal's table of the objects it has met as much again, at the end of a build that holds everything."""
     items = iter(mapping.items())
-    while part := dict(islice(items, DICT_PART)):
+    while part := dict(islice(items, per_part or DICT_PART)):
         blob = marshal.dumps(part)
         yield len(blob).to_bytes(8, "little")
         yield blob

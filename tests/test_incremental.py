@@ -47,6 +47,7 @@ def test_a_manifest_in_parts_from_parallel_writers_serves_the_next_build(project
 
     corpus(project)
     monkeypatch.setattr(cache, "DICT_PART", 3)
+    monkeypatch.setattr(cache, "PLANS_PART", 2)
     monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
     monkeypatch.setattr(build_module, "CHUNK", 5)
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
