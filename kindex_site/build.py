@@ -35,6 +35,7 @@ import os
 import signal
 import sys
 import time
+from array import array
 from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -55,7 +56,7 @@ from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, proble
                     run_page, run_page_path, site_pages, source_path)
 from .render import CompiledTemplates, make_environment, markdown_html
 from .search import index_output as search_index_output
-from .workers import Writers
+from .workers import Writers, release_free_memory
 
 
 @dataclass
@@ -149,6 +150,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
+        plan.written()
         lap("render and write")
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
@@ -157,9 +159,9 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         memo.built = True
         _keep(memo, [content, lb, plan, state])
     return BuildResult(
-        pages=plan.page_count(), runs=len(content.runs), files=len(plan.outputs),
+        pages=plan.page_count(), runs=len(content.runs), files=plan.files,
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
-        changed=len(plan.outputs) if changes is None else len(changes.changed) + len(changes.stale),
+        changed=plan.files if changes is None else len(changes.changed) + len(changes.stale),
         timings=lap.done("save the manifest"),
     )
 
@@ -214,7 +216,9 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
 def _rank(config: Config, content: Content, memo: Memo, progress: _Progress) -> Leaderboard:
     """Boards (problem × workload × host × protocol), ranked; unchanged problems' from the memo."""
     progress.phase("grouping and ranking")
-    return build_leaderboard(content, Rules.of(config), memo=memo.problems)
+    # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
+    # the render workers would inherit them.
+    return build_leaderboard(content, Rules.of(config), memo=memo.problems if memo.resident else None)
 
 
 # --- 3. plan ---------------------------------------------------------------------------------------
@@ -238,7 +242,8 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     _claim_pages(plan)
     _claim_documents(plan, config, updated)
     _claim_files(plan, config, content)
-    state.check_paths(plan.outputs.keys(), partial(_refuse_file_folder_clashes, plan.outputs, plan.claimant))
+    state.check_paths(plan.outputs.keys(),
+                      partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
     _key_outputs(plan, content)
     plan.let_go()
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
@@ -290,6 +295,7 @@ class _Plan:
         self.sitemap: list[str] = []  # every page's URL, sorted (made only for a sitemap)
         self.keys: dict[str, str] = {}  # path → key
         self.notes: list[str] = []
+        self.files = 0  # how many outputs were planned (once written: `written`)
 
     def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str | None) -> None:
         key = path.casefold()
@@ -315,6 +321,12 @@ class _Plan:
         if what is None:
             what = _problem_claim(next(p for p in self.outputs if p.casefold() == folded))
         return what
+
+    def written(self) -> None:
+        """The site is written: what made its files goes (at a million runs, a table of a million
+        paths and their makers, held while the manifest is made), their count stays."""
+        self.files = len(self.outputs)
+        self.outputs = {}
 
     def page_count(self) -> int:
         return len(self.page_urls) + sum(group.pages for group in self.groups.values())
@@ -492,7 +504,7 @@ def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
 
 
 def _write(plan: _Plan, changes: cache.Changes | None, publication: publish_swap.Publication,
-           progress: _Progress) -> dict[str, int]:
+           progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write the outputs to write, and put them in place (the commit point): every one, into
     a new folder swapped in whole, or (`changes`) only the changed ones, moved in by a journal, and
     the stale ones deleted. Returns the size of each file written."""
@@ -522,31 +534,32 @@ def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
 
 
 def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
-            sizes: dict[str, int], changes: cache.Changes | None, validated: dict | None) -> list[str]:
+            sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None) -> list[str]:
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
-    outputs = state.outputs_after(plan.keys, sizes, changes)
     plans = plan.plans_to_store()
+    outputs = state.outputs_after(plan.keys, sizes, changes)
     # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
     sizes.clear()
     plan.keys = {}
+    release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
     every_size = _Sizes(outputs)
     warnings = list(content.warnings) + lb.warnings
     warnings += publish.size_warnings(every_size, display(state.out))
     warnings += publish.size_advice(every_size, config.api_entries)
     return warnings + state.commit(
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-        summary={"pages": plan.page_count(), "runs": len(content.runs), "files": len(plan.outputs)},
+        summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests) if validated is not None else None,
         plans=plans)
 
 
 class _Sizes(Mapping):
-    """Output path → size, read from the manifest's entries ([key, size]) when asked: a dict of its
+    """Output path → size, read from the manifest's entries ((key, size)) when asked: a dict of its
     own would be another million entries at the end of a big build."""
 
-    def __init__(self, outputs: dict[str, list]):
+    def __init__(self, outputs: dict[str, tuple]):
         self.outputs = outputs
 
     def __getitem__(self, path: str) -> int:
@@ -720,13 +733,20 @@ def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     return items
 
 
-def _refuse_file_folder_clashes(outputs: dict[str, bytes], claimant: Callable[[str], str]) -> None:
-    """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html)."""
-    folders: dict[str, str] = {}
+def _refuse_file_folder_clashes(outputs: dict[str, bytes], files: Mapping[str, object],
+                                claimant: Callable[[str], str]) -> None:
+    """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html).
+    `files`: every output's casefolded path. Each path's folders are looked up among them, not
+    gathered: at a million run pages a table of every folder would weigh 200 MB at once."""
+    folders: dict[str, str] = {}  # a casefolded file's path → the first output inside it as in a folder
     for path in outputs:
         parts = path.casefold().split("/")
         for i in range(1, len(parts)):
-            folders.setdefault("/".join(parts[:i]), path)
+            folder = "/".join(parts[:i])
+            if folder in files:
+                folders.setdefault(folder, path)
+    if not folders:
+        return
     clashes = [f"{path}: claimed as a file by {claimant(path.casefold())} and as a folder by "
                f"{claimant(folders[path.casefold()].casefold())}"
                for path in sorted(outputs) if path.casefold() in folders]
@@ -851,7 +871,8 @@ def _workers() -> int:
     return max(1, min(cpus, 8))
 
 
-def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _Progress) -> dict[str, int]:
+def _write_outputs(staging: Path, outputs: dict, render: _Renderer,
+                   progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write every output into staging; return each file's size.
 
     Big sites are written by forked worker processes (they inherit the planned outputs, so nothing
@@ -869,11 +890,34 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
         return sizes
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
     render.load_all()
-    # A worker tells each file's size by its place in `paths`: the paths it would send back would be
-    # a second copy of a million strings.
-    by_place = Writers(min(workers, len(chunks))).write(
-        lambda i: dict(enumerate(_write_chunk_in(staging, outputs, render, chunks[i]), i * CHUNK)), len(chunks), progress)
-    return {paths[i]: size for i, size in by_place.items()}
+    release_free_memory()  # (before the workers inherit the pages)
+    # A worker tells its chunk's sizes in the order of its paths: the paths it would send back would
+    # be a second copy of a million strings. They go in an array: a million-entry table would weigh
+    # a hundred megabytes more in this process until the manifest is written.
+    in_order = array("q", bytes(8 * len(paths)))
+
+    def receive(chunk_sizes: tuple[int, list[int]]) -> int:
+        at = chunk_sizes[0] * CHUNK
+        in_order[at:at + len(chunk_sizes[1])] = array("q", chunk_sizes[1])
+        return len(chunk_sizes[1])
+
+    Writers(min(workers, len(chunks))).write(
+        lambda i: (i, _write_chunk_in(staging, outputs, render, chunks[i])), len(chunks), progress, receive)
+    return _SizesInOrder(paths, in_order)
+
+
+class _SizesInOrder:
+    """The size of each file written, as `paths` and an array of sizes in their order: what the
+    manifest is made from (`items`), without a table by path."""
+
+    def __init__(self, paths: list[str], sizes: array):
+        self.paths, self.sizes = paths, sizes
+
+    def items(self):
+        return zip(self.paths, self.sizes)
+
+    def clear(self) -> None:
+        self.paths, self.sizes = [], array("q")
 
 
 def _making_order(outputs: dict) -> list[str]:

@@ -29,7 +29,8 @@ import marshal
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain, islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
@@ -42,7 +43,7 @@ from .publish_swap import MARKER, file_op, recover, why_not_written
 # The manifest is marshal'd, not JSON: it holds a key per output (a hundred thousand at a large
 # site) and is read and written on every rebuild; marshal does that ten times faster. It is a
 # cache: another format or Python version only means a full build.
-FORMAT = b"kindex-site manifest 4 " + sys.version.split()[0].encode() + b"\n"
+FORMAT = b"kindex-site manifest 5 " + sys.version.split()[0].encode() + b"\n"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -55,7 +56,7 @@ def manifest_path(out: Path) -> Path:
 class Manifest:
     settings: str = ""
     inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)  # content file → stat_key (snapshot)
-    outputs: dict[str, list] = field(default_factory=dict)  # output path → [key, size]
+    outputs: dict[str, tuple] = field(default_factory=dict)  # output path → (key, size)
     trusted: list[str] = field(default_factory=list)  # sha256 of .json files that loaded cleanly
     summary: dict = field(default_factory=dict)  # pages, runs, files of the last build
     warnings: list[str] = field(default_factory=list)
@@ -220,21 +221,24 @@ class BuildState:
         return Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
                        sorted(p for p in was if p not in keys))
 
-    def outputs_after(self, keys: dict[str, str], sizes: dict[str, int], changes: Changes | None) -> dict[str, list]:
+    def outputs_after(self, keys: dict[str, str], sizes, changes: Changes | None) -> dict[str, tuple]:
         """Every output's key and size once the site is in place: with `changes` applied, the last
         manifest's list brought up to date (in place: it is about to be replaced whole); else (a
-        whole new site) each output's key and the size written."""
+        whole new site) each output's key and the size written, in `keys` itself (the caller's
+        table of keys becomes the manifest's: a million-entry table less at the end of a big build)."""
         self._mine = None  # (the manifest it held is being changed)
         if changes is None:
-            return {p: [key, sizes[p]] for p, key in keys.items()}
+            for p, size in sizes.items():  # (every output was written: each of `keys` has its size)
+                keys[p] = (keys[p], size)
+            return keys
         outputs = self.last.outputs
         for p in changes.stale:
             del outputs[p]
         for p, size in sizes.items():
-            outputs[p] = [keys[p], size]
+            outputs[p] = (keys[p], size)
         return outputs
 
-    def commit(self, outputs: dict[str, list], *, trusted: list[str], summary: dict, warnings: list[str],
+    def commit(self, outputs: dict[str, tuple], *, trusted: list[str], summary: dict, warnings: list[str],
                notes: list[str], written_from: tuple, runs=None, plans: dict | None = None) -> list[str]:
         """Describe the site now in the folder to the next build: the manifest, and the runs and
         plans when given (load.file_records' entries; build._ProblemOutputs.stored's). The site is
@@ -267,8 +271,12 @@ def read_manifest(out: Path) -> Manifest | None:
         data = manifest_path(out).read_bytes()
         if not data.startswith(FORMAT):
             return None
-        return Manifest(**marshal.loads(memoryview(data)[len(FORMAT):]))
-    except (OSError, ValueError, EOFError, TypeError):
+        parts = _parts_of(memoryview(data)[len(FORMAT):])  # (no copy of a big file's bytes)
+        fields, outputs = next(parts), {}
+        for part in parts:
+            outputs.update(part)
+        return Manifest(**fields, outputs=outputs)
+    except (OSError, ValueError, EOFError, TypeError, StopIteration):
         return None  # missing, unreadable or from another version: a full build it is
 
 
@@ -287,8 +295,11 @@ def describes(manifest: Manifest | None, out: Path) -> bool:
 
 
 def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
-    """Write it; return its stamp (see manifest_stamp)."""
-    _write_whole(manifest_path(out), FORMAT, marshal.dumps(dict(manifest.__dict__)))
+    """Write it; return its stamp (see manifest_stamp). Its outputs go in parts (_dict_parts)."""
+    fields = dict(manifest.__dict__)
+    outputs = fields.pop("outputs")
+    head = marshal.dumps(fields)
+    _write_whole(manifest_path(out), chain((FORMAT, len(head).to_bytes(8, "little"), head), _dict_parts(outputs)))
     return manifest_stamp(out)
 
 
@@ -446,13 +457,13 @@ def read_sources(out: Path) -> list:
 
 
 def write_sources(out: Path, records: list) -> None:
-    _write_whole(sources_path(out), SOURCES_FORMAT + marshal.dumps(records))
+    _write_whole(sources_path(out), (SOURCES_FORMAT, marshal.dumps(records)))
 
 
 # --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
 
 
-PLANS_FORMAT = b"kindex-site plans 1 " + sys.version.split()[0].encode() + b"\n"
+PLANS_FORMAT = b"kindex-site plans 2 " + sys.version.split()[0].encode() + b"\n"
 
 
 def plans_path(out: Path) -> Path:
@@ -462,7 +473,16 @@ def plans_path(out: Path) -> Path:
 def read_plans(out: Path) -> dict:
     """Problem slug → what the last command-line build planned for it (keyed inside by what it was
     made from: settings and code included); nothing when missing, damaged or of another format."""
-    return _read_marshalled(plans_path(out), PLANS_FORMAT, dict)
+    plans: dict = {}
+    try:
+        data = plans_path(out).read_bytes()
+        if data.startswith(PLANS_FORMAT):
+            for part in _parts_of(memoryview(data)[len(PLANS_FORMAT):]):
+                plans.update(part)
+            return plans
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    return {}
 
 
 def _read_marshalled(path: Path, header: bytes, kind: type):
@@ -480,12 +500,41 @@ def _read_marshalled(path: Path, header: bytes, kind: type):
 
 
 def write_plans(out: Path, plans: dict) -> None:
-    _write_whole(plans_path(out), PLANS_FORMAT, marshal.dumps(plans))
+    _write_whole(plans_path(out), chain((PLANS_FORMAT,), _dict_parts(plans, PLANS_PART)))
 
 
-def _write_whole(path: Path, *parts: bytes) -> None:
+DICT_PART = 1 << 16  # items per marshal'd part of a big dict (the manifest's: an output each)
+PLANS_PART = 1 << 8  # problems per part of the plans (each names its outputs: a hundred at a time)
+
+
+def _dict_parts(mapping: dict, per_part: int = 0) -> Iterator[bytes]:
+    """A dict marshal'd in parts of `per_part` (else DICT_PART) items, each after its length (8
+    bytes): at a million outputs, marshal'd whole it would be a hundred megabytes at once, and
+    marshal's table of the objects it has met as much again, at the end of a build that holds everything."""
+    items = iter(mapping.items())
+    while part := dict(islice(items, per_part or DICT_PART)):
+        blob = marshal.dumps(part)
+        yield len(blob).to_bytes(8, "little")
+        yield blob
+
+
+def _parts_of(view: memoryview) -> Iterator:
+    """The dicts _dict_parts (and write_manifest's head) wrote, part by part; EOFError if cut short."""
+    at = 0
+    while at < len(view):
+        size = int.from_bytes(view[at:at + 8], "little")
+        if at + 8 + size > len(view):
+            raise EOFError
+        part = marshal.loads(view[at + 8:at + 8 + size])
+        if type(part) is not dict:
+            raise ValueError("not a part of a dict")
+        yield part
+        at += 8 + size
+
+
+def _write_whole(path: Path, parts: Iterable[bytes]) -> None:
     """Write a cache file whole or not at all (a reader never sees half of it); in parts, not joined
-    (a big site's manifest is a hundred megabytes)."""
+    (a big site's manifest is a hundred megabytes), each made when it is written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
     with temp.open("wb") as f:

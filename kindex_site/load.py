@@ -33,6 +33,7 @@ from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, is_windows_device)
+from .workers import release_free_memory
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -1100,15 +1101,19 @@ _PLAIN_DECODER = json.JSONDecoder()  # for files an earlier build read cleanly: 
 
 def _array_items(text: str, decoder: json.JSONDecoder) -> list[tuple[object, str]]:
     """A top-level JSON array as (element, the element's own text) pairs."""
+    return [(item, text[start:end]) for item, start, end in _array_elements(text, decoder)]
+
+
+def _array_elements(text: str, decoder: json.JSONDecoder):
+    """Yield (element, where its text starts, where it ends) for each element of a top-level JSON array."""
     ws = _WHITESPACE.match
     idx = ws(text, ws(text, 0).end() + 1).end()  # past the opening bracket
-    items: list[tuple[object, str]] = []
     if text.startswith("]", idx):
         end = idx + 1
     else:
         while True:
             item, end = decoder.raw_decode(text, idx)
-            items.append((item, text[idx:end]))
+            yield item, idx, end
             idx = ws(text, end).end()
             if text.startswith(",", idx):
                 idx = ws(text, idx + 1).end()
@@ -1120,7 +1125,6 @@ def _array_items(text: str, decoder: json.JSONDecoder) -> list[tuple[object, str
     rest = ws(text, end).end()
     if rest != len(text):
         raise json.JSONDecodeError("Extra data", text, rest)
-    return items
 
 
 def _parse(text: str, source: Source, problems: list[str], decoder: json.JSONDecoder = _DECODER,
@@ -1558,28 +1562,45 @@ def document_at(path: Path, source: Source) -> BenchmarkRun:
 
 
 class _Reread:
-    """A content file, ready to give its documents again: a .json file's runs, parsed (a .json file
-    holds at most MAX_JSON_BYTES); a .jsonl file's line offsets alone (it may hold millions of
-    lines: each is read, checked and parsed when asked for)."""
+    """A content file, ready to give its documents again: where each element of a .json array is
+    in the file (each is read, checked and parsed when asked for: the whole file's documents
+    parsed at once would weigh six times its bytes, in every render worker); a .json file of one
+    bundle, its run, parsed; a .jsonl file's line offsets alone (it may hold millions of lines:
+    each is read, checked and parsed when asked for)."""
 
-    __slots__ = ("path", "runs", "starts")
+    __slots__ = ("path", "runs", "spans", "starts")
 
     def __init__(self, path: Path):
         self.path = path
-        self.runs: dict[int | None, tuple[bytes, object]] = {}
+        self.runs: dict[None, tuple[bytes, object]] = {}  # a file of one bundle's
+        self.spans = array("q")  # an array's elements: each one's first byte and the byte after it
         self.starts: array | None = None
         if path.suffix == ".jsonl":
             self.starts = _line_starts(path)
             return
-        for s, raw in _documents(path, str(path), [], {}, frozenset(), plain=True):
-            if raw is not _INVALID:  # (only the run: a bundle's protocol and environment would triple it)
-                self.runs[s.index] = (s.digest, raw.get("run") if isinstance(raw, dict) else None)
+        try:
+            data = _file_bytes(path, path.stat().st_size)
+        except OSError:
+            return  # (then no run is found: the caller says the file changed)
+        text = _decode(data, "", [], check_bom=True)
+        if text is None:
+            return
+        if text.startswith("[", _WHITESPACE.match(text).end()):
+            self.spans = _element_spans(text, len(text) == len(data))
+            return
+        try:
+            raw = _PLAIN_DECODER.decode(text)
+        except (ValueError, RecursionError):
+            return
+        self.runs[None] = (hashlib.sha256(data).digest(), raw.get("run") if isinstance(raw, dict) else None)
 
     def run(self, source: Source) -> object | None:
         """The run part of the bundle at source's place, if its bytes are still the ones read."""
         if self.starts is None:
-            digest, run = self.runs.get(source.index, (None, None))
-            return run if digest == source.digest else None
+            if source.index is None:
+                digest, run = self.runs.get(None, (None, None))
+                return run if digest == source.digest else None
+            return self._element_run(source)
         line = source.line or 0
         if not 0 < line < len(self.starts):
             return None
@@ -1593,6 +1614,42 @@ class _Reread:
             return None
         bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same bytes parsed cleanly before)
         return bundle.get("run") if isinstance(bundle, dict) else None
+
+
+    def _element_run(self, source: Source) -> object | None:
+        """The run part of the array's element at source's index, if its text is the one read."""
+        if not 0 <= source.index < len(self.spans) // 2:
+            return None
+        start, end = self.spans[2 * source.index], self.spans[2 * source.index + 1]
+        try:
+            with self.path.open("rb") as f:
+                f.seek(start)
+                raw = f.read(end - start)
+        except OSError:
+            return None
+        if hashlib.sha1(raw).digest() != source.digest:  # (its text's UTF-8 is the bytes it was read from)
+            return None
+        bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same text parsed cleanly before)
+        return bundle.get("run") if isinstance(bundle, dict) else None
+
+
+def _element_spans(text: str, ascii: bool) -> array:
+    """Where each element of the top-level JSON array in text starts and ends in its UTF-8 bytes,
+    in pairs (none if it is not valid JSON). Each element is parsed and let go: only offsets are kept."""
+    spans = array("q")
+    chars = bytes_before = 0  # (past ASCII: characters counted into bytes, each stretch once)
+    try:
+        for _, start, end in _array_elements(text, _PLAIN_DECODER):
+            if not ascii:
+                bytes_before += len(text[chars:start].encode())
+                start, chars = bytes_before, start
+                bytes_before += len(text[chars:end].encode())
+                end, chars = bytes_before, end
+            spans.append(start)
+            spans.append(end)
+    except (ValueError, RecursionError):
+        return array("q")
+    return spans
 
 
 def _line_starts(path: Path) -> array:
@@ -1624,6 +1681,7 @@ def _rereading(path: Path, again: bool) -> _Reread:
     if held[0] != file or again:
         _held = (None, None)  # (the last file's documents go before the next file's are read, not after)
         held = _held = (file, _Reread(path))
+        release_free_memory()  # (the file's bytes and text, read to find its elements: 60 MB at a million runs)
     return held[1]
 
 

@@ -39,8 +39,10 @@ def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
 def _memo(fn):
     """Tables and run pages format the same numbers again and again: a formatter remembers its last
     answers. Keys are typed (4 is whole nanoseconds, 4.0 may be finer); zeros are not remembered,
-    since 0.0 and -0.0 are one key but print differently."""
-    cached = lru_cache(maxsize=1 << 16, typed=True)(fn)
+    since 0.0 and -0.0 are one key but print differently. A few thousand answers each: the repeats
+    are near one another (a table's rows, a page's numbers), and 65,536 of each weighed 57 MB in
+    every render worker of a big site."""
+    cached = lru_cache(maxsize=1 << 12, typed=True)(fn)
 
     def call(*args, **kwargs):
         return fn(*args, **kwargs) if kwargs or 0 in args else cached(*args)

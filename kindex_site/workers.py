@@ -16,6 +16,18 @@ from .errors import KindexError
 from .publish_swap import Interrupted
 
 
+def release_free_memory() -> None:
+    """Give the C allocator's free pages back to the system (glibc's malloc_trim; elsewhere nothing):
+    a forked process's resident size counts every page its parent held when it was forked, and at
+    a million runs the pages freed since the content was read are a hundred megabytes."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError, TypeError):
+        pass
+
+
 class Writers:
     """Forked processes that write chunks of the site, each handed the next chunk's number when it
     has sent back the last one's sizes. Each has its own two pipes and shares nothing else (unlike
@@ -28,10 +40,11 @@ class Writers:
         self.procs: list[tuple[int, int, int]] = []  # (pid, its chunk numbers' pipe, its results' pipe)
         self.ended: set[int] = set()  # the pids of those already waited for
 
-    def write(self, write_chunk: Callable[[int], dict], chunks: int, progress) -> dict[str, int]:
-        """Chunks 0 to `chunks` - 1, each written by `write_chunk` in a worker; every file's size.
-        `progress.advance(n)` is told of each chunk done."""
-        sizes: dict[str, int] = {}
+    def write(self, write_chunk: Callable[[int], object], chunks: int, progress,
+              receive: Callable[[object], int]) -> None:
+        """Chunks 0 to `chunks` - 1, each written by `write_chunk` in a worker, whose result (its
+        files' sizes) is handed to `receive`, which says how many files it wrote: `progress.advance(n)`
+        is told of them."""
         selector = selectors.DefaultSelector()
         try:
             for _ in range(self.count):
@@ -46,8 +59,7 @@ class Writers:
                     result = pickle.loads(self._receive(key.fd, pid))
                     if isinstance(result, BaseException):
                         raise result
-                    sizes.update(result)
-                    progress.advance(len(result))
+                    progress.advance(receive(result))
                     done += 1
                     if handed == chunks:
                         selector.unregister(key.fd)  # (told to end: its pipe's end is no news)
@@ -65,9 +77,8 @@ class Writers:
                 if pid not in self.ended:
                     os.waitpid(pid, 0)
             self.procs = []
-        return sizes
 
-    def _start(self, write_chunk: Callable[[int], dict]) -> None:
+    def _start(self, write_chunk: Callable[[int], object]) -> None:
         tasks_r, tasks_w = os.pipe()
         results_r, results_w = os.pipe()
         pid = os.fork()
@@ -112,7 +123,7 @@ class Writers:
                           + (" (out of memory?)" if signum == signal.SIGKILL else ""))
 
 
-def serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], dict]) -> None:
+def serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], object]) -> None:
     """A worker's loop: a chunk's number in, its sizes (or the exception it raised) out."""
     while True:
         index = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)

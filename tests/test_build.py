@@ -353,3 +353,15 @@ def test_a_problems_outputs_are_named_as_before_when_a_path_clashes():
     assert _problem_claim("problems/p/index.html") == "page /problems/p/"
     assert _problem_claim("api/v1/problems/p.json") == "API document /api/v1/problems/p.json"
     assert _problem_claim("problems/p/board-gpu-a.csv") == "CSV of a table of p"
+
+
+def test_a_path_claimed_as_a_file_and_as_a_folder_is_refused(project):
+    """A project's static folder named like a bundled static file: one path would be a file and a
+    folder at once. Refused before anything is written, naming both claims."""
+    project.write("content/a.json", SEED)
+    project.write("static/style.css/extra.txt", "more")
+    code, _, err = project.build()
+    assert code == 1
+    assert re.search(r"static/style\.css: claimed as a file by static file \S+style\.css and as a folder by "
+                     r"static file static/style\.css/extra\.txt", err), err
+    assert not (project.root / "site").exists()

@@ -38,6 +38,29 @@ def rebuild_matches_clean(project) -> str:
     return out
 
 
+def test_a_manifest_in_parts_from_parallel_writers_serves_the_next_build(project, monkeypatch):
+    """The manifest and the plans are written in parts (cache.DICT_PART items each), the manifest
+    with the sizes the parallel writers sent back in the order of their paths: it tells each file's
+    size, and the next command-line build rewrites what changed, giving the clean build's site."""
+    from kindex_site import build as build_module
+    from kindex_site import cache
+
+    corpus(project)
+    monkeypatch.setattr(cache, "DICT_PART", 3)
+    monkeypatch.setattr(cache, "PLANS_PART", 2)
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(build_module, "CHUNK", 5)
+    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    project.built("--clean")
+    files = snapshot(project.root / "site")
+    manifest = cache.read_manifest(project.root / "site")
+    assert {path: made[1] for path, made in manifest.outputs.items()} == {
+        path: len(data) for path, data in files.items() if path != cache.MARKER}
+    assert "no input changed" in project.build()[1]
+    CHANGES["a-mean-reorders-a-board"](project)
+    rebuild_matches_clean(project)
+
+
 def edit_json(project, rel, change) -> None:
     path = project.root / rel
     data = json.loads(path.read_text())

@@ -336,6 +336,25 @@ def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, 
     assert f"only in gpu-b{suffix}" in project.page("runs/run-2-gpu-b")
 
 
+def test_run_pages_read_again_from_an_array_beyond_ascii_are_the_same(project, monkeypatch):
+    """An array's element is read again from its place in the file's bytes: characters of several
+    bytes before it (in every element here) move that place, and its page is the same all the same."""
+    from kindex_site import load
+
+    runs = []
+    for n in range(3):
+        doc = seed_problem_run("gpu-a", f"Impl {n}", 1_000_000 + n)
+        doc["run"]["metadata"]["name"] = f"run-{n}"
+        doc["run"]["spec"]["sourceNative"]["note"] = f"naïve 日本 {n} ✓"
+        runs.append(doc)
+    project.write("content/a.json", json.dumps(runs, ensure_ascii=False, indent=1))
+    held = project.built("--clean").snapshot()
+    monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
+    monkeypatch.setattr(load, "_held", (None, None))
+    assert project.built("--clean").snapshot() == held
+    assert "naïve 日本 2 ✓" in project.page("runs/run-2")
+
+
 def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
     """A run page made for a run whose document was not kept leaves it unkept: a build making every
     run page must not end up holding every document."""
