@@ -1604,32 +1604,26 @@ class _Reread:
         line = source.line or 0
         if not 0 < line < len(self.starts):
             return None
-        try:
-            with self.path.open("rb") as f:
-                f.seek(self.starts[line - 1])
-                raw = f.read(self.starts[line] - self.starts[line - 1])
-        except OSError:
-            return None
-        if hashlib.sha1(raw).digest() != source.digest:
-            return None
-        bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same bytes parsed cleanly before)
-        return bundle.get("run") if isinstance(bundle, dict) else None
-
+        return self._run_between(self.starts[line - 1], self.starts[line], source.digest)
 
     def _element_run(self, source: Source) -> object | None:
         """The run part of the array's element at source's index, if its text is the one read."""
         if not 0 <= source.index < len(self.spans) // 2:
             return None
-        start, end = self.spans[2 * source.index], self.spans[2 * source.index + 1]
+        return self._run_between(self.spans[2 * source.index], self.spans[2 * source.index + 1], source.digest)
+
+    def _run_between(self, start: int, end: int, digest: bytes) -> object | None:
+        """The run part of the bundle in the file's bytes start:end, if their sha1 is `digest` (a line
+        of a .jsonl file, or an array's element: its text's UTF-8 is the bytes it was read from)."""
         try:
             with self.path.open("rb") as f:
                 f.seek(start)
                 raw = f.read(end - start)
         except OSError:
             return None
-        if hashlib.sha1(raw).digest() != source.digest:  # (its text's UTF-8 is the bytes it was read from)
+        if hashlib.sha1(raw).digest() != digest:
             return None
-        bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same text parsed cleanly before)
+        bundle = _PLAIN_DECODER.decode(raw.decode("utf-8"))  # (the same bytes parsed cleanly before)
         return bundle.get("run") if isinstance(bundle, dict) else None
 
 
