@@ -127,8 +127,15 @@ class Visit:
         self.problems: list[str] = []
         self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
         self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} {r.failure}"))
+        self.page.on("requestfailed", self._failed)
         self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+
+    def _failed(self, request) -> None:
+        # Chromium fetches the favicon after the load event; going to the next page cancels it
+        # (net::ERR_ABORTED). A cancelled request is the browser's doing, not a failure a reader
+        # sees; a missing file still shows as an HTTP status of 400 or more.
+        if request.failure != "net::ERR_ABORTED":
+            self.problems.append(f"request failed: {request.url} {request.failure}")
 
     def goto(self, url: str):
         self.page.goto(url, wait_until="load")
