@@ -50,7 +50,7 @@ from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
-from .load import Content, SourceChecks, file_records, forget_reread, load_content, restore_files
+from .load import Content, SourceChecks, file_records, keep_reread_files, load_content, restore_files
 from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
                     run_page, run_page_path, site_pages, source_path)
@@ -123,7 +123,7 @@ def build(config: Config, memo: Memo | None = None) -> BuildResult:
             progress.done()
             if memo.renderer is not None:
                 memo.renderer[1].compiled()  # (a build that failed early never asked for them)
-            forget_reread()  # (a long-running builder would hold the last file read for run pages till its next build)
+            keep_reread_files(memo.resident)  # (a one-off build's are let go; a rebuild reads mostly the same again)
 
 
 def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
@@ -543,39 +543,16 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     sizes.clear()
     plan.keys = {}
     release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
-    every_size = _Sizes(outputs)
+    sizes_now = publish.SiteSizes.of((path, made[1]) for path, made in outputs.items())  # (entries: (key, size))
     warnings = list(content.warnings) + lb.warnings
-    warnings += publish.size_warnings(every_size, display(state.out))
-    warnings += publish.size_advice(every_size, config.api_entries)
+    warnings += publish.size_warnings(sizes_now, display(state.out))
+    warnings += publish.size_advice(sizes_now, config.api_entries)
     return warnings + state.commit(
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests) if validated is not None else None,
         plans=plans)
-
-
-class _Sizes(Mapping):
-    """Output path → size, read from the manifest's entries ((key, size)) when asked: a dict of its
-    own would be another million entries at the end of a big build."""
-
-    def __init__(self, outputs: dict[str, tuple]):
-        self.outputs = outputs
-
-    def __getitem__(self, path: str) -> int:
-        return self.outputs[path][1]
-
-    def __iter__(self):
-        return iter(self.outputs)
-
-    def __len__(self) -> int:
-        return len(self.outputs)
-
-    def items(self):
-        return ((path, made[1]) for path, made in self.outputs.items())
-
-    def values(self):
-        return (made[1] for made in self.outputs.values())
 
 
 def _keep(memo: Memo, objects: list) -> None:

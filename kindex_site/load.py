@@ -1555,7 +1555,7 @@ def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Pat
 def document_at(path: Path, source: Source) -> BenchmarkRun:
     """A run's whole document, read again from its file (a run kept only its facts)."""
     for again in (False, True):  # (again: the file held from before may have changed within its clock tick)
-        run = _rereading(path, again).run(source)
+        run = _reread_files.file(path, again).run(source)
         if run is not None:
             return _prefixed("run", BenchmarkRun.model_validate, run)
     raise KindexError(f"{source}: changed while the site was being built; build again")
@@ -1663,23 +1663,40 @@ def _line_starts(path: Path) -> array:
     return starts
 
 
-# The file the last document read again came from (as `stat` found it): run pages asked for one after
-# another share a file (build.py makes the pages reading one file together). Let go after each build.
-_held: tuple[tuple | None, _Reread | None] = (None, None)
+class _RereadFiles:
+    """The content files documents were last read again from (as `stat` found each), the newest last:
+    run pages asked for one after another share a file (build.py makes the pages reading one file
+    together). A one-off build holds the last one alone; a long-running builder keeps up to `RESIDENT`
+    between builds, as a rebuild makes again the pages of a few runs, mostly in the files it read last."""
+
+    RESIDENT = 64
+
+    def __init__(self):
+        self.held: dict[Path, tuple[tuple | None, _Reread]] = {}
+        self.most = 1
+
+    def file(self, path: Path, again: bool) -> _Reread:
+        stat = _stat_key(path)
+        held = self.held.pop(path, None)
+        if held is None or held[0] != stat or again:
+            while len(self.held) >= self.most:  # (the oldest go before the next file is read, not after)
+                del self.held[next(iter(self.held))]
+            held = (stat, _Reread(path))
+            release_free_memory()  # (the file's bytes and text, read to find its elements: 60 MB at a million runs)
+        self.held[path] = held
+        return held[1]
+
+    def keep(self, resident: bool) -> None:
+        """Hold files for a long-running builder's next build, or let them go (a one-off build's end)."""
+        self.most = self.RESIDENT if resident else 1
+        if not resident:
+            self.held.clear()
 
 
-def _rereading(path: Path, again: bool) -> _Reread:
-    global _held
-    file = (path, _stat_key(path))
-    held = _held
-    if held[0] != file or again:
-        _held = (None, None)  # (the last file's documents go before the next file's are read, not after)
-        held = _held = (file, _Reread(path))
-        release_free_memory()  # (the file's bytes and text, read to find its elements: 60 MB at a million runs)
-    return held[1]
+_reread_files = _RereadFiles()
 
 
-def forget_reread() -> None:
-    """Let go of the file held for documents read again (a long-running builder between builds)."""
-    global _held
-    _held = (None, None)
+def keep_reread_files(resident: bool) -> None:
+    """After a build: keep the files read again for the next (`resident`: a long-running builder), or
+    let them go."""
+    _reread_files.keep(resident)

@@ -18,7 +18,9 @@ import json
 import re
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from datetime import datetime, timezone
+from typing import NamedTuple
 
 from .models import API_VERSION, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
@@ -281,15 +283,42 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def size_warnings(sizes: dict[str, int], shown_out: str, most: int = 10) -> list[str]:
+class SiteSizes(NamedTuple):
+    """What the size warnings and advice need of a site's files, gathered in one pass over them."""
+
+    total: int
+    big: list[tuple[int, str]]  # (size, path) of each file near GitHub's limit for one file
+    run_pages: int
+    csvs: int
+    problem_json: int
+
+    @classmethod
+    def of(cls, sizes: Iterable[tuple[str, int]]) -> SiteSizes:
+        """Of (path, size) pairs."""
+        near_file = NEAR * FILE_LIMIT_BYTES
+        total = run_pages = csvs = problem_json = 0
+        big = []
+        for path, size in sizes:
+            total += size
+            if size >= near_file:
+                big.append((size, path))
+            if path.startswith("runs/"):
+                run_pages += size
+            elif path.startswith("problems/") and path.endswith(".csv"):
+                csvs += size
+            elif path.startswith("api/v1/problems/"):
+                problem_json += size
+        return cls(total, big, run_pages, csvs, problem_json)
+
+
+def size_warnings(sizes: SiteSizes, shown_out: str, most: int = 10) -> list[str]:
     """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB (the biggest `most` files)."""
-    big = sorted(((size, p) for p, size in sizes.items() if size >= NEAR * FILE_LIMIT_BYTES),
-                 key=lambda sp: (-sp[0], sp[1]))
+    big = sorted(sizes.big, key=lambda sp: (-sp[0], sp[1]))
     warnings = [f"{shown_out}/{path} is {_size(size)}, near the {_size(FILE_LIMIT_BYTES)} GitHub warns about "
                 "for one file (it refuses 100 MB)" for size, path in big[:most]]
     if len(big) > most:
         warnings.append(f"… and {len(big) - most} more files near {_size(FILE_LIMIT_BYTES)}")
-    total = sum(sizes.values())
+    total = sizes.total
     if total > SITE_LIMIT_BYTES:
         warnings.append(f"{shown_out}/ holds {_size(total)}, over GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
                         "limit for a published site")
@@ -299,34 +328,25 @@ def size_warnings(sizes: dict[str, int], shown_out: str, most: int = 10) -> list
     return warnings
 
 
-def size_advice(sizes: dict[str, int], api_entries: str) -> list[str]:
+def size_advice(sizes: SiteSizes, api_entries: str) -> list[str]:
     """What would bring a site near or over GitHub Pages' 1 GB back under it: each setting (docs/scale.md)
     that would help, with what it saves, measured on this build; else what is left to do."""
-    total = sum(sizes.values())
-    if total < NEAR * SITE_LIMIT_BYTES:
+    if sizes.total < NEAR * SITE_LIMIT_BYTES:
         return []
-    run_pages = csvs = problem_json = 0
-    for path, size in sizes.items():
-        if path.startswith("runs/"):
-            run_pages += size
-        elif path.startswith("problems/") and path.endswith(".csv"):
-            csvs += size
-        elif path.startswith("api/v1/problems/"):
-            problem_json += size
     advice = []
-    if run_pages:
-        advice.append(f"run pages take {_size(run_pages)} of that: `run_pages = false` in kindex.toml leaves each "
-                      "run's details in its problem's table and JSON and drops them")
-    if csvs:
-        advice.append(f"tables' CSVs take {_size(csvs)}: `board_csvs = false` in kindex.toml drops them (each "
+    if sizes.run_pages:
+        advice.append(f"run pages take {_size(sizes.run_pages)} of that: `run_pages = false` in kindex.toml leaves "
+                      "each run's details in its problem's table and JSON and drops them")
+    if sizes.csvs:
+        advice.append(f"tables' CSVs take {_size(sizes.csvs)}: `board_csvs = false` in kindex.toml drops them (each "
                       "problem's JSON holds the same rows)")
-    if api_entries == "objects" and problem_json:
-        advice.append(f"problems' JSON takes {_size(problem_json)}: `api_entries = \"arrays\"` in kindex.toml "
+    if api_entries == "objects" and sizes.problem_json:
+        advice.append(f"problems' JSON takes {_size(sizes.problem_json)}: `api_entries = \"arrays\"` in kindex.toml "
                       "writes it in about half that (another shape of the same values: docs/scale.md)")
-    if not advice and total > SITE_LIMIT_BYTES:
-        advice.append("that is with every setting that makes the site smaller (docs/scale.md): publish parts of "
-                      "the content as separate sites (say one per KernelBench level), or serve the folder from a "
-                      "host without that limit")
+    if not advice and sizes.total > SITE_LIMIT_BYTES:
+        advice.append("that is with every setting that makes the site smaller (docs/scale.md): publish parts of the "
+                      "content as separate sites (say one per KernelBench level), or serve the folder from a host "
+                      "without that limit")
     return advice
 
 

@@ -261,15 +261,15 @@ def test_pages_added_and_dropped_incrementally_equal_a_clean_build(project, monk
 def test_size_advice_names_each_setting_that_would_help():
     sizes = {"runs/a/index.html": 300_000_000, "problems/p/h.csv": 200_000_000,
              "api/v1/problems/p.json": 400_000_000, "problems/p/index.html": 300_000_000}
-    advice = publish.size_advice(sizes, "objects")
+    advice = publish.size_advice(publish.SiteSizes.of(sizes.items()), "objects")
     assert [a.split("`")[1] for a in advice] == ["run_pages = false", "board_csvs = false", 'api_entries = "arrays"']
     assert advice[0].startswith("run pages take 300 MB") and advice[1].startswith("tables' CSVs take 200 MB")
-    assert len(publish.size_advice(sizes, "arrays")) == 2
+    assert len(publish.size_advice(publish.SiteSizes.of(sizes.items()), "arrays")) == 2
     lean = {"problems/p/index.html": 700_000_000, "api/v1/problems/p.json": 400_000_000}
-    assert publish.size_advice(lean, "arrays") == [
+    assert publish.size_advice(publish.SiteSizes.of(lean.items()), "arrays") == [
         "that is with every setting that makes the site smaller (docs/scale.md): publish parts of the content "
         "as separate sites (say one per KernelBench level), or serve the folder from a host without that limit"]
-    assert publish.size_advice({"problems/p/h.csv": 700_000_000}, "objects") == []  # under 80%: nothing to say
+    assert publish.size_advice(publish.SiteSizes.of({"problems/p/h.csv": 700_000_000}.items()), "objects") == []  # under 80%: nothing to say
 
 
 def test_a_big_site_is_told_which_settings_would_help(project, monkeypatch):
@@ -350,7 +350,7 @@ def test_run_pages_read_again_from_an_array_beyond_ascii_are_the_same(project, m
     project.write("content/a.json", json.dumps(runs, ensure_ascii=False, indent=1))
     held = project.built("--clean").snapshot()
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_held", (None, None))
+    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
     assert project.built("--clean").snapshot() == held
     assert "naïve 日本 2 ✓" in project.page("runs/run-2")
 
@@ -361,7 +361,7 @@ def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
     from kindex_site import load
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_held", (None, None))
+    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
     (tmp_path / "a.json").write_text(json.dumps([seed_problem_run("h1", "Impl A", 1_000_000)]))
     run, = load.load_content(tmp_path, keep_documents=True).runs
     assert run.document_file == tmp_path / "a.json"
@@ -377,7 +377,7 @@ def test_a_document_whose_file_changed_since_it_was_read_is_an_error(tmp_path, m
     from kindex_site.errors import KindexError
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_held", (None, None))
+    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
     path = tmp_path / f"a{suffix}"
     bundle = seed_problem_run("h1", "Impl A", 1_000_000)
     path.write_text(json.dumps([bundle]) if suffix == ".json" else json.dumps(bundle) + "\n")
@@ -387,14 +387,17 @@ def test_a_document_whose_file_changed_since_it_was_read_is_an_error(tmp_path, m
         run.doc
 
 
+@pytest.mark.parametrize("resident", [False, True])
 @pytest.mark.parametrize("suffix", [".json", ".jsonl"])
-def test_a_file_rewritten_unseen_by_its_stat_is_read_again(tmp_path, monkeypatch, suffix):
+def test_a_file_rewritten_unseen_by_its_stat_is_read_again(tmp_path, monkeypatch, suffix, resident):
     """A file rewritten within the clock's tick, same size: its stat says nothing changed, but the
-    document asked for is the new one (a long-running builder read it anew): it is read again."""
+    document asked for is the new one (a long-running builder read it anew, and may still hold the
+    file as it was): it is read again."""
     from kindex_site import load
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_held", (None, None))
+    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
+    load.keep_reread_files(resident)
     monkeypatch.setattr(load, "_stat_key", lambda path: (1, 2, 3))  # (the same stat whatever happens)
     path = tmp_path / f"a{suffix}"
 
