@@ -50,7 +50,7 @@ from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
-from .load import Content, SourceChecks, file_records, keep_reread_files, load_content, restore_files
+from .load import Content, Definitions, SourceChecks, file_records, keep_reread_files, load_content, restore_files
 from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
                     run_page, run_page_path, site_pages, source_path)
@@ -95,6 +95,7 @@ class Memo:
 
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
     sources: SourceChecks = field(default_factory=SourceChecks)  # load_content's: the source files checked
+    definitions: Definitions = field(default_factory=Definitions)  # load_content's: the protocols and environments its runs share
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
@@ -195,13 +196,16 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     build stored). Also the runs to store for the next such build, when they changed."""
     content_dir = config.folder("content_dir")
     first = not memo.built
+    if first or memo.definitions.crowded:
+        memo.definitions = Definitions()  # (shared by the files kept and those read again)
     if first:
-        memo.files = restore_files(state.stored_runs(), content_dir)
+        memo.files = restore_files(state.stored_runs(), content_dir, memo.definitions)
         memo.sources = SourceChecks(cache.read_sources(state.out))
     progress.phase("reading content")
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
     content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
-                           progress=progress.at, stats=state.inputs, sources=memo.sources)
+                           progress=progress.at, stats=state.inputs, sources=memo.sources,
+                           definitions=memo.definitions)
     validated = None
     if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
         validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}

@@ -239,7 +239,7 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
 def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
                  keep_documents: bool = True, progress: Callable[[int, int], None] | None = None,
                  stats: Mapping[str, tuple[int, ...]] | None = None,
-                 sources: SourceChecks | None = None) -> Content:
+                 sources: SourceChecks | None = None, definitions: Definitions | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
@@ -259,6 +259,9 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     `progress(done, total)` is told of each bundle file read. `stats` (cache.snapshot, just taken)
     saves the listing a stat per file. `sources` (kept or restored from the last build) are the
     source files runs refer to as found before: one unchanged since is not read again.
+    `definitions` are the protocols and environments the memo's runs share (restore_files', or the
+    last load's): a file read again that repeats one shares it, and the checks across files stay
+    identity tests.
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -267,7 +270,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     listed = _content_files(content_dir, content.warnings, problems, stats or {})
     if keep_documents and _documents_bytes(listed) > KEEP_DOCUMENTS_MAX_BYTES:
         keep_documents = False
-    reader = _Reader(trusted, memo, keep_documents)
+    reader = _Reader(trusted, memo, keep_documents, definitions)
     read = reader.read_all([f for f in listed if _is_bundle(f.rel)], progress)
     content.read = reader.fresh
     checks = _CrossFile(content)
@@ -522,9 +525,10 @@ class _Reader:
     here or, when there are many, by `_ReadingProcesses`. Its `known` definitions are validated once
     per load, whichever file repeats them."""
 
-    def __init__(self, trusted: frozenset[str], memo: dict | None, keep_documents: bool):
+    def __init__(self, trusted: frozenset[str], memo: dict | None, keep_documents: bool,
+                 definitions: Definitions | None = None):
         self.trusted, self.memo, self.keep_documents = trusted, memo, keep_documents
-        self.known = _Definitions()
+        self.known = definitions if definitions is not None else Definitions()
         self.fresh = 0  # files read (not remembered)
 
     def read_all(self, files: list[_Listed], progress: Callable[[int, int], None] | None) -> dict[str, _Read]:
@@ -577,7 +581,7 @@ class _Reader:
 
 
 def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], trusted: frozenset[str],
-               keep_documents: bool, earlier: list[Run] = (), known: _Definitions | None = None,
+               keep_documents: bool, earlier: list[Run] = (), known: Definitions | None = None,
                size: int | None = None, as_json: bool = False):
     """A file's validated runs, its problems (parse and validation), whether reading stopped
     early (then the last line says so, and is not itself a problem), and its warnings (FormatWarnings).
@@ -588,7 +592,7 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
     """
     validated: list[Run] = []
     problems: list[str] = []
-    known = known if known is not None else _Definitions()
+    known = known if known is not None else Definitions()
     same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
     warnings = FormatWarnings(shown, known.unknown)
     documents = _documents(path, shown, problems, digests, trusted, rel=rel, size=size)
@@ -616,7 +620,7 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
 
 
 def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path, keep_document: bool,
-                 warnings: FormatWarnings, known: _Definitions, problems: list[str]) -> Run | None:
+                 warnings: FormatWarnings, known: Definitions, problems: list[str]) -> Run | None:
     """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem)."""
     problem = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
     if problem is not None:
@@ -829,7 +833,7 @@ class _ReadingProcesses:
     def _made(self, pid: int, chunk: int, records: list):
         models = self.models.setdefault(pid, [])
         for i, (digest, problems, stopped, warnings, definitions, runs) in zip(self.chunks[chunk], records):
-            models += [self.reader.known.model(slot, _Definitions.key(value), value) for slot, value in definitions]
+            models += [self.reader.known.model(slot, Definitions.key(value), value) for slot, value in definitions]
             f = self.files[i]
             made = _rebuilt_runs(runs, models, f.shown, f.rel, f)
             result = _Read(made, _FileIndex(made), problems, stopped, warnings, digest)
@@ -1211,7 +1215,7 @@ _SHARED_KINDS = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironm
 _BUNDLE_KEYS = {"run", "protocol", "environment"}
 
 
-class _Definitions:
+class Definitions:
     """The protocols and environments one load has validated, each once.
 
     Bundles repeat their protocol and environment word for word, in a file and across files (one
@@ -1261,6 +1265,12 @@ class _Definitions:
         self.raw[id(model)] = (slot, value, model)
         return model
 
+    @property
+    def crowded(self) -> bool:
+        """Whether it holds many more models than it shares (definitions edited again and again under a
+        long-running builder): then a new one is started."""
+        return len(self.raw) > 4 * self.MAX_SHARED
+
     def pair_of(self, definitions: tuple):
         """One (protocol, environment) tuple shared by every run that names that pair."""
         return self.pairs.setdefault((id(definitions[0]), id(definitions[1])), definitions)
@@ -1277,15 +1287,15 @@ class _Definitions:
         return self.model("protocol", keys[0], raw["protocol"]), self.model("environment", keys[1], raw["environment"])
 
 
-def _validate(raw: object, source: Source, problems: list[str], known: _Definitions | None = None
+def _validate(raw: object, source: Source, problems: list[str], known: Definitions | None = None
               ) -> tuple[BenchmarkRun, BenchmarkProtocol, ExecutionEnvironment] | None:
     """A bundle, validated, as (run, protocol, environment); `known` holds the protocols and
-    environments validated so far (see _Definitions)."""
+    environments validated so far (see Definitions)."""
     if not isinstance(raw, dict):
         kind = "null" if raw is None else type(raw).__name__.replace("str", "string").replace("dict", "object")
         problems.append(f"{source}: expected a bundle object {{run, protocol, environment}}, not {kind}")
         return None
-    known = known if known is not None else _Definitions()
+    known = known if known is not None else Definitions()
     keys = known.keys(raw)
     pair = known.pair(keys)
     try:
@@ -1511,14 +1521,16 @@ def _restored_facts(values: tuple) -> Facts:
     return facts
 
 
-def restore_files(entries, content_dir: Path) -> dict:
+def restore_files(entries, content_dir: Path, known: Definitions | None = None) -> dict:
     """load_content's memo from file_records' values (from the last build's cache). The runs' origin
-    is set by load_content, from its listing, when it finds their file unchanged."""
+    is set by load_content, from its listing, when it finds their file unchanged. Their protocols
+    and environments are put in `known` (load_content's `definitions`)."""
     shared: dict[int, object] = {}  # a definition's number → its model: validated once, whichever files repeat it
+    known = known if known is not None else Definitions()
     memo = {}
     for shown, rel, stat, digest, read_at, definitions, records, warnings in entries:
         try:
-            models = [shared[d] if type(d) is int else _shared_model(shared, *d) for d in definitions]
+            models = [shared[d] if type(d) is int else _shared_model(shared, known, *d) for d in definitions]
         except (KeyError, ValueError, TypeError):  # (ValidationError is a ValueError; KeyError: a number never defined)
             continue  # not what this version writes: the file is read again
         runs = _rebuilt_runs(records, models, shown, rel, None)
@@ -1526,10 +1538,10 @@ def restore_files(entries, content_dir: Path) -> dict:
     return memo
 
 
-def _shared_model(shared: dict[int, object], kind: str, value: dict, number: int):
+def _shared_model(shared: dict[int, object], known: Definitions, kind: str, value: dict, number: int):
     model = shared.get(number)
     if model is None:
-        model = shared[number] = _SHARED_KINDS[kind].model_validate(value)
+        model = shared[number] = known.model(kind, Definitions.key(value), value)
     return model
 
 

@@ -293,6 +293,36 @@ def test_a_kept_document_shows_its_own_definitions(project, monkeypatch, always_
     assert '"software":{"cuda":12.0}' in (project.root / "site/api/v1/hosts/h1.json").read_text()
 
 
+def test_a_definition_edited_under_a_resident_builder_is_checked_against_the_kept_files(project, monkeypatch,
+                                                                                       always_incremental):
+    """Files kept from the last build share their protocols and environments with the files read
+    again; an edit that makes one file's environment differ from another's is still an error naming
+    both, and undoing it gives the clean build's site."""
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+    from kindex_site.errors import KindexError
+
+    monkeypatch.chdir(project.root)
+    corpus(project)
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    path = project.root / "content/b.jsonl"
+    text = path.read_text()
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert lines[1]["environment"]["metadata"]["name"] == "h0"
+    lines[1]["environment"]["spec"]["software"] = {"cuda": "13.0"}
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with pytest.raises(KindexError) as raised:
+        build(load_config(None, {}), memo)
+    assert ("content/b.jsonl:2: environment: ExecutionEnvironment 'h0' differs from its definition in "
+            "content/a.json[0]") in str(raised.value)
+    path.write_text(text)
+    assert build(load_config(None, {}), memo).changed == 0
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    assert snapshot(project.root / "site") == snapshot(project.root / "clean")
+
+
 def test_ctrl_c_while_files_move_in_lets_them_finish_then_stops(project, monkeypatch, always_incremental):
     """The moves are past the commit point: they finish (no half-replaced site), and so does the
     build's cache; then the build stops (exit 130), and the next one finds the site up to date."""
