@@ -255,10 +255,17 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         problem = problems[slug]
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
-        key = keys[slug] = _runs_key(rules, problem, runs)
         state = memo.get(slug) if memo is not None else None
-        if state is None or state.key != key:
-            state = _ProblemState(key, *_problem_boards(problem, runs, content, rules))
+        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs])
+        if state is not None and state.made_from == made_from:
+            key = state.key  # (the same run objects, each kept unchanged since: the same key, unhashed)
+        else:
+            key = _runs_key(rules, problem, runs)
+            if state is None or state.key != key:
+                state = _ProblemState(key, *_problem_boards(problem, runs, content, rules))
+            if memo is not None:
+                state.made_from = made_from
+        keys[slug] = key
         if memo is not None:
             memo[slug] = state
         by_problem[slug], workloads[slug] = state.boards, state.workloads
@@ -509,6 +516,9 @@ class _ProblemState:
 
     def __init__(self, key: str, boards: list[Board], workloads: list[Workload]):
         self.key, self.boards, self.workloads = key, boards, workloads
+        # (A resident builder's) what `key` was hashed from: the rules, the problem, the run objects
+        # and their source files. Runs of a file kept unchanged are the same objects in the next build.
+        self.made_from: tuple | None = None
         self.entries_of_implementation: dict[str, list[Entry]] = {}
         # (host, implementation slug, its best speedup) per board, for the summaries: a flat list, as a
         # dict of one-element lists per problem weighs more than the speedups themselves.

@@ -522,8 +522,8 @@ def _key_of(st: os.stat_result) -> tuple[int, int, int]:
 
 class _Reader:
     """Reads a load's bundle files: the memo's unchanged ones taken as they were, the others read
-    here or, when there are many, by `_ReadingProcesses`. Its `known` definitions are validated once
-    per load, whichever file repeats them."""
+    here or, when there are many, by `_ReadingProcesses`. Its `known` definitions are validated once,
+    whichever file repeats them."""
 
     def __init__(self, trusted: frozenset[str], memo: dict | None, keep_documents: bool,
                  definitions: Definitions | None = None):
@@ -1216,7 +1216,8 @@ _BUNDLE_KEYS = {"run", "protocol", "environment"}
 
 
 class Definitions:
-    """The protocols and environments one load has validated, each once.
+    """The protocols and environments validated, each once: by one load, or (a long-running builder's,
+    load_content's `definitions`) by its loads so far and the runs restored from the cache.
 
     Bundles repeat their protocol and environment word for word, in a file and across files (one
     file per run repeats them in every file): each is validated once and its model shared by every

@@ -70,6 +70,26 @@ def test_an_edited_source_rebuilds_its_pages_as_a_clean_build_would(project, alw
     assert "v2" in project.page("runs/gen")
 
 
+def test_an_edited_source_under_a_resident_builder_shows_on_its_pages(project, monkeypatch, always_incremental):
+    """`serve` and `build --watch` keep a problem's ranking while its runs are the same: a run whose
+    source file changed is not the same (its page and table link say so), and the site is the clean build's."""
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    from test_incremental import snapshot
+
+    monkeypatch.chdir(project.root)
+    kernel_site(project)
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    project.write("content/kb/models.src/gen.py", "print('v2')\n")
+    assert build(load_config(None, {}), memo).changed > 0
+    assert "v2" in project.page("runs/gen")
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    assert snapshot(project.root / "site") == snapshot(project.root / "clean")
+
+
 def bad_reference(project, path: str) -> tuple[int, str]:
     doc = run("gen", "gpt-4o (generated CUDA)", 2_000_000, None, digest="c")
     doc["run"]["spec"]["implementationSource"] = {"path": path}
