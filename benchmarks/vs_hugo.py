@@ -7,9 +7,10 @@ rounds, alternating, time `hugo` (a full build into an empty folder), `kindex-si
 empty folder with no cache (full: the same start as Hugo's), then again with nothing changed (no-op)
 and with one run changed (one file). Then `kindex-site build --watch` runs, and one run is changed
 again several times: each is timed from just before the file is written to the watcher's
-"Rebuilt in" line (the file-system event, the rebuild and the site's files in place).
+"Rebuilt in" line (the file-system event, the rebuild and the site's files in place); Hugo
+builds once more just after.
 Prints medians, the ratios kindex/Hugo-full and peak RSS. Absolute times drift on shared
-machines; ratios measured in one run are what to compare.
+machines: each ratio is the median of each round's figure over that round's Hugo build.
 
 usage: python benchmarks/vs_hugo.py [--rounds 3] [--sizes bundled 10000 100000] [--layouts arrays jsonl …]
                                    [--work /dev/shm]
@@ -144,12 +145,21 @@ def bench(size: str, layout: str, rounds: int, work: Path, watch: bool = True) -
             if name == "full":
                 pages = re.search(r"Built (\d+) pages from (\d+) runs", out).group(0)
     # (The last one-run round wrote flip=(rounds - 1) % 2 == 0: the first watched edit writes the other.)
+    hugo_around_watch = [results["hugo"][-1]]
     if watch:
         results["watch"] = watched_edits(project, kindex, max(5, rounds), flip_first=(rounds - 1) % 2 != 0)
+        emptied(project / "hugo-out")  # (and Hugo again just after the edits: the machine's speed then)
+        hugo_around_watch.append(timed(["hugo", "--quiet", "-s", str(hugo_dir), "-d", str(project / "hugo-out")],
+                                       project)[0])
     med = {k: statistics.median(v) for k, v in results.items()}
+    # Each figure against the Hugo build of its own round, then the median of those ratios: this
+    # machine's speed drifts from one minute to the next, and a round's builds run within seconds.
+    ratio = {k: statistics.median(x / h for x, h in zip(results[k], results["hugo"])) for k in ("full", "noop", "one")}
+    if "watch" in results:  # (against the Hugo builds just before and just after the edits)
+        ratio["watch"] = statistics.median(results["watch"]) / statistics.mean(hugo_around_watch)
     shutil.rmtree(project, ignore_errors=True)  # (the next corpus gets the room: a 100,000-run one is gigabytes)
     return {"size": size, "layout": "as bundled" if size == "bundled" else layout, "what": pages, "median": med,
-            "rss": rss}
+            "ratio": ratio, "rss": rss}
 
 
 def main() -> int:
@@ -175,15 +185,18 @@ def main() -> int:
     print(f"{date.today()} · {platform.machine()} · {platform.python_implementation()} {platform.python_version()} "
           f"· Hugo {hugo_version} · median of {args.rounds} rounds · in {args.work or tempfile.gettempdir()}")
     print()
+    print("Seconds are medians over the rounds; each ratio (in brackets) is the median of the figure's ratios to "
+          "the Hugo build of its own round (the `--watch` edits: to the mean of the Hugo builds just before and after).")
+    print()
     print("| corpus | layout | built | Hugo full | kindex full (ratio) | no-op (÷ Hugo full) "
           "| one run changed (÷ Hugo full) | one run changed, `--watch` (÷ Hugo full) | peak RSS Hugo / kindex full |")
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
-        m, rss = row["median"], row["rss"]
-        watched = f"{m['watch']:.2f} s ({m['watch'] / m['hugo']:.3f})" if "watch" in m else "–"
+        m, q, rss = row["median"], row["ratio"], row["rss"]
+        watched = f"{m['watch']:.2f} s ({q['watch']:.3f})" if "watch" in m else "–"
         print(f"| {row['size']} | {row['layout']} | {row['what']} | {m['hugo']:.2f} s "
-              f"| {m['full']:.2f} s ({m['full'] / m['hugo']:.2f}) | {m['noop']:.2f} s ({m['noop'] / m['hugo']:.3f}) "
-              f"| {m['one']:.2f} s ({m['one'] / m['hugo']:.3f}) | {watched} "
+              f"| {m['full']:.2f} s ({q['full']:.2f}) | {m['noop']:.2f} s ({q['noop']:.3f}) "
+              f"| {m['one']:.2f} s ({q['one']:.3f}) | {watched} "
               f"| {rss['hugo'] // 1024} / {rss['full'] // 1024} MiB |")
     return 0
 
