@@ -155,7 +155,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         lap("render and write")
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
-        warnings = _record(config, state, plan, content, lb, sizes, changes, validated)
+        warnings = _record(config, state, plan, content, lb, sizes, changes, validated, memo.definitions)
         _record_sources(state, memo.sources)
         memo.built = True
         _keep(memo, [content, lb, plan, state])
@@ -538,7 +538,8 @@ def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
 
 
 def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
-            sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None) -> list[str]:
+            sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None,
+            definitions: Definitions) -> list[str]:
     """Tell the state what the site now is (the manifest), with the runs and plans the next
     command-line build starts from when they changed; return the build's warnings."""
     plans = plan.plans_to_store()
@@ -555,7 +556,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
-        runs=file_records(validated, content.digests) if validated is not None else None,
+        runs=file_records(validated, content.digests, definitions) if validated is not None else None,
         plans=plans)
 
 

@@ -1475,8 +1475,9 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
 # next build restores them into load_content's memo, where a file found changed is read again.
 
 
-def file_records(memo: dict, present: dict[str, str]):
-    """The memo's files still present (`present`: Content.digests), each as plain values."""
+def file_records(memo: dict, present: dict[str, str], known: Definitions | None = None):
+    """The memo's files still present (`present`: Content.digests), each as plain values; a protocol
+    or environment as `known` (load_content's `definitions`) holds its JSON, else as its model gives it."""
     kinds = {BenchmarkProtocol: "protocol", ExecutionEnvironment: "environment"}
     dumped: dict[int, int] = {}  # id(model) → its number (models are shared across files)
     for shown, r in memo.items():
@@ -1493,13 +1494,16 @@ def file_records(memo: dict, present: dict[str, str]):
                     number = numbers[id(model)] = len(definitions)
                     shared = dumped.get(id(model))
                     if shared is None:
-                        # What was set, as JSON: validating it again gives an equal model (cache.py's
-                        # format names this code's version, so the fields are the same). Its number
-                        # tells restore_files which files share it (one write numbers them all): the
-                        # files after the first that has it name it by its number alone.
+                        # Its JSON as read (so that restore_files shares it with a file that repeats
+                        # it, read again: Definitions.key), else what was set: validating either
+                        # again gives an equal model (cache.py's format names this code's version, so
+                        # the fields are the same). Its number tells restore_files which files share
+                        # it (one write numbers them all): the files after the first that has it name
+                        # it by its number alone.
                         shared = dumped[id(model)] = len(dumped)
-                        definitions.append((kinds[type(model)], model.model_dump(mode="json", exclude_unset=True),
-                                            shared))
+                        raw = known.raw.get(id(model)) if known is not None else None
+                        value = raw[1] if raw is not None else model.model_dump(mode="json", exclude_unset=True)
+                        definitions.append((kinds[type(model)], value, shared))
                     else:
                         definitions.append(shared)
                 pair.append(number)

@@ -181,3 +181,34 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again_though_listed_in_o
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     build(load_config(None, {}), memo)
     assert any("08:38:16" in p.read_text() for p in (project.root / "site/api").rglob("*.json"))
+
+
+def test_definitions_restored_from_the_cache_are_shared_with_a_file_read_again(tmp_path):
+    """A command-line build takes unchanged files' runs from the runs cache and reads an edited file
+    again: a protocol and environment it repeats word for word are the restored ones (so the checks
+    across files stay identity tests), and 1 against 1.0 is still told apart."""
+    def write(name: str, impl: str, mean: int, count=None) -> None:
+        doc = seed_problem_run("h1", impl, mean)
+        if count is not None:
+            doc["environment"]["metadata"]["name"] = "h2"
+            doc["environment"]["spec"]["hardware"]["count"] = count
+        (tmp_path / name).write_text(json.dumps(doc))
+
+    for i in range(3):
+        write(f"a-{i}.json", f"Impl {i}", 1_000_000 + i)
+    write("b-1.json", "Impl 8", 2_000_000, count=1)
+    write("b-2.json", "Impl 9", 2_000_000, count=1.0)
+    known, memo = load.Definitions(), {}
+    content = load.load_content(tmp_path, memo=memo, definitions=known)
+    records = list(load.file_records(memo, content.digests, known))
+
+    known = load.Definitions()  # the next build's
+    restored = load.restore_files(records, tmp_path, known)
+    write("a-0.json", "Impl 0", 1_500_000)  # edited: read again
+    runs = {run.source.file.rsplit("/", 1)[-1]: run
+            for run in load.load_content(tmp_path, memo=restored, definitions=known).runs}
+    assert runs["a-0.json"].facts.mean == 1_500_000
+    assert all(runs["a-0.json"].definitions[k] is runs["a-1.json"].definitions[k] for k in (0, 1))
+    one, other = runs["b-1.json"].definitions[1], runs["b-2.json"].definitions[1]
+    assert one is not other
+    assert type(one.spec.hardware.count) is int and type(other.spec.hardware.count) is float
