@@ -714,6 +714,10 @@ def test_pages_workflow_builds_as_the_readme_says():
         assert permission in workflow
     import yaml  # a test extra: the workflow must parse as the YAML GitHub reads
     jobs = yaml.safe_load(workflow)["jobs"]
+    steps = jobs["build"]["steps"]
+    cached = next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("actions/cache@"))
+    built = next(i for i, s in enumerate(steps) if "kindex-site build" in s.get("run", ""))
+    assert cached < built and steps[cached]["with"]["path"] == ".kindex-cache"  # restored before the build
     assert jobs["deploy"]["needs"] == "build"
     assert jobs["deploy"]["environment"]["name"] == "github-pages"
 
