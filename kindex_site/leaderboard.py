@@ -256,7 +256,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
         # sits: equal keys, equal boards.
         state = memo.get(slug) if memo is not None else None
-        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs])
+        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs]) if memo is not None else None
         if state is not None and state.made_from == made_from:
             key = state.key  # (the same run objects, each kept unchanged since: the same key, unhashed)
         else:
