@@ -999,10 +999,8 @@ MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a mill
 
 
 def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
-               plain: bool = False, rel: str = "", size: int | None = None):
+               rel: str = "", size: int | None = None):
     """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems.
-
-    `plain`: the file is read again for documents validated before (no checks but the syntax's).
     `size`: its size as listed (else it is asked for)."""
     try:
         if path.suffix == ".jsonl":
@@ -1027,8 +1025,8 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
     if not text.strip():
         problems.append(f"{shown}: file is empty")
         return
-    decoder = _PLAIN_DECODER if plain or file_digest in trusted else _DECODER
-    strings = not plain and _SURROGATE_ESCAPE.search(data) is not None  # (look at strings only then)
+    decoder = _PLAIN_DECODER if file_digest in trusted else _DECODER
+    strings = _SURROGATE_ESCAPE.search(data) is not None  # (look at strings only then)
     if text.lstrip(" \t\r\n").startswith("["):
         # An array: each element keeps its own digest, so that changing one run of a file of
         # hundreds (the importer writes such files) changes only what shows that run.
@@ -1687,6 +1685,9 @@ class _RereadFiles:
     between builds, as a rebuild makes again the pages of a few runs, mostly in the files it read last."""
 
     RESIDENT = 64
+    # Freed memory is given back after reading a file this big: not after each small one (one file
+    # per run: a run page each), where the call would cost a fifth of the page.
+    TRIM_AFTER_BYTES = 2**20
 
     def __init__(self):
         self.held: dict[Path, tuple[tuple | None, _Reread]] = {}
@@ -1699,7 +1700,8 @@ class _RereadFiles:
             while len(self.held) >= self.most:  # (the oldest go before the next file is read, not after)
                 del self.held[next(iter(self.held))]
             held = (stat, _Reread(path))
-            release_free_memory()  # (the file's bytes and text, read to find its elements: 60 MB at a million runs)
+            if stat is not None and stat[0] >= self.TRIM_AFTER_BYTES:
+                release_free_memory()  # (the file's bytes and text, read to find its elements: 60 MB at a million runs)
         self.held[path] = held
         return held[1]
 
