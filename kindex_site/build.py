@@ -36,7 +36,7 @@ import signal
 import sys
 import time
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -49,7 +49,7 @@ from markupsafe import Markup
 from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
-from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
+from .leaderboard import Board, Leaderboard, Rules, build_leaderboard, ranking_bytes
 from .load import Content, Definitions, SourceChecks, file_records, keep_reread_files, load_content, restore_files
 from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
@@ -138,7 +138,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     lap("start")
     content, validated = _read(config, state, memo, progress)
     lap("read and validate content")
-    lb = _rank(config, content, memo, progress)
+    lb, stored_rankings = _rank(config, content, state, memo, progress)
     lap("group and rank")
     _compile_aside(config, state, memo)  # (not before: content that cannot be ranked leaves no cache behind)
     plan = _plan(config, content, lb, state, memo, updated, progress)
@@ -155,7 +155,8 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         lap("render and write")
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
-        warnings = _record(config, state, plan, content, lb, sizes, changes, validated, memo.definitions)
+        warnings = _record(config, state, plan, content, lb, sizes, changes, validated, memo.definitions,
+                           None if memo.resident else _rankings_to_store(lb, stored_rankings))
         _record_sources(state, memo.sources)
         memo.built = True
         _keep(memo, [content, lb, plan, state])
@@ -217,12 +218,26 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     return content, validated
 
 
-def _rank(config: Config, content: Content, memo: Memo, progress: _Progress) -> Leaderboard:
-    """Boards (problem × workload × host × protocol), ranked; unchanged problems' from the memo."""
+def _rank(config: Config, content: Content, state: cache.BuildState, memo: Memo, progress: _Progress
+          ) -> tuple[Leaderboard, dict]:
+    """Boards (problem × workload × host × protocol), ranked; unchanged problems' from the memo or,
+    in a command-line build or a resident builder's first, as the last command-line build stored
+    them. Also what was stored."""
     progress.phase("grouping and ranking")
+    stored = state.stored_rankings() if not memo.built else {}
     # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
     # the render workers would inherit them.
-    return build_leaderboard(content, Rules.of(config), memo=memo.problems if memo.resident else None)
+    lb = build_leaderboard(content, Rules.of(config), memo=memo.problems if memo.resident else None, stored=stored)
+    return lb, stored
+
+
+def _rankings_to_store(lb: Leaderboard, stored: dict) -> Iterator[tuple[str, str, bytes]] | None:
+    """Each problem's ranking for the next command-line build, unless the last stored these same ones:
+    those made again from the stored ones as they were, the others encoded one by one while written."""
+    if lb.restored.keys() == lb.boards.keys() == stored.keys():
+        return None
+    return ((slug, lb.problem_keys[slug], lb.restored.get(slug) or ranking_bytes(boards, lb.workloads[slug]))
+            for slug, boards in lb.boards.items())
 
 
 # --- 3. plan ---------------------------------------------------------------------------------------
@@ -539,9 +554,9 @@ def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
 
 def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
             sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None,
-            definitions: Definitions) -> list[str]:
-    """Tell the state what the site now is (the manifest), with the runs and plans the next
-    command-line build starts from when they changed; return the build's warnings."""
+            definitions: Definitions, rankings) -> list[str]:
+    """Tell the state what the site now is (the manifest), with the runs, plans and rankings the
+    next command-line build starts from when they changed; return the build's warnings."""
     plans = plan.plans_to_store()
     outputs = state.outputs_after(plan.keys, sizes, changes)
     # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
@@ -557,7 +572,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests, definitions) if validated is not None else None,
-        plans=plans)
+        plans=plans, rankings=rankings)
 
 
 def _keep(memo: Memo, objects: list) -> None:

@@ -183,6 +183,10 @@ class BuildState:
         """The runs the last command-line build validated (load.restore_files takes them)."""
         return read_runs(self.out)
 
+    def stored_rankings(self) -> dict:
+        """Problem slug → (its key, its ranking) as the last command-line build stored them."""
+        return read_rankings(self.out)
+
     def stored_plans(self) -> dict:
         """Problem slug → the outputs the last command-line build planned for it (build._planned)."""
         return read_plans(self.out)
@@ -239,9 +243,11 @@ class BuildState:
         return outputs
 
     def commit(self, outputs: dict[str, tuple], *, trusted: list[str], summary: dict, warnings: list[str],
-               notes: list[str], written_from: tuple, runs=None, plans: dict | None = None) -> list[str]:
-        """Describe the site now in the folder to the next build: the manifest, and the runs and
-        plans when given (load.file_records' entries; build._ProblemOutputs.stored's). The site is
+               notes: list[str], written_from: tuple, runs=None, plans: dict | None = None,
+               rankings=None) -> list[str]:
+        """Describe the site now in the folder to the next build: the manifest, and the runs, plans
+        and rankings when given (load.file_records' entries; build._ProblemOutputs.stored's;
+        write_rankings' entries). The site is
         committed already: these are only caches, and one that cannot be written is a warning
         (returned; not in the manifest, so that a later no-op build need not say it)."""
         manifest = Manifest(settings=self.settings, inputs=self.inputs, outputs=outputs, trusted=trusted,
@@ -254,6 +260,8 @@ class BuildState:
                 write_runs(self.out, runs)
             if plans is not None:
                 write_plans(self.out, plans)
+            if rankings is not None:
+                write_rankings(self.out, rankings)
         except OSError as e:
             return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
                     "the next build will make it all again"]
@@ -313,8 +321,9 @@ def manifest_stamp(out: Path) -> tuple | None:
 
 
 def forget(out: Path, runs: bool = False) -> None:
-    """Drop the manifest (and with `runs`, the validated runs and plans: a --clean build starts from nothing)."""
-    for path in (manifest_path(out), runs_path(out), plans_path(out), sources_path(out)) if runs else (manifest_path(out),):
+    """Drop the manifest (and with `runs`, the validated runs, plans and rankings: a --clean build starts from nothing)."""
+    for path in ((manifest_path(out), runs_path(out), plans_path(out), sources_path(out), rankings_path(out))
+                 if runs else (manifest_path(out),)):
         try:
             path.unlink()
         except OSError:
@@ -483,6 +492,62 @@ def read_plans(out: Path) -> dict:
     except (OSError, ValueError, EOFError, TypeError):
         pass
     return {}
+
+
+# --- each problem's ranking, for the next command-line build (leaderboard.ranking_bytes) -----------
+
+
+def rankings_path(out: Path) -> Path:
+    return manifest_path(out).with_suffix(".rankings")
+
+
+def _rankings_format() -> bytes:
+    # Records of leaderboard.py's boards, ranked by its rules and stats.py's: another version of the
+    # code that groups and ranks (or another Python) makes them another format, which is then not read.
+    h = hashlib.sha256()
+    for name in ("leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py"):
+        h.update((PACKAGE_DIR / name).read_bytes())
+    return b"kindex-site rankings 1 " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
+
+
+def read_rankings(out: Path) -> dict[str, tuple[str, bytes]]:
+    """Problem slug → (its problem key, its ranking's bytes) as write_rankings stored them; nothing
+    when missing or of another format, and no more than its intact entries when cut short."""
+    try:
+        data = rankings_path(out).read_bytes()
+    except OSError:
+        return {}
+    header = _rankings_format()
+    if not data.startswith(header):
+        return {}
+    rankings: dict[str, tuple[str, bytes]] = {}
+    # Each entry: (slug, key, size) marshal'd after its length, then the ranking's `size` bytes,
+    # which are only read (leaderboard.restored_ranking) for a problem whose key is still the same.
+    at, view = len(header), memoryview(data)
+    try:
+        while at + 8 <= len(data):
+            size = int.from_bytes(view[at:at + 8], "little")
+            slug, key, body = marshal.loads(view[at + 8:at + 8 + size])
+            at += 8 + size
+            if at + body > len(data):
+                break
+            rankings[slug] = (key, view[at:at + body])
+            at += body
+    except (ValueError, EOFError, TypeError):
+        pass
+    return rankings
+
+
+def write_rankings(out: Path, rankings: Iterable[tuple[str, str, bytes]]) -> None:
+    """Store (slug, problem key, ranking's bytes) one problem at a time."""
+    def parts():
+        yield _rankings_format()
+        for slug, key, body in rankings:
+            head = marshal.dumps((slug, key, len(body)))
+            yield len(head).to_bytes(8, "little")
+            yield head
+            yield body
+    _write_whole(rankings_path(out), parts())
 
 
 def _read_marshalled(path: Path, header: bytes, kind: type):

@@ -7,6 +7,7 @@ numbers ever compared with each other; nothing here ranks across boards.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
@@ -172,6 +173,9 @@ class Leaderboard:
     workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
     problem_keys: dict[str, str] = field(default_factory=dict)  # slug → digest of what its boards were made from
+    # slug → its ranking as stored by the last command-line build (ranking_bytes), for the problems
+    # whose boards were made again from it rather than ranked.
+    restored: dict[str, bytes] = field(default_factory=dict)
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
     # Old problem slug → the problem it names now (renamed, or named otherwise by another source).
     redirects: dict[str, Problem] = field(default_factory=dict)
@@ -239,9 +243,12 @@ def implementation_label(run: Run) -> str:
     return "implementation " + run.facts.implementation_digest.removeprefix("sha256:")[:12]
 
 
-def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | None = None) -> Leaderboard:
+def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | None = None,
+                      stored: dict[str, tuple[str, bytes]] | None = None) -> Leaderboard:
     """Group, rank and summarise; `memo` (kept by a long-running caller) holds each problem's boards
-    by the keys of its runs, so a rebuild re-ranks only the problems whose runs changed."""
+    by the keys of its runs, so a rebuild re-ranks only the problems whose runs changed. `stored`
+    (slug → its key and ranking_bytes, as the last command-line build stored them) does the same
+    across processes: a problem whose key is the stored one is made again from it, not ranked."""
     named, implementations = _name_runs(content)
     identity = _Identity(named)
     problems, runs_of_problem = identity.problems()
@@ -251,6 +258,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
     keys: dict[str, str] = {}
     problems_of_implementation: dict[str, set[str]] = {}
     speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | None]]] = {}  # (host, impl) → best per board
+    restored: dict[str, bytes] = {}
     for slug, runs in runs_of_problem.items():
         problem = problems[slug]
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
@@ -262,7 +270,11 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         else:
             key = _runs_key(rules, problem, runs)
             if state is None or state.key != key:
-                state = _ProblemState(key, *_problem_boards(problem, runs, content, rules))
+                kept = stored.get(slug) if stored else None
+                ranked = restored_ranking(kept[1], problem, runs) if kept is not None and kept[0] == key else None
+                if ranked is not None:
+                    restored[slug] = kept[1]
+                state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, content, rules)))
             if memo is not None:
                 state.made_from = made_from
         keys[slug] = key
@@ -289,6 +301,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         workloads=workloads,
         summaries=_summaries(speedups, content, implementations),
         problem_keys=keys,
+        restored=restored,
         problems_of_implementation=problems_of_implementation,
         redirects=identity.redirects,
         warnings=identity.warnings,
@@ -550,6 +563,64 @@ class _ProblemState:
                 self.best_speedups.append((b.host, impl_slug, IMPLAUSIBLE, b.significant_figures))
             for impl_slug, value in highest.items():
                 self.board_speedups.setdefault(impl_slug, []).append((board_key, value))
+
+
+# --- a problem's ranking as plain values, stored by a command-line build for the next ---------------
+
+
+def ranking_bytes(boards: list[Board], workloads: list[Workload]) -> bytes:
+    """A problem's ranked boards and workloads as marshal'd plain values (runs by name, entries by
+    their place on their board): what `restored_ranking` makes the same boards again from."""
+    return marshal.dumps((
+        [_board_record(b) for b in boards],
+        [(w.digest, w.first_observed, w.last_observed, w.hosts) for w in workloads],
+    ))
+
+
+def _board_record(b: Board) -> tuple:
+    runs = b.runs
+    place = {id(e): i for i, e in enumerate(runs)}
+    return (b.workload, b.host, b.protocol, b.statistic, b.anchor, b.significant_figures, len(b.entries),
+            None if b.reference is None else place[id(b.reference)],
+            [(w.code, w.message, w.runs) for w in b.warnings],
+            [(e.run.name, e.implementation, e.implementation_slug, e.rank, e.tied, e.mixed_hardware,
+              e.is_reference, _speedup_record(e.speedup), e.current, e.superseded_by,
+              None if e.trend is None else (place[id(e.trend.previous)], _speedup_record(e.trend.change), e.trend.verdict),
+              e.last_passed, e.implausible) for e in runs])
+
+
+def _speedup_record(s: Speedup | None) -> tuple | None:
+    return None if s is None else (s.value, s.ci_low, s.ci_high)
+
+
+def restored_ranking(data: bytes, problem: Problem, runs: list[Run]) -> tuple[list[Board], list[Workload]] | None:
+    """The boards and workloads ranking_bytes stored, of these runs (the ones its problem key was made
+    from); None when the record does not fit them (damaged: the problem is ranked again)."""
+    try:
+        boards_record, workloads_record = marshal.loads(data)
+        run_of = {run.name: run for run in runs}
+        boards = [_board_of(record, problem, run_of) for record in boards_record]
+        workloads = [Workload(*w) for w in workloads_record]
+    except (ValueError, TypeError, EOFError, KeyError, IndexError):
+        return None
+    if sum(len(b.entries) + len(b.history) for b in boards) != len(runs):
+        return None
+    return boards, workloads
+
+
+def _board_of(record: tuple, problem: Problem, run_of: dict[str, Run]) -> Board:
+    workload, host, protocol, statistic, anchor, figures, current, reference, warnings, rows = record
+    made = [Entry(run_of[name], label, slug, rank, tied, mixed, is_reference, s and Speedup(*s), None,
+                  is_current, superseded_by, None, last_passed, implausible)
+            for (name, label, slug, rank, tied, mixed, is_reference, s, is_current, superseded_by, _,
+                 last_passed, implausible) in rows]
+    for e, row in zip(made, rows):
+        if row[10] is not None:
+            previous, change, verdict = row[10]
+            e.trend = Trend(made[previous], Speedup(*change), verdict)
+    return Board(problem, workload, host, protocol, statistic, made[:current], anchor,
+                 None if reference is None else made[reference], [Warning(*w) for w in warnings],
+                 made[current:], figures)
 
 
 def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: Rules

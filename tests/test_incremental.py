@@ -399,6 +399,126 @@ def test_a_damaged_cache_of_runs_is_read_around(project, always_incremental, dam
     rebuild_matches_clean(project)
 
 
+def _every_kind_of_entry() -> list[dict]:
+    """One board (the seed's problem on host h) holding each kind of entry a ranking keeps: the
+    reference, a tie, a run on another GPU, an implausible speedup, a re-run (history, a trend), a
+    current run that failed after one that passed, and warnings."""
+    def run(name, implementation, mean, ci=None, observed="2026-01-01T00:00:00Z", **spec):
+        doc = seed_problem_run("h", implementation, mean)
+        doc["run"]["metadata"]["name"] = name
+        doc["run"]["spec"]["observedAt"] = observed
+        latency = doc["run"]["spec"]["timing"]["latencyNs"]
+        if ci is None:
+            del latency["confidence95"]
+        else:
+            latency["confidence95"] = list(ci)
+        for path, value in spec.items():
+            *parents, last = path.split(".")
+            node = doc["run"]["spec"]
+            for key in parents:
+                node = node[key]
+            node[last] = value
+        return doc
+
+    failed = run("flaky-2", "Flaky kernel", 1, observed="2026-03-01T00:00:00Z", status="failed")
+    del failed["run"]["spec"]["timing"]
+    return [
+        run("eager", "PyTorch eager", 2_000_000, (1_990_000, 2_010_000), **{"sourceNative.hardware": "NVIDIA H100 PCIe"}),
+        run("triton", "Triton kernel", 1_000_000, (990_000, 1_010_000)),
+        run("tied", "Tied kernel", 1_001_000, (991_000, 1_011_000)),
+        run("other-gpu", "Other GPU kernel", 900_000, (890_000, 910_000), **{"sourceNative.hardware": "NVIDIA H200"}),
+        run("too-good", "Too good kernel", 100_000, (99_000, 101_000)),
+        run("steady-1", "Steady kernel", 1_500_000, (1_490_000, 1_510_000)),
+        run("steady-2", "Steady kernel", 1_400_000, (1_390_000, 1_410_000), observed="2026-02-01T00:00:00Z"),
+        run("flaky-1", "Flaky kernel", 1_200_000, (1_190_000, 1_210_000)),
+        failed,
+        run("quiet", "Quiet kernel", 3_000_000),
+    ]
+
+
+def _as_values(boards) -> list:
+    """Every field of every board and entry, with entries and runs by name (to compare two rankings)."""
+    from dataclasses import fields
+
+    from kindex_site.leaderboard import Entry, Trend
+    from kindex_site.load import Run
+
+    def value(v):
+        if isinstance(v, Run):
+            return v.name
+        if isinstance(v, Entry):
+            return {f.name: value(getattr(v, f.name)) for f in fields(v)} if v is not None else None
+        if isinstance(v, Trend):
+            return (v.previous.run.name, v.change, v.verdict)
+        if isinstance(v, list):
+            return [value(x) for x in v]
+        return v
+
+    return [{f.name: value(getattr(b, f.name)) for f in fields(b)} for b in boards]
+
+
+def test_a_stored_ranking_gives_back_every_field(project):
+    from kindex_site.leaderboard import build_leaderboard, ranking_bytes, restored_ranking
+    from kindex_site.load import load_content
+
+    project.write("content/rich.json", _every_kind_of_entry())
+    corpus(project)
+    lb = build_leaderboard(load_content(project.root / "content"))
+    seen = set()
+    for slug, boards in lb.boards.items():
+        runs = [e.run for b in boards for e in b.runs][::-1]  # (any order: runs are found by name)
+        again, workloads = restored_ranking(ranking_bytes(boards, lb.workloads[slug]), boards[0].problem, runs)
+        assert _as_values(again) == _as_values(boards) and workloads == lb.workloads[slug]
+        assert all(b.problem is boards[0].problem for b in again)
+        for b in again:
+            assert b.reference is None or b.reference in b.entries
+            seen |= {k for e in b.runs for k in ("tied", "mixed_hardware", "implausible", "trend", "last_passed",
+                                                  "superseded_by") if getattr(e, k)}
+            seen |= {"warnings"} if b.warnings else set()
+    # (the corpus has each kind, or the comparison above would not cover it)
+    assert seen == {"tied", "mixed_hardware", "implausible", "trend", "last_passed", "superseded_by", "warnings"}
+
+
+def test_a_command_line_rebuild_ranks_only_the_changed_problem(project, monkeypatch, always_incremental):
+    from kindex_site import leaderboard
+
+    project.write("content/rich.json", _every_kind_of_entry())
+    corpus(project)
+    project.built()
+    assert (project.root / ".kindex-cache/site.rankings").is_file()
+    ranked = []
+    real = leaderboard._problem_boards
+    monkeypatch.setattr(leaderboard, "_problem_boards",
+                        lambda problem, *rest: ranked.append(problem.slug) or real(problem, *rest))
+    CHANGES["a-mean-reorders-a-board"](project)  # one run of problem 1
+    code, out, err = project.build()
+    assert code == 0 and "changed" in out, err
+    assert ranked == ["level1-1-problem-1"]  # the others, the rich one too, as the last build stored them
+    monkeypatch.setattr(leaderboard, "_problem_boards", real)
+    rebuild_matches_clean(project)
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00\xffnot marshal", b"kindex-site rankings 0\n", b"swap"])
+def test_damaged_rankings_are_read_around(project, always_incremental, damage):
+    project.write("content/rich.json", _every_kind_of_entry())
+    corpus(project)
+    project.built()
+    rankings = project.root / ".kindex-cache/site.rankings"
+    data = rankings.read_bytes()
+    header = data[:data.index(b"\n") + 1]
+    if damage == b"swap":  # intact records, each under another problem's slug and key
+        from kindex_site import cache
+        stored = cache.read_rankings(project.root / "site")
+        slugs = list(stored)
+        cache.write_rankings(project.root / "site", [
+            (slug, stored[slug][0], stored[slugs[(i + 1) % len(slugs)]][1]) for i, slug in enumerate(slugs)])
+    else:
+        rankings.write_bytes(header + data[len(header):len(header) + 40] + damage if damage[:1] == b"\x00"
+                             else damage + data[len(header):] if damage else data[:len(data) // 2])
+    CHANGES["a-mean-reorders-a-board"](project)
+    rebuild_matches_clean(project)
+
+
 def test_a_command_line_rebuild_plans_only_the_changed_problem(project, monkeypatch, always_incremental):
     from kindex_site import build as build_module
 
