@@ -254,6 +254,9 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
         urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
     renderer = _renderer(config, state, memo, urls, content)
     renderer.run_page = partial(run_page, lb, urls)  # (run pages are planned by path and board: see _problem_outputs)
+    # A resident builder keeps the rows of listing pages in memory (_Plan.row); a command-line build
+    # takes those of unchanged problems from the last builds' and stores those it renders.
+    renderer.rows = None if memo.resident else cache.StoredRows(state.out)
     plan = _Plan(config, lb, urls, renderer, cache.base_key(state.settings, content), memo.resident)
     # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
     plan.take_problems(memo.outputs, {} if memo.resident else state.stored_plans())
@@ -396,12 +399,20 @@ class _Plan:
         """A problem's row on a page listing problems (pages.ProblemRow). Kept with the problem's
         outputs (they go when those are made again), one per template and page (variant[0]); a row
         made for other columns (variant[1:]) is replaced."""
-        fragments = self.groups[problem.slug].fragments
-        held = fragments.get((template, variant[0]))
+        group = self.groups[problem.slug]
+        held = group.fragments.get((template, variant[0]))
         if held is None or held[0] != variant[1:]:
-            held = (variant[1:], self.renderer.fragment(template, make_context()))
+            stored = self.renderer.rows  # (a command-line build's: the rows the last ones rendered)
+            key = (problem.slug, template, variant[0], group.made_from, variant[1:])
+            html = stored.get(key) if stored is not None else None
+            if html is not None:
+                held = (variant[1:], Markup(html))
+            else:
+                held = (variant[1:], self.renderer.fragment(template, make_context()))
+                if stored is not None:
+                    stored.add(key, held[1])
             if self.resident:  # (a one-off build would only hold every row of every page until it ends)
-                fragments[template, variant[0]] = held
+                group.fragments[template, variant[0]] = held
         return held[1]
 
     def plans_to_store(self) -> dict | None:
@@ -558,6 +569,8 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     """Tell the state what the site now is (the manifest), with the runs, plans and rankings the
     next command-line build starts from when they changed; return the build's warnings."""
     plans = plan.plans_to_store()
+    if plan.renderer.rows is not None:
+        plan.renderer.rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
     outputs = state.outputs_after(plan.keys, sizes, changes)
     # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
     sizes.clear()
@@ -776,6 +789,7 @@ class _Renderer:
         self.templates: dict[str, jinja2.Template] = {}
         self.compiling: int | None = None  # the process compiling them aside (compile_aside), until waited for
         self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
+        self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
 
     @classmethod
     def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
@@ -942,6 +956,8 @@ def _write_chunk_in(staging: Path, outputs: dict, render: _Renderer, paths: list
         data = render(outputs[path], path)
         _write_file(folder + path, data)
         sizes.append(len(data))
+    if render.rows is not None:
+        render.rows.flush()  # (this process's rows, for the next command-line build)
     return sizes
 
 

@@ -321,7 +321,7 @@ def manifest_stamp(out: Path) -> tuple | None:
 
 
 def forget(out: Path, runs: bool = False) -> None:
-    """Drop the manifest (and with `runs`, the validated runs, plans and rankings: a --clean build starts from nothing)."""
+    """Drop the manifest (and with `runs`, every other cache: a --clean build starts from nothing)."""
     for path in ((manifest_path(out), runs_path(out), plans_path(out), sources_path(out), rankings_path(out))
                  if runs else (manifest_path(out),)):
         try:
@@ -331,6 +331,7 @@ def forget(out: Path, runs: bool = False) -> None:
     if runs:
         shutil.rmtree(templates_path(out), ignore_errors=True)
         shutil.rmtree(highlights_path(out), ignore_errors=True)
+        shutil.rmtree(rows_path(out), ignore_errors=True)
 
 
 def templates_path(out: Path) -> Path:
@@ -548,6 +549,124 @@ def write_rankings(out: Path, rankings: Iterable[tuple[str, str, bytes]]) -> Non
             yield head
             yield body
     _write_whole(rankings_path(out), parts())
+
+
+# --- the rows of pages listing problems, for the next command-line build (build._Plan.row) -------
+
+
+def rows_path(out: Path) -> Path:
+    """A folder of files of rows (StoredRows), one per process that rendered some."""
+    return manifest_path(out).with_suffix(".rows")
+
+
+ROWS_FORMAT = b"kindex-site rows 1 " + sys.version.split()[0].encode() + b"\n"
+ROWS_FILES_MAX = 8  # more files than this are written into one
+ROWS_PENDING_MAX = 2**20  # characters of rows a process holds before it appends them to its file
+
+
+class StoredRows:
+    """The rows of pages listing problems (home, hosts, implementations) as command-line builds
+    rendered them, each under what it was made from: its problem's outputs' `made_from` (the
+    problem's key, the settings), its template, its page and its columns. A row whose problem
+    changed is rendered again; the others are taken as they are. Each process that renders rows (a
+    build, each of its writing workers) adds a file of its own to the folder (`flush`); the build
+    writes the rows still in use into one file when the folder holds many, or more that are not.
+    A file cut short (a killed process) is read up to its last whole row."""
+
+    def __init__(self, out: Path):
+        self.folder = rows_path(out)
+        self.rows: dict[tuple, memoryview] = {}  # (slug, template, page, made_from, columns) → HTML
+        self.new: list[tuple[tuple, str]] = []  # rows rendered here and not yet flushed
+        self.pending = 0  # their characters
+        self.files = self._read(self.rows)
+        self.token = os.urandom(4).hex()  # (a later process given the same pid writes another file)
+
+    def get(self, key: tuple) -> str | None:
+        html = self.rows.get(key)
+        return None if html is None else str(html, "utf-8")
+
+    def add(self, key: tuple, html: str) -> None:
+        self.new.append((key, html))
+        self.pending += len(html)
+        if self.pending > ROWS_PENDING_MAX:  # (a chunk of a big site's listing pages: thousands of rows)
+            self.flush()
+
+    def flush(self) -> None:
+        """Append the rows rendered here to this process's file."""
+        if not self.new:
+            return
+        parts = []
+        for key, html in self.new:
+            body = html.encode("utf-8")
+            head = marshal.dumps((*key, len(body)))
+            parts += (len(head).to_bytes(4, "little"), head, body)
+        self.new, self.pending = [], 0
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self.folder / f"{os.getpid()}-{self.token}.rows"
+            with path.open("ab") as f:
+                if f.tell() == 0:
+                    f.write(ROWS_FORMAT)
+                f.write(b"".join(parts))
+        except OSError:
+            pass  # (a cache: the next build renders them again)
+
+    def tidy(self, made_from: dict[str, tuple]) -> None:
+        """Write the rows still in use (those of each problem's `made_from`, the last of each
+        template and page) into one file, when the folder holds more than ROWS_FILES_MAX files or
+        more rows out of use than in use."""
+        self.flush()
+        in_use = sum(1 for key in self.rows if made_from.get(key[0]) == key[3])
+        if self.files <= ROWS_FILES_MAX and in_use * 2 >= len(self.rows):
+            return
+        rows: dict[tuple, memoryview] = {}
+        self._read(rows)  # (again: with what this build's processes added)
+        last: dict[tuple, tuple] = {}
+        for key in rows:
+            if made_from.get(key[0]) == key[3]:
+                last[key[:3]] = key
+        temp = self.folder / "rows.tmp"
+        try:
+            with temp.open("wb") as f:
+                f.write(ROWS_FORMAT)
+                for key in last.values():
+                    body = rows[key]
+                    head = marshal.dumps((*key, len(body)))
+                    f.write(len(head).to_bytes(4, "little") + head)
+                    f.write(body)
+            for path in self.folder.glob("*.rows"):
+                path.unlink()
+            os.replace(temp, self.folder / "all.rows")
+        except OSError:
+            shutil.rmtree(self.folder, ignore_errors=True)  # (a cache: the next build renders them again)
+
+    def _read(self, rows: dict) -> int:
+        """Read every file of rows into `rows`, oldest first (a later row for the same key wins);
+        how many files there were."""
+        try:
+            paths = sorted(self.folder.glob("*.rows"), key=lambda p: p.stat().st_mtime_ns)
+        except OSError:
+            return 0
+        for path in paths:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if not data.startswith(ROWS_FORMAT):
+                continue
+            view, at = memoryview(data), len(ROWS_FORMAT)
+            try:
+                while at + 4 <= len(data):
+                    size = int.from_bytes(view[at:at + 4], "little")
+                    *key, body = marshal.loads(view[at + 4:at + 4 + size])
+                    at += 4 + size
+                    if at + body > len(data):
+                        break
+                    rows[tuple(key)] = view[at:at + body]
+                    at += body
+            except (ValueError, EOFError, TypeError):
+                pass
+        return len(paths)
 
 
 def _read_marshalled(path: Path, header: bytes, kind: type):

@@ -519,6 +519,73 @@ def test_damaged_rankings_are_read_around(project, always_incremental, damage):
     rebuild_matches_clean(project)
 
 
+def test_a_command_line_rebuild_renders_only_the_changed_problems_rows(project, monkeypatch, always_incremental):
+    """The pages listing every problem (home, hosts, implementations) take the rows of unchanged
+    problems as the last builds rendered them, even when those were rendered by writing workers."""
+    from kindex_site import build as build_module
+
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 1)  # (the first build's rows: by workers)
+    corpus(project)
+    project.built()
+    rendered = []
+    real = build_module._Renderer.fragment
+    monkeypatch.setattr(build_module._Renderer, "fragment",
+                        lambda self, name, context: rendered.append(name) or real(self, name, context))
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 10**6)
+    CHANGES["a-mean-reorders-a-board"](project)  # one run of problem 1, on host h0 as Impl 0
+    code, out, err = project.build()
+    assert code == 0 and "changed" in out, err
+    # Its row on the home page, on h0's page and on Impl 0's page; no other problem's.
+    assert sorted(rendered) == ["home_row.html", "host_row.html", "implementation_row.html"]
+    rendered.clear()
+    monkeypatch.setattr(build_module._Renderer, "fragment", real)
+    rebuild_matches_clean(project)
+
+
+@pytest.mark.parametrize("damage", ["cut short", "garbage", "another format"])
+def test_damaged_rows_are_read_around(project, always_incremental, damage):
+    corpus(project)
+    project.built()
+    CHANGES["a-mean-reorders-a-board"](project)
+    project.built()
+    [*files] = (project.root / ".kindex-cache/site.rows").glob("*.rows")
+    assert files
+    for path in files:
+        data = path.read_bytes()
+        if damage == "cut short":
+            path.write_bytes(data[:len(data) // 2])
+        elif damage == "garbage":
+            path.write_bytes(data[:40] + b"\x00\xff" * 50 + data[40:])
+        else:
+            path.write_bytes(b"kindex-site rows 0\n" + data[data.index(b"\n") + 1:])
+    CHANGES["a-jsonl-line"](project)
+    rebuild_matches_clean(project)
+
+
+def test_rows_out_of_use_are_dropped(project, monkeypatch, always_incremental):
+    from kindex_site import build as build_module, cache
+
+    corpus(project)
+    project.built()
+    rows = project.root / ".kindex-cache/site.rows"
+    rendered = []
+    real = build_module._Renderer.fragment
+    monkeypatch.setattr(build_module._Renderer, "fragment",
+                        lambda self, name, context: rendered.append(name) or real(self, name, context))
+    for i in range(cache.ROWS_FILES_MAX + 2):  # each build renders the changed problem's rows anew
+        edit_json(project, "content/a.json", lambda d: d[0]["run"]["spec"]["timing"]["latencyNs"].update(
+            mean=900_000 + i, minimum=900_000 + i, maximum=900_000 + i, confidence95=[900_000 + i, 900_000 + i]))
+        rendered.clear()
+        project.built()
+        assert len(rendered) == 3  # (its rows on the home page, its host's and its implementation's)
+        assert len(list(rows.glob("*.rows"))) <= cache.ROWS_FILES_MAX
+        stored = cache.StoredRows(project.root / "site").rows
+        shown = len({key[:3] for key in stored})  # (a problem's row on a page, as some build rendered it)
+        assert len(stored) <= 2 * shown + 3  # (+ the rows this build rendered)
+    monkeypatch.setattr(build_module._Renderer, "fragment", real)
+    rebuild_matches_clean(project)
+
+
 def test_a_command_line_rebuild_plans_only_the_changed_problem(project, monkeypatch, always_incremental):
     from kindex_site import build as build_module
 
