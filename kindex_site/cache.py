@@ -559,9 +559,10 @@ def rows_path(out: Path) -> Path:
     return manifest_path(out).with_suffix(".rows")
 
 
-ROWS_FORMAT = b"kindex-site rows 1 " + sys.version.split()[0].encode() + b"\n"
+ROWS_FORMAT = b"kindex-site rows 2 " + sys.version.split()[0].encode() + b"\n"
 ROWS_FILES_MAX = 8  # more files than this are written into one
 ROWS_PENDING_MAX = 2**20  # characters of rows a process holds before it appends them to its file
+ROWS_PER_BATCH = 4096  # rows per batch of a file written whole
 
 
 class StoredRows:
@@ -595,19 +596,13 @@ class StoredRows:
         """Append the rows rendered here to this process's file."""
         if not self.new:
             return
-        parts = []
-        for key, html in self.new:
-            body = html.encode("utf-8")
-            head = marshal.dumps((*key, len(body)))
-            parts += (len(head).to_bytes(4, "little"), head, body)
-        self.new, self.pending = [], 0
+        rows, self.new, self.pending = self.new, [], 0
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            path = self.folder / f"{os.getpid()}-{self.token}.rows"
-            with path.open("ab") as f:
+            with (self.folder / f"{os.getpid()}-{self.token}.rows").open("ab") as f:
                 if f.tell() == 0:
                     f.write(ROWS_FORMAT)
-                f.write(b"".join(parts))
+                _write_rows(f, [(key, html.encode("utf-8")) for key, html in rows])
         except OSError:
             pass  # (a cache: the next build renders them again)
 
@@ -629,11 +624,9 @@ class StoredRows:
         try:
             with temp.open("wb") as f:
                 f.write(ROWS_FORMAT)
-                for key in last.values():
-                    body = rows[key]
-                    head = marshal.dumps((*key, len(body)))
-                    f.write(len(head).to_bytes(4, "little") + head)
-                    f.write(body)
+                keys = list(last.values())
+                for at in range(0, len(keys), ROWS_PER_BATCH):
+                    _write_rows(f, [(key, rows[key]) for key in keys[at:at + ROWS_PER_BATCH]])
             for path in self.folder.glob("*.rows"):
                 path.unlink()
             os.replace(temp, self.folder / "all.rows")
@@ -654,19 +647,30 @@ class StoredRows:
                 continue
             if not data.startswith(ROWS_FORMAT):
                 continue
+            # Batches, each the keys and sizes of its rows (marshal'd after their length), then their HTML.
             view, at = memoryview(data), len(ROWS_FORMAT)
             try:
                 while at + 4 <= len(data):
                     size = int.from_bytes(view[at:at + 4], "little")
-                    *key, body = marshal.loads(view[at + 4:at + 4 + size])
+                    keys, sizes = marshal.loads(view[at + 4:at + 4 + size])
                     at += 4 + size
-                    if at + body > len(data):
+                    if at + sum(sizes) > len(data):
                         break
-                    rows[tuple(key)] = view[at:at + body]
-                    at += body
+                    for key, body in zip(keys, sizes):
+                        rows[key] = view[at:at + body]
+                        at += body
             except (ValueError, EOFError, TypeError):
                 pass
         return len(paths)
+
+
+def _write_rows(f, rows: list[tuple[tuple, bytes | memoryview]]) -> None:
+    """One batch of rows (StoredRows._read): their keys and sizes, then their HTML."""
+    head = marshal.dumps(([key for key, _ in rows], [len(body) for _, body in rows]))
+    f.write(len(head).to_bytes(4, "little"))
+    f.write(head)
+    for _, body in rows:
+        f.write(body)
 
 
 def _read_marshalled(path: Path, header: bytes, kind: type):
