@@ -260,6 +260,8 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     plan = _Plan(config, lb, urls, renderer, cache.base_key(state.settings, content), memo.resident)
     # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
     plan.take_problems(memo.outputs, {} if memo.resident else state.stored_plans())
+    if renderer.rows is not None:
+        renderer.rows.keep({slug: g.made_from for slug, g in plan.groups.items()})
     memo.outputs = plan.groups
     _claim_pages(plan)
     _claim_documents(plan, config, updated)

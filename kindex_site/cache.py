@@ -579,8 +579,15 @@ class StoredRows:
         self.rows: dict[tuple, memoryview] = {}  # (slug, template, page, made_from, columns) → HTML
         self.new: list[tuple[tuple, str]] = []  # rows rendered here and not yet flushed
         self.pending = 0  # their characters
-        self.files = self._read(self.rows)
+        self.read = self._read_all(self.rows)  # the files read
+        self.out_of_use = 0  # rows read that no problem's outputs are made from now (`keep`)
         self.token = os.urandom(4).hex()  # (a later process given the same pid writes another file)
+
+    def keep(self, made_from: dict[str, tuple]) -> None:
+        """Keep only the rows of problems' outputs as they are made now (slug → made_from): the
+        others are never asked for again (and the files only they used are let go)."""
+        rows = {key: html for key, html in self.rows.items() if made_from.get(key[0]) == key[3]}
+        self.out_of_use, self.rows = len(self.rows) - len(rows), rows
 
     def get(self, key: tuple) -> str | None:
         html = self.rows.get(key)
@@ -607,61 +614,74 @@ class StoredRows:
             pass  # (a cache: the next build renders them again)
 
     def tidy(self, made_from: dict[str, tuple]) -> None:
-        """Write the rows still in use (those of each problem's `made_from`, the last of each
-        template and page) into one file, when the folder holds more than ROWS_FILES_MAX files or
-        more rows out of use than in use."""
+        """After a build (`keep` told of its problems): write the rows still in use into one file
+        when the folder holds more than ROWS_FILES_MAX files, or more rows out of use than in use.
+        Those read before the build, then those its processes added, a file at a time."""
         self.flush()
-        in_use = sum(1 for key in self.rows if made_from.get(key[0]) == key[3])
-        if self.files <= ROWS_FILES_MAX and in_use * 2 >= len(self.rows):
+        files = _by_age(self.folder)
+        if len(files) <= ROWS_FILES_MAX and self.out_of_use <= len(self.rows):
             return
-        rows: dict[tuple, memoryview] = {}
-        self._read(rows)  # (again: with what this build's processes added)
-        last: dict[tuple, tuple] = {}
-        for key in rows:
-            if made_from.get(key[0]) == key[3]:
-                last[key[:3]] = key
         temp = self.folder / "rows.tmp"
         try:
             with temp.open("wb") as f:
                 f.write(ROWS_FORMAT)
-                keys = list(last.values())
-                for at in range(0, len(keys), ROWS_PER_BATCH):
-                    _write_rows(f, [(key, rows[key]) for key in keys[at:at + ROWS_PER_BATCH]])
-            for path in self.folder.glob("*.rows"):
+                _write_in_use(f, self.rows, made_from)
+                for path in files:
+                    if path not in self.read:  # (added by this build: read here, one at a time)
+                        rows: dict[tuple, memoryview] = {}
+                        _read_rows(path, rows)
+                        _write_in_use(f, rows, made_from)
+            for path in files:
                 path.unlink()
             os.replace(temp, self.folder / "all.rows")
         except OSError:
             shutil.rmtree(self.folder, ignore_errors=True)  # (a cache: the next build renders them again)
 
-    def _read(self, rows: dict) -> int:
+    def _read_all(self, rows: dict) -> set[Path]:
         """Read every file of rows into `rows`, oldest first (a later row for the same key wins);
-        how many files there were."""
-        try:
-            paths = sorted(self.folder.glob("*.rows"), key=lambda p: p.stat().st_mtime_ns)
-        except OSError:
-            return 0
+        the files read."""
+        paths = _by_age(self.folder)
         for path in paths:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if not data.startswith(ROWS_FORMAT):
-                continue
-            # Batches, each the keys and sizes of its rows (marshal'd after their length), then their HTML.
-            view, at = memoryview(data), len(ROWS_FORMAT)
-            try:
-                while at + 4 <= len(data):
-                    size = int.from_bytes(view[at:at + 4], "little")
-                    keys, sizes = marshal.loads(view[at + 4:at + 4 + size])
-                    at += 4 + size
-                    if at + sum(sizes) > len(data):
-                        break
-                    for key, body in zip(keys, sizes):
-                        rows[key] = view[at:at + body]
-                        at += body
-            except (ValueError, EOFError, TypeError):
-                pass
-        return len(paths)
+            _read_rows(path, rows)
+        return set(paths)
+
+
+def _by_age(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.glob("*.rows"), key=lambda p: p.stat().st_mtime_ns)
+    except OSError:
+        return []
+
+
+def _read_rows(path: Path, rows: dict) -> None:
+    """The rows of one file (StoredRows), into `rows`; up to the first that is not whole."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return
+    if not data.startswith(ROWS_FORMAT):
+        return
+    # Batches, each the keys and sizes of its rows (marshal'd after their length), then their HTML.
+    view, at = memoryview(data), len(ROWS_FORMAT)
+    try:
+        while at + 4 <= len(data):
+            size = int.from_bytes(view[at:at + 4], "little")
+            keys, sizes = marshal.loads(view[at + 4:at + 4 + size])
+            at += 4 + size
+            if at + sum(sizes) > len(data):
+                break
+            for key, body in zip(keys, sizes):
+                rows[key] = view[at:at + body]
+                at += body
+    except (ValueError, EOFError, TypeError):
+        pass
+
+
+def _write_in_use(f, rows: dict[tuple, memoryview], made_from: dict[str, tuple]) -> None:
+    """The rows of problems' outputs as they are made now, in batches."""
+    kept = [(key, html) for key, html in rows.items() if made_from.get(key[0]) == key[3]]
+    for at in range(0, len(kept), ROWS_PER_BATCH):
+        _write_rows(f, kept[at:at + ROWS_PER_BATCH])
 
 
 def _write_rows(f, rows: list[tuple[tuple, bytes | memoryview]]) -> None:

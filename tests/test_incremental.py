@@ -586,6 +586,20 @@ def test_rows_out_of_use_are_dropped(project, monkeypatch, always_incremental):
     rebuild_matches_clean(project)
 
 
+def test_rows_of_another_look_are_dropped(project, always_incremental):
+    from kindex_site import cache
+
+    corpus(project)
+    project.built()
+    project.write("kindex.toml", 'title = "Another title"\n')  # every row is made again
+    project.built()
+    rows = project.root / ".kindex-cache/site.rows"
+    assert len(list(rows.glob("*.rows"))) == 1
+    stored = cache.StoredRows(project.root / "site").rows
+    assert stored and len({key[3] for key in stored if key[0] == "level1-1-problem-1"}) == 1  # the new look's alone
+    rebuild_matches_clean(project)
+
+
 def test_a_command_line_rebuild_plans_only_the_changed_problem(project, monkeypatch, always_incremental):
     from kindex_site import build as build_module
 
