@@ -199,9 +199,11 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     first = not memo.built
     if first or memo.definitions.crowded:
         memo.definitions = Definitions()  # (shared by the files kept and those read again)
+    restored: dict = {}
     if first:
         memo.files = restore_files(state.stored_runs(), content_dir, memo.definitions)
         memo.sources = SourceChecks(cache.read_sources(state.out))
+        restored = dict(memo.files)
     progress.phase("reading content")
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
     content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
@@ -209,7 +211,13 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
                            definitions=memo.definitions)
     validated = None
     if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
-        validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
+        # Rewriting the runs cache costs about a fiftieth of reading a run again, per run it holds:
+        # below this share of runs read anew (or of files gone), the next build reads those files
+        # again instead (their unchanged documents are taken from the cache by their bytes).
+        stale = sum(len(r.runs) for shown, r in memo.files.items()
+                    if restored.get(shown) is not r or shown not in content.digests)
+        if stale > RUNS_CACHE_STALE_SHARE * len(content.runs):
+            validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
     if not memo.resident:
         memo.files = {}  # a one-off build needs them no longer
     else:
@@ -867,6 +875,9 @@ class _Renderer:
         except jinja2.TemplateError as e:
             raise KindexError(_template_problem(e, item.template)) from None
 
+
+# The runs cache is written again when more than this share of the runs were read anew (_read).
+RUNS_CACHE_STALE_SHARE = 1 / 32
 
 # Beyond this share of outputs changed, a whole new folder swapped in is as quick and simpler.
 INCREMENTAL_MAX_SHARE = 0.3
