@@ -401,13 +401,17 @@ def runs_path(out: Path) -> Path:
     return manifest_path(out).with_suffix(".runs")
 
 
-def _runs_format() -> bytes:
-    # The records are load.py's Facts, field by field: any change to the loader or the models (or
-    # another Python) makes them another format, which is then not read.
+def _code_format(kind: bytes, modules: tuple[str, ...]) -> bytes:
+    """A cache file's first line: its kind, this Python, and a digest of the modules whose objects
+    its records are; another version of any of them makes it another format, which is then not read."""
     h = hashlib.sha256()
-    for name in ("load.py", "models.py"):
+    for name in modules:
         h.update((PACKAGE_DIR / name).read_bytes())
-    return b"kindex-site runs 1 " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
+    return b"kindex-site " + kind + b" " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
+
+
+def _runs_format() -> bytes:
+    return _code_format(b"runs 1", ("load.py", "models.py"))  # (load.py's Facts, field by field)
 
 
 def read_runs(out: Path):
@@ -503,12 +507,8 @@ def rankings_path(out: Path) -> Path:
 
 
 def _rankings_format() -> bytes:
-    # Records of leaderboard.py's boards, ranked by its rules and stats.py's: another version of the
-    # code that groups and ranks (or another Python) makes them another format, which is then not read.
-    h = hashlib.sha256()
-    for name in ("leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py"):
-        h.update((PACKAGE_DIR / name).read_bytes())
-    return b"kindex-site rankings 1 " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
+    # (leaderboard.py's boards, ranked by its rules, stats.py's and hardware.py's, of load.py's runs)
+    return _code_format(b"rankings 1", ("leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py"))
 
 
 def read_rankings(out: Path) -> dict[str, tuple[str, bytes]]:
@@ -685,7 +685,7 @@ def _write_in_use(f, rows: dict[tuple, memoryview], made_from: dict[str, tuple])
 
 
 def _write_rows(f, rows: list[tuple[tuple, bytes | memoryview]]) -> None:
-    """One batch of rows (StoredRows._read): their keys and sizes, then their HTML."""
+    """One batch of rows (_read_rows reads them): their keys and sizes, then their HTML."""
     head = marshal.dumps(([key for key, _ in rows], [len(body) for _, body in rows]))
     f.write(len(head).to_bytes(4, "little"))
     f.write(head)
