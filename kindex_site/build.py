@@ -50,7 +50,7 @@ from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
 from .leaderboard import Board, Leaderboard, Rules, build_leaderboard, ranking_bytes
-from .load import Content, Definitions, SourceChecks, file_records, keep_reread_files, load_content, restore_files
+from .load import Content, Definitions, LoadState, SourceChecks, file_records, keep_reread_files, load_content, restore_files
 from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
                     run_page, run_page_path, site_pages, source_path)
@@ -96,6 +96,7 @@ class Memo:
     files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
     sources: SourceChecks = field(default_factory=SourceChecks)  # load_content's: the source files checked
     definitions: Definitions = field(default_factory=Definitions)  # load_content's: the protocols and environments its runs share
+    load: LoadState = field(default_factory=LoadState)  # load_content's: the last clean load, to patch
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
@@ -199,6 +200,7 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     first = not memo.built
     if first or memo.definitions.crowded:
         memo.definitions = Definitions()  # (shared by the files kept and those read again)
+        memo.load = LoadState()
     restored: dict = {}
     if first:
         memo.files = restore_files(state.stored_runs(), content_dir, memo.definitions)
@@ -208,7 +210,7 @@ def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progre
     # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
     content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
                            progress=progress.at, stats=state.inputs, sources=memo.sources,
-                           definitions=memo.definitions)
+                           definitions=memo.definitions, last=memo.load if memo.resident else None)
     validated = None
     if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
         # Rewriting the runs cache costs about 2 µs for each run it holds; reading a run again, 60–90

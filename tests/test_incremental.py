@@ -775,3 +775,140 @@ def test_a_symlinked_content_folder_whose_files_the_watcher_names_by_their_targe
     code, _, err = project.build("--out", "clean", "--clean")
     assert code == 0 and not builder.errors, err
     assert snapshot(tmp_path / "site") == snapshot(tmp_path / "clean")
+
+
+def _one_file_a_run(project) -> None:
+    """Six runs in a file each on two hosts; h1's environment written `12` in one file, `12.0` in
+    another (alike to Python, not on the page)."""
+    for i, letter in enumerate("abcdef"):
+        doc = seed_problem_run(f"h{i % 2}", f"Impl {i}", 1_000_000 + 50_000 * i)
+        doc["run"]["metadata"]["name"] = f"run-{letter}"
+        if i % 2:
+            doc["environment"]["spec"]["software"] = {"cuda": 12 if letter == "b" else 12.0}
+        project.write(f"content/runs/{letter}.json", doc)
+
+
+def _edit_run(project, letter: str, change) -> None:
+    edit_json(project, f"content/runs/{letter}.json", change)
+
+
+def _software(value):
+    return lambda d: d["environment"]["spec"].update(software={"cuda": value})
+
+
+# Edits a resident builder's load makes by patching its last one (each after the ones before it).
+PATCHED_EDITS = {
+    "a-mean": lambda p: _edit_run(p, "c", lambda d: d["run"]["spec"]["timing"]["latencyNs"].update(
+        mean=700_000, minimum=700_000, maximum=700_000, confidence95=[700_000, 700_000])),
+    "the-first-file-of-a-host-writes-its-environment-otherwise": lambda p: _edit_run(p, "b", _software(12.0)),
+    "a-file-first-in-path-order-added": lambda p: p.write(
+        "content/runs/0.json", _renamed(seed_problem_run("h1", "Impl 9", 900_000, ), "run-0", software={"cuda": 12})),
+    "the-first-file-of-a-host-removed": lambda p: (p.root / "content/runs/0.json").unlink(),
+    "two-runs-swap-names": lambda p: [_edit_run(p, "c", lambda d: d["run"]["metadata"].update(name="run-e")),
+                                      _edit_run(p, "e", lambda d: d["run"]["metadata"].update(name="run-c"))],
+    "a-file-with-an-unknown-field": lambda p: _edit_run(p, "d", lambda d: d["run"]["spec"].update(colour="red")),
+    "a-page-added": lambda p: p.write("content/pages/notes.md", "# Notes\n\nRead them.\n"),
+    "the-unknown-field-gone": lambda p: _edit_run(p, "d", lambda d: d["run"]["spec"].pop("colour")),
+}
+
+
+def _renamed(doc: dict, name: str, software: dict | None = None) -> dict:
+    doc["run"]["metadata"]["name"] = name
+    if software is not None:
+        doc["environment"]["spec"]["software"] = software
+    return doc
+
+
+def test_a_resident_builder_reads_and_checks_only_the_changed_files(project, monkeypatch, always_incremental):
+    """A rebuild under `serve` or `build --watch` reads and checks only the files changed since the
+    last one (not a pass over every file), and still gives exactly what a clean build gives: each
+    host as the first file in path order writes it, the warnings of a clean build."""
+    from kindex_site import load
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    monkeypatch.chdir(project.root)
+    # Each edit here comes a build after the last read, many clock ticks later: no file needs its
+    # bytes compared again (which would have the patch re-read it, and hide what it must find itself).
+    monkeypatch.setattr(load, "RACY_NS", 0)
+    _one_file_a_run(project)
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    passes = []
+    add = load._CrossFile.add
+    monkeypatch.setattr(load._CrossFile, "add", lambda self, *a: passes.append(1) or add(self, *a))
+    for name, edit in PATCHED_EDITS.items():
+        passes.clear()
+        edit(project)
+        result = build(load_config(None, {}), memo)
+        assert not passes, f"{name}: a pass over every file"
+        code, _, err = project.build("--out", "clean", "--clean")
+        assert code == 0, err
+        assert snapshot(project.root / "site") == snapshot(project.root / "clean"), name
+        assert [f"warning: {w}" for w in result.warnings] == [line for line in err.splitlines()
+                                                               if line.startswith("warning:")], name
+    assert '"software":{"cuda":12.0}' in (project.root / "site/api/v1/hosts/h1.json").read_text()  # (b's, first again)
+
+
+def test_a_resident_builder_says_what_a_clean_build_says_of_an_edit_it_cannot_patch(project, monkeypatch,
+                                                                                    always_incremental):
+    """A duplicate run name, a host defined two ways, a new host: the rebuild's problems and site are
+    a clean build's, and so is the site once the edit is undone."""
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+    from kindex_site.errors import KindexError
+
+    monkeypatch.chdir(project.root)
+    _one_file_a_run(project)
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    bad = {
+        "a-duplicate-name": (lambda d: d["run"]["metadata"].update(name="run-a"),
+                             "content/runs/c.json: run.metadata.name: 'run-a' is also the name of the run in "
+                             "content/runs/a.json"),
+        "a-host-defined-two-ways": (_software("13.0"), "content/runs/d.json: environment: ExecutionEnvironment 'h1' "
+                                                       "differs from its definition in content/runs/b.json"),
+    }
+    for name, (change, said) in bad.items():
+        letter = "c" if name == "a-duplicate-name" else "d"
+        before = (project.root / f"content/runs/{letter}.json").read_text()
+        _edit_run(project, letter, change)
+        with pytest.raises(KindexError) as raised:
+            build(load_config(None, {}), memo)
+        code, _, err = project.build("--out", "clean", "--clean")
+        assert code == 1 and said in err and said in str(raised.value), name
+        (project.root / f"content/runs/{letter}.json").write_text(before)
+        build(load_config(None, {}), memo)
+        code, _, err = project.build("--out", "clean", "--clean")
+        assert code == 0, err
+        assert snapshot(project.root / "site") == snapshot(project.root / "clean"), name
+    project.write("content/runs/g.json", _renamed(seed_problem_run("h7", "Impl 1", 3_000_000), "run-g"))
+    build(load_config(None, {}), memo)
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    assert snapshot(project.root / "site") == snapshot(project.root / "clean")
+    assert json.loads((project.root / "site/api/v1/hosts/h7.json").read_text())["name"] == "h7"
+
+
+def test_a_patched_load_equals_a_whole_pass(project, monkeypatch):
+    """What load_content makes by patching its last load (LoadState) is what a whole pass makes:
+    runs, protocols and environments in the same order and as the same files write them, digests,
+    warnings, pages."""
+    from kindex_site import cache, load
+
+    monkeypatch.setattr(load, "RACY_NS", 0)  # (as above: each edit comes long after the last read)
+    content_dir = project.root / "content"
+
+    def seen(content) -> tuple:
+        return ([r.name for r in content.runs], [(n, d.model_dump_json()) for n, d in content.protocols.items()],
+                [(n, d.model_dump_json()) for n, d in content.environments.items()], content.warnings,
+                list(content.digests.items()), [(p.slug, p.markdown) for p in content.pages], content.files)
+
+    _one_file_a_run(project)
+    memo, last = {}, load.LoadState()
+    load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last)
+    for name, edit in PATCHED_EDITS.items():
+        edit(project)
+        patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last)
+        assert patched.read <= 2, name  # (only the changed files were read)
+        assert seen(patched) == seen(load.load_content(content_dir)), name
