@@ -308,14 +308,16 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     _finish(content, others, problems, notes, sources)
     if last is not None:
         last.keep(content_dir, stats, wanted, keep_documents, documents_bytes, read, pages, others, checks, content,
-                  memo)
+                  memo, sources)
     return content
 
 
 def _finish(content: Content, others: dict[str, _Listed], problems: list[str], notes: int,
-            sources: SourceChecks | None) -> None:
-    """A load's last steps, once its runs are in: their source files, and the files nothing reads."""
-    _attach_files(content, others, problems, sources)
+            sources: SourceChecks | None, attach: bool = True) -> None:
+    """A load's last steps, once its runs are in: their source files (unless attached already), and
+    the files nothing reads."""
+    if attach:
+        _attach_files(content, others, problems, sources)
     content.warnings += [f"{f.shown}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
                          "refer to are read)" for rel, f in others.items() if rel not in content.sources]
     if problems:
@@ -363,10 +365,12 @@ class LoadState:
         self.digests: dict[str, str] = {}
         self.warnings: list[str] = []
         self.racy: set[str] = set()  # files read in the tick they were written: compared again next time
+        self.sources: dict[str, SourceText] = {}  # the source files runs refer to, in path order
+        self.referred: dict[str, int] = {}  # source file → how many of the runs' references name it
 
     def keep(self, content_dir: Path, stats: Mapping | None, wanted: bool, keep_documents: bool, documents_bytes: int,
              read: dict[str, _Read], pages: list[_Listed], others: dict[str, _Listed], checks: _CrossFile,
-             content: Content, memo: dict | None) -> None:
+             content: Content, memo: dict | None, sources: SourceChecks | None) -> None:
         """Keep a whole pass's load (clean: it raised otherwise)."""
         self.clean = False
         if not stats or memo is None or not all(key[0] >= 0 for key in stats.values()):
@@ -386,7 +390,8 @@ class LoadState:
         self.protocols, self.environments = dict(content.protocols), dict(content.environments)
         self.digests = dict(content.digests)
         self.warnings = [w for result in self.bundles.values() for w in result.warnings]
-        self.racy = self._racy(self.bundles, memo)
+        self.racy = self._racy(self.bundles, memo) | (sources.racy() if sources is not None else set())
+        self.sources, self.referred = dict(content.sources), _referred(content.runs)
         self.clean = True
 
     def _racy(self, rels, memo: dict) -> set[str]:
@@ -405,6 +410,7 @@ class LoadState:
         changed = {rel for rel, _ in stats.items() ^ self.stats.items()} | self.racy
         bundles, counts, first, run_names = self.bundles, self.counts, self.first, self.run_names
         gone: list[str] = []  # bundle files read last time, changed or gone
+        sources_changed = False
         fresh: list[_Listed] = []  # bundle files to read
         for rel in sorted(changed):
             key = stats.get(rel)
@@ -419,11 +425,13 @@ class LoadState:
                 if key is not None:
                     fresh.append(_Listed(at + rel, rel, shown_root + rel, key))
                     self.documents_bytes += key[0]
-            elif key is None:
-                self.others.pop(rel, None)
             else:
-                self.others[rel] = _Listed(at + rel, rel, shown_root + rel, key)
-                self.others = dict(sorted(self.others.items()))
+                sources_changed = True  # (a source file, or one a run may come to refer to)
+                if key is None:
+                    self.others.pop(rel, None)
+                else:
+                    self.others[rel] = _Listed(at + rel, rel, shown_root + rel, key)
+                    self.others = dict(sorted(self.others.items()))
         reader.keep_documents = self.where[2] and self.documents_bytes <= KEEP_DOCUMENTS_MAX_BYTES
         if reader.keep_documents != self.keep_documents:
             return None
@@ -431,6 +439,7 @@ class LoadState:
         # Out go the changed files' runs and definitions; in go their new ones, which must agree with
         # every other file's (their `==`, as the whole pass's `_same`) and bring no new definition.
         refind: set[tuple[str, str]] = set()  # definitions whose first file may be another now
+        dropped = [source.rel for rel in gone for run in bundles[rel].runs for source in run.files.values()]
         for rel in gone:
             index = bundles[rel].index
             for name in index.names:
@@ -479,11 +488,36 @@ class LoadState:
             page = _read_page(Path(at + rel), shown_root + rel, problems)
             if page:
                 content.pages.append(page)
-        _finish(content, self.others, problems, 0, sources)
+        if sources_changed:
+            _attach_files(content, self.others, problems, sources)
+            self.referred = _referred(content.runs)
+        else:  # the runs of other files refer to the files they did, as they were
+            self._attach(content, [run for f in fresh for run in read[f.rel].runs], dropped, problems, sources)
+        self.sources = content.sources
+        _finish(content, self.others, problems, 0, sources, attach=False)
         self.stats = stats
-        self.racy = self._racy(read, reader.memo)
+        self.racy = self._racy(read, reader.memo) | (sources.racy() if sources is not None else set())
         self.clean = True
         return content
+
+    def _attach(self, content: Content, runs: list[Run], dropped: list[str], problems: list[str],
+                sources: SourceChecks | None) -> None:
+        """The source files of `runs` (the changed files'), whose earlier versions referred to `dropped`;
+        Content.sources as a whole pass makes it."""
+        content.sources = found = dict(self.sources)
+        _attach_files(content, self.others, problems, sources, runs)
+        referred = self.referred
+        for rel in dropped:
+            referred[rel] -= 1
+        for run in runs:
+            for source in run.files.values():
+                referred[source.rel] = referred.get(source.rel, 0) + 1
+        if found.keys() != self.sources.keys() or any(not referred[rel] for rel in dropped):
+            content.sources = {rel: found[rel] for rel in sorted(found) if referred.get(rel)}
+            for rel in [rel for rel, n in referred.items() if not n]:
+                del referred[rel]
+            if sources is not None:
+                sources.keep_only(content.sources.keys())
 
     def _find_first(self, keys: set[tuple[str, str]]) -> None:
         """The first file (in path order) defining each of `keys` now, and the protocols and
@@ -503,6 +537,15 @@ class LoadState:
         self.protocols = {name: self.first_seen[(kind, name)][0] for kind, name in order if kind == "BenchmarkProtocol"}
         self.environments = {name: self.first_seen[(kind, name)][0] for kind, name in order
                              if kind == "ExecutionEnvironment"}
+
+
+def _referred(runs: list[Run]) -> dict[str, int]:
+    """Source file → how many of the runs' references name it."""
+    referred: dict[str, int] = {}
+    for run in runs:
+        for source in run.files.values():
+            referred[source.rel] = referred.get(source.rel, 0) + 1
+    return referred
 
 
 def _roots(root: Path) -> tuple[str, str]:
@@ -558,13 +601,14 @@ _SOURCE_FIELDS = (("implementation", "implementation_source", "implementationSou
 
 
 def _attach_files(content: Content, others: dict[str, _Listed], problems: list[str],
-                  known: SourceChecks | None) -> None:
+                  known: SourceChecks | None, runs: list[Run] | None = None) -> None:
     """Each run's source files (run.files), checked once per file: under the content folder, a
-    file of its own (not a bundle or page), UTF-8, at most MAX_SOURCE_BYTES. Content.sources lists them.
-    A file `known` holds unchanged is not read again (a kernel in each run's folder: as many files as runs)."""
+    file of its own (not a bundle or page), UTF-8, at most MAX_SOURCE_BYTES. Content.sources lists
+    them, in path order. A file `known` holds unchanged is not read again (a kernel in each run's
+    folder: as many files as runs). `runs`: only these (LoadState.patched: the others are as they were)."""
     checked: dict[str, SourceText | str] = {}  # path under content → the file, or what is wrong with it
     known = known if known is not None else SourceChecks()
-    for run in content.runs:
+    for run in content.runs if runs is None else runs:
         f = run.facts
         if f.implementation_source is None and f.workload_source is None:
             if run.files:
@@ -585,7 +629,9 @@ def _attach_files(content: Content, others: dict[str, _Listed], problems: list[s
             else:
                 files[kind] = content.sources[rel] = found
         run.files = files
-    known.keep_only(content.sources.keys())
+    if runs is None:
+        content.sources = dict(sorted(content.sources.items()))  # (the order of paths, not of the runs met first)
+        known.keep_only(content.sources.keys())
 
 
 def _beside(folder: str, path: str) -> str:
@@ -610,6 +656,7 @@ class SourceChecks:
     def __init__(self, records=()):
         self.known: dict[str, _KnownSource] = {}
         self.changed = False  # (since it was made: a file read, or one no longer referred to)
+        self.fresh: set[str] = set()  # files read since `racy` was last asked
         try:
             for rel, digest, stat, read_at in records:  # (where it is listed is told by the listing)
                 self.known[rel] = _KnownSource(tuple(stat), read_at, SourceText(rel, "", digest, ""))
@@ -635,6 +682,13 @@ class SourceChecks:
         if isinstance(found, SourceText) and listed.stat:
             self.known[rel] = _KnownSource(listed.stat, read_at, found)
             self.changed = True
+            self.fresh.add(rel)
+        return found
+
+    def racy(self) -> set[str]:
+        """The files read since last asked that were written in the tick they were read (RACY_NS)."""
+        found = {rel for rel in self.fresh if (k := self.known.get(rel)) is not None and k.stat[1] >= k.read_at - RACY_NS}
+        self.fresh = set()
         return found
 
     def keep_only(self, rels) -> None:

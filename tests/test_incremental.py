@@ -912,3 +912,51 @@ def test_a_patched_load_equals_a_whole_pass(project, monkeypatch):
         patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last)
         assert patched.read <= 2, name  # (only the changed files were read)
         assert seen(patched) == seen(load.load_content(content_dir)), name
+
+
+def _kernel_run(letter: str, kernel: str, host: str = "h0") -> dict:
+    doc = _renamed(seed_problem_run(host, f"Impl {letter}", 1_000_000 + ord(letter) * 1000), f"run-{letter}")
+    doc["run"]["spec"]["implementationSource"] = {"path": kernel}
+    return doc
+
+
+# Edits of runs that refer to source files, and of those files (each after the ones before it).
+SOURCE_EDITS = {
+    "a-run-edited": lambda p: edit_json(p, "content/s/a.json", lambda d: d["run"]["spec"]["timing"][
+        "latencyNs"].update(mean=800_000, minimum=800_000, maximum=800_000, confidence95=[800_000, 800_000])),
+    "a-kernel-edited": lambda p: p.write("content/s/k/b.py", "def b(): return 2\n"),
+    "a-run-now-refers-to-another-runs-kernel": lambda p: edit_json(
+        p, "content/s/c.json", lambda d: d["run"]["spec"].update(implementationSource={"path": "k/a.py"})),
+    "a-run-added-for-a-new-kernel": lambda p: [p.write("content/s/k/0.py", "def zero(): pass\n"),
+                                               p.write("content/s/0.json", _kernel_run("z", "k/0.py"))],
+    "a-run-gone-its-kernel-left": lambda p: (p.root / "content/s/b.json").unlink(),
+    "the-run-back": lambda p: p.write("content/s/b.json", _kernel_run("b", "k/b.py")),
+    "a-run-back-to-its-own-kernel": lambda p: edit_json(
+        p, "content/s/c.json", lambda d: d["run"]["spec"].update(implementationSource={"path": "k/c.py"})),
+}
+
+
+def test_a_patched_load_attaches_source_files_as_a_whole_pass(project, monkeypatch):
+    """Runs that refer to source files (one folder per submission): a patched load gives each run
+    the files a whole pass gives it, lists the same source files, and warns of the same unread ones."""
+    from kindex_site import cache, load
+
+    monkeypatch.setattr(load, "RACY_NS", 0)  # (each edit comes long after the last read)
+    content_dir = project.root / "content"
+
+    def seen(content) -> tuple:
+        return ([(r.name, {k: (f.rel, f.digest) for k, f in r.files.items()}) for r in content.runs],
+                [(rel, f.digest, f.shown) for rel, f in content.sources.items()], content.warnings)
+
+    for letter in "abc":
+        project.write(f"content/s/k/{letter}.py", f"def {letter}(): return 1\n")
+        project.write(f"content/s/{letter}.json", _kernel_run(letter, f"k/{letter}.py"))
+    memo, last, known = {}, load.LoadState(), load.SourceChecks()
+    load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last, sources=known)
+    for name, edit in SOURCE_EDITS.items():
+        edit(project)
+        patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last,
+                                    sources=known)
+        assert patched.read <= 1, name
+        assert seen(patched) == seen(load.load_content(content_dir)), name
+    assert "s/k/c.py" in patched.sources and "s/k/b.py" in patched.sources
