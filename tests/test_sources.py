@@ -274,3 +274,29 @@ def test_a_model_page_shows_fast_p_over_the_attempted_problems(project):
     assert summary["attempted"] == 5 and summary["problems"] == 4
     assert summary["fast_p"] == {"0": 0.8, "1": 0.4, "1.5": 0.4, "2": 0.2} and summary["fast_1"] == 0.4
 
+
+
+def test_a_source_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypatch, always_incremental):
+    """A kernel edited with its size and time unchanged, in the tick the last build read it, is seen by
+    the next rebuild of a resident builder (its bytes are compared), and later rebuilds change nothing."""
+    from kindex_site import cache
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    monkeypatch.chdir(project.root)
+    stat_key = cache.stat_key  # (within one tick the change time does not move either: leave it out)
+    monkeypatch.setattr(cache, "stat_key", lambda st: stat_key(st)[:2])
+    kernel_site(project, "x = 'first'\n")
+    for written in (project.root / "content").rglob("*"):  # (all but the kernel long since written)
+        if written.is_file() and written.name != "gen.py":
+            os.utime(written, ns=(10**18, 10**18))
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    path = project.root / "content/kb/models.src/gen.py"
+    before = path.stat()
+    path.write_text("x = 'again'\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    build(load_config(None, {}), memo)
+    assert "again" in project.page("runs/gen")
+    for _ in range(2):
+        assert build(load_config(None, {}), memo).changed == 0
