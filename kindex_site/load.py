@@ -248,7 +248,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     their documents are validated as always.
 
     `memo` (kept by a long-running caller such as `serve`) remembers each file's validated runs by
-    its stat: an unchanged file is not read again. The checks across files always run on everything.
+    its stat: an unchanged file is not read again. The checks across files run on every file (but see `last`).
 
     `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
     whole document is then read again from its file if it is asked for. So does content of over
@@ -264,12 +264,14 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     last load's): a file read again that repeats one shares it, and the checks across files stay
     identity tests.
 
-    `last` (a resident caller's, with `memo` and `stats`) is the last clean load: this one reads and
-    checks only the files whose stat changed since, and takes the rest from it (LoadState).
+    `last` (a resident caller's, with `memo`, `sources` and `stats`) is the last clean load: this one
+    reads and checks only the files whose stat changed since, and takes the rest from it (LoadState).
     """
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
-    if last is not None and memo is not None and stats:
+    if last is not None and (memo is None or sources is None):
+        last = None  # (a patch takes unchanged files from the memo and source files' checks from `sources`)
+    if last is not None and stats:
         patched = last.patched(content_dir, stats, _Reader(trusted, memo, keep_documents, definitions), progress,
                                sources)
         if patched is not None:
@@ -410,14 +412,18 @@ class LoadState:
         changed = {rel for rel, _ in stats.items() ^ self.stats.items()} | self.racy
         bundles, counts, first, run_names = self.bundles, self.counts, self.first, self.run_names
         gone: list[str] = []  # bundle files read last time, changed or gone
-        sources_changed = False
+        sources_changed = pages_changed = False
         fresh: list[_Listed] = []  # bundle files to read
         for rel in sorted(changed):
             key = stats.get(rel)
             if key is not None and key[0] < 0:
                 return None  # (a symlink, an odd name, what could not be listed: the listing's to say)
             if _is_page(rel):
-                self.pages = sorted(p for p in self.pages if p != rel) if key is None else sorted({*self.pages, rel})
+                pages_changed = True
+                if key is None and rel in self.pages:
+                    self.pages.remove(rel)
+                elif key is not None and rel not in self.pages:
+                    self.pages.append(rel)
             elif _is_bundle(rel):
                 if rel in bundles:
                     gone.append(rel)
@@ -431,7 +437,10 @@ class LoadState:
                     self.others.pop(rel, None)
                 else:
                     self.others[rel] = _Listed(at + rel, rel, shown_root + rel, key)
-                    self.others = dict(sorted(self.others.items()))
+        if pages_changed:
+            self.pages.sort()
+        if sources_changed:  # (sorted once: a pull may bring thousands of kernels)
+            self.others = dict(sorted(self.others.items()))
         reader.keep_documents = self.where[2] and self.documents_bytes <= KEEP_DOCUMENTS_MAX_BYTES
         if reader.keep_documents != self.keep_documents:
             return None

@@ -905,11 +905,12 @@ def test_a_patched_load_equals_a_whole_pass(project, monkeypatch):
                 list(content.digests.items()), [(p.slug, p.markdown) for p in content.pages], content.files)
 
     _one_file_a_run(project)
-    memo, last = {}, load.LoadState()
-    load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last)
+    memo, last, known = {}, load.LoadState(), load.SourceChecks()
+    load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last, sources=known)
     for name, edit in PATCHED_EDITS.items():
         edit(project)
-        patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last)
+        patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last,
+                                    sources=known)
         assert patched.read <= 2, name  # (only the changed files were read)
         assert seen(patched) == seen(load.load_content(content_dir)), name
 
