@@ -135,13 +135,15 @@ class BuildState:
         """The last build's manifest when nothing it read has changed and its site is still in the folder.
         When something has, the build that follows at once (`open`) takes what was found here."""
         self._found = None
-        manifest = self._read()
+        mine = self._mine_now()
+        # (its outputs, half of it, are read only when a build follows: up to date needs the rest)
+        manifest, whole = (mine, lambda: mine) if mine is not None else read_manifest_head(self.out)
         if not describes(manifest, self.out):
             return None
         inputs = snapshot(config.folder("content_dir"))
         settings = settings_key(config, look_folders(config), environ)
         if inputs != manifest.inputs or settings != manifest.settings:
-            self._found = (config, environ, settings, inputs)
+            self._found = (config, environ, settings, inputs, whole)
             return None
         return manifest
 
@@ -156,7 +158,7 @@ class BuildState:
         inputs_of, self._inputs_of = self._inputs_of, os.path.abspath(content)
         if found is not None and found[0] is config and found[1] is environ:  # (unchanged's, just found)
             self.settings, self.inputs = found[2], found[3]
-            self.last = self._read()
+            self.last = found[4]()
             return
         self.settings = settings_key(config, look_folders(config), environ)
         self.last = self._read()
@@ -268,24 +270,42 @@ class BuildState:
         return []
 
     def _read(self) -> Manifest | None:
+        mine = self._mine_now()
+        return mine if mine is not None else read_manifest(self.out)
+
+    def _mine_now(self) -> Manifest | None:
+        """The manifest this object wrote, if the file is still that one (no need to read it)."""
         stamp = manifest_stamp(self.out)
         if self._mine is not None and stamp is not None and self._mine[0] == stamp:
-            return self._mine[1]  # the one this object wrote, untouched since: no need to read it
-        return read_manifest(self.out)
+            return self._mine[1]
+        return None
 
 
 def read_manifest(out: Path) -> Manifest | None:
+    return read_manifest_head(out)[1]()
+
+
+def read_manifest_head(out: Path) -> tuple[Manifest | None, Callable[[], Manifest | None]]:
+    """The manifest but its outputs (left empty), and a function that reads them into it and returns
+    it whole. None for a manifest missing, unreadable, damaged or from another version: a full build it is."""
     try:
         data = manifest_path(out).read_bytes()
         if not data.startswith(FORMAT):
-            return None
+            return None, lambda: None
         parts = _parts_of(memoryview(data)[len(FORMAT):])  # (no copy of a big file's bytes)
-        fields, outputs = next(parts), {}
-        for part in parts:
-            outputs.update(part)
-        return Manifest(**fields, outputs=outputs)
+        head = Manifest(**next(parts))
     except (OSError, ValueError, EOFError, TypeError, StopIteration):
-        return None  # missing, unreadable or from another version: a full build it is
+        return None, lambda: None
+
+    def whole() -> Manifest | None:
+        try:
+            for part in parts:
+                head.outputs.update(part)
+        except (ValueError, EOFError, TypeError):
+            return None
+        return head
+
+    return head, whole
 
 
 def site_identity(out: Path) -> list | None:
