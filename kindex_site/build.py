@@ -97,6 +97,7 @@ class Memo:
     sources: SourceChecks = field(default_factory=SourceChecks)  # load_content's: the source files checked
     definitions: Definitions = field(default_factory=Definitions)  # load_content's: the protocols and environments its runs share
     load: LoadState = field(default_factory=LoadState)  # load_content's: the last clean load, to patch
+    downloads: _Downloads | None = None  # _Plan's: the source files' outputs
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
@@ -268,6 +269,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     # takes those of unchanged problems from the last builds' and stores those it renders.
     renderer.rows = None if memo.resident else cache.StoredRows(state.out)
     plan = _Plan(config, lb, urls, renderer, cache.base_key(state.settings, content), memo.resident)
+    plan.downloads = memo.downloads
     # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
     plan.take_problems(memo.outputs, {} if memo.resident else state.stored_plans())
     if renderer.rows is not None:
@@ -279,6 +281,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     state.check_paths(plan.outputs.keys(),
                       partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
     _key_outputs(plan, content)
+    memo.downloads = plan.downloads if memo.resident else None
     plan.let_go()
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
     return plan
@@ -330,6 +333,7 @@ class _Plan:
         self.keys: dict[str, str] = {}  # path → key
         self.notes: list[str] = []
         self.files = 0  # how many outputs were planned (once written: `written`)
+        self.downloads: _Downloads | None = None  # the source files' outputs (a resident builder's, from the last build)
 
     def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str | None) -> None:
         key = path.casefold()
@@ -338,6 +342,16 @@ class _Plan:
         self.claimed_by[key] = what
         self.outputs[path] = data
         self.others.append(path)
+
+    def claim_all(self, outputs: dict, whats: dict[str, str], claims: dict[str, str]) -> None:
+        """Outputs claimed at once: `whats` says what claims each path, `claims` each casefolded path."""
+        if len(claims) != len(outputs) or not self.claimed_by.keys().isdisjoint(claims):
+            for path, data in outputs.items():  # one of them clashes: say which
+                self.claim(path, data, whats[path])
+            return
+        self.claimed_by.update(claims)
+        self.outputs.update(outputs)
+        self.others += outputs
 
     def claim_problem(self, group: _ProblemOutputs) -> None:
         """A problem's outputs at once (tens of thousands of paths on a big site)."""
@@ -487,8 +501,41 @@ def _claim_files(plan: _Plan, config: Config, content: Content) -> None:
                 continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
             if "static/" + rel not in plan.outputs:
                 plan.claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
-    for source in content.sources.values():
-        plan.claim(source_path(source.rel), partial(_source_bytes, source), f"source file {source.shown}")
+    plan.downloads = _Downloads.of(content, plan.downloads)
+    plan.claim_all(plan.downloads.outputs, plan.downloads.whats, plan.downloads.claims)
+
+
+@dataclass
+class _Downloads:
+    """The source files runs refer to, each an output of its own (`sources/…`, its bytes for download):
+    made again only when the source files change (a resident builder keeps them: a site of one folder
+    per submission has as many as runs)."""
+
+    files: tuple  # the SourceTexts they are made from
+    outputs: dict[str, Callable[[], bytes]]  # path → what makes its bytes
+    whats: dict[str, str]  # path → what claims it (for a clash's error)
+    claims: dict[str, str]  # casefolded path → what claims it
+    base: str = ""  # the key base `keys` are for
+    keys: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, content: Content, kept: _Downloads | None) -> _Downloads:
+        files = tuple(content.sources.values())
+        if kept is not None and kept.files == files:
+            return kept
+        outputs, whats = {}, {}
+        for source in files:
+            path = source_path(source.rel)
+            outputs[path] = partial(_source_bytes, source)
+            whats[path] = f"source file {source.shown}"
+        return cls(files, outputs, whats, {path.casefold(): what for path, what in whats.items()})
+
+    def keyed(self, base: str) -> dict[str, str]:
+        """Each one's key: its bytes are all it shows."""
+        if self.base != base or len(self.keys) != len(self.files):
+            self.keys = {source_path(s.rel): cache.list_key(base, [s.digest]) for s in self.files}
+            self.base = base
+        return self.keys
 
 
 def _key_outputs(plan: _Plan, content: Content) -> None:
@@ -500,8 +547,7 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
     output_keys: dict[str, str] = {}
     for group in plan.groups.values():
         output_keys.update(group.keys)
-    for source in content.sources.values():  # (its bytes are all it shows)
-        output_keys[source_path(source.rel)] = cache.list_key(base, [source.digest])
+    output_keys.update(plan.downloads.keyed(base))
     for path in plan.others:
         if path not in output_keys:
             item = plan.outputs[path]

@@ -300,3 +300,18 @@ def test_a_source_file_rewritten_within_the_clock_tick_is_read_again(project, mo
     assert "again" in project.page("runs/gen")
     for _ in range(2):
         assert build(load_config(None, {}), memo).changed == 0
+
+
+def test_two_source_files_named_alike_but_for_case_are_refused(project):
+    """`k/Gen.py` and `k/gen.py` are two files here, one on a macOS or Windows disk: their downloads
+    would overwrite each other. Refused before anything is written, naming both."""
+    docs = [run("upper", "Upper", 2_000_000, None, digest="c"), run("lower", "Lower", 3_000_000, None, digest="d")]
+    docs[0]["run"]["spec"]["implementationSource"] = {"path": "k/Gen.py"}
+    docs[1]["run"]["spec"]["implementationSource"] = {"path": "k/gen.py"}
+    project.write("content/kb/models.json", docs)
+    project.write("content/kb/k/Gen.py", "x = 1\n")
+    project.write("content/kb/k/gen.py", "x = 2\n")
+    code, _, err = project.build()
+    assert code == 1 and not (project.root / "site").exists()
+    assert ("sources/kb/k/gen.py: claimed by both source file content/kb/k/Gen.py and source file "
+            "content/kb/k/gen.py") in err, err
