@@ -894,10 +894,9 @@ def test_a_patched_load_equals_a_whole_pass(project, monkeypatch):
     """What load_content makes by patching its last load (LoadState) is what a whole pass makes:
     runs, protocols and environments in the same order and as the same files write them, digests,
     warnings, pages."""
-    from kindex_site import cache, load
+    from kindex_site import load
 
     monkeypatch.setattr(load, "RACY_NS", 0)  # (as above: each edit comes long after the last read)
-    content_dir = project.root / "content"
 
     def seen(content) -> tuple:
         return ([r.name for r in content.runs], [(n, d.model_dump_json()) for n, d in content.protocols.items()],
@@ -905,14 +904,28 @@ def test_a_patched_load_equals_a_whole_pass(project, monkeypatch):
                 list(content.digests.items()), [(p.slug, p.markdown) for p in content.pages], content.files)
 
     _one_file_a_run(project)
+    _each_patched_load_equals_a_whole_pass(project, PATCHED_EDITS, seen, most_read=2)
+
+
+def _each_patched_load_equals_a_whole_pass(project, edits: dict, seen, most_read: int):
+    """Load the content, then after each edit patch the last load: each patch reads at most
+    `most_read` files (the changed ones) and gives what a whole pass gives, as `seen` tells them.
+    Returns the last patched load."""
+    from kindex_site import cache, load
+
+    content_dir = project.root / "content"
     memo, last, known = {}, load.LoadState(), load.SourceChecks()
-    load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last, sources=known)
-    for name, edit in PATCHED_EDITS.items():
+
+    def patched():
+        return load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last, sources=known)
+
+    patched()
+    for name, edit in edits.items():
         edit(project)
-        patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last,
-                                    sources=known)
-        assert patched.read <= 2, name  # (only the changed files were read)
-        assert seen(patched) == seen(load.load_content(content_dir)), name
+        content = patched()
+        assert content.read <= most_read, name
+        assert seen(content) == seen(load.load_content(content_dir)), name
+    return content
 
 
 def _kernel_run(letter: str, kernel: str, host: str = "h0") -> dict:
@@ -940,10 +953,9 @@ SOURCE_EDITS = {
 def test_a_patched_load_attaches_source_files_as_a_whole_pass(project, monkeypatch):
     """Runs that refer to source files (one folder per submission): a patched load gives each run
     the files a whole pass gives it, lists the same source files, and warns of the same unread ones."""
-    from kindex_site import cache, load
+    from kindex_site import load
 
     monkeypatch.setattr(load, "RACY_NS", 0)  # (each edit comes long after the last read)
-    content_dir = project.root / "content"
 
     def seen(content) -> tuple:
         return ([(r.name, {k: (f.rel, f.digest) for k, f in r.files.items()}) for r in content.runs],
@@ -952,12 +964,5 @@ def test_a_patched_load_attaches_source_files_as_a_whole_pass(project, monkeypat
     for letter in "abc":
         project.write(f"content/s/k/{letter}.py", f"def {letter}(): return 1\n")
         project.write(f"content/s/{letter}.json", _kernel_run(letter, f"k/{letter}.py"))
-    memo, last, known = {}, load.LoadState(), load.SourceChecks()
-    load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last, sources=known)
-    for name, edit in SOURCE_EDITS.items():
-        edit(project)
-        patched = load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last,
-                                    sources=known)
-        assert patched.read <= 1, name
-        assert seen(patched) == seen(load.load_content(content_dir)), name
+    patched = _each_patched_load_equals_a_whole_pass(project, SOURCE_EDITS, seen, most_read=1)
     assert "s/k/c.py" in patched.sources and "s/k/b.py" in patched.sources
