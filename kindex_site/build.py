@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import islice
+from itertools import chain, islice
 from pathlib import Path
 
 import jinja2
@@ -98,6 +98,7 @@ class Memo:
     definitions: Definitions = field(default_factory=Definitions)  # load_content's: the protocols and environments its runs share
     load: LoadState = field(default_factory=LoadState)  # load_content's: the last clean load, to patch
     downloads: _Downloads | None = None  # _Plan's: the source files' outputs
+    site_sizes: tuple = (None, None)  # (the manifest this process last wrote, the sizes of the site it lists)
     problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
     outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
@@ -157,7 +158,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         lap("render and write")
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
-        warnings = _record(config, state, plan, content, lb, sizes, changes, validated, memo.definitions,
+        warnings = _record(config, state, plan, content, lb, sizes, changes, validated, memo,
                            None if memo.resident else _rankings_to_store(lb, stored_rankings))
         _record_sources(state, memo.sources)
         memo.built = True
@@ -623,27 +624,38 @@ def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
 
 def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
             sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None,
-            definitions: Definitions, rankings) -> list[str]:
+            memo: Memo, rankings) -> list[str]:
     """Tell the state what the site now is (the manifest), with the runs, plans and rankings the
     next command-line build starts from when they changed; return the build's warnings."""
     plans = plan.plans_to_store()
     if plan.renderer.rows is not None:
         plan.renderer.rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
+    # A resident builder's last sizes, for the manifest it wrote, are brought up to date with the
+    # files this build rewrote or removed, instead of passing over every file.
+    kept = memo.site_sizes if changes is not None and state.last is not None and memo.site_sizes[0] is state.last \
+        else None
+    if kept is not None:
+        last = state.last.outputs
+        removed = [(p, last[p][1]) for p in chain(changes.stale, sizes) if p in last]
+        sizes_now = kept[1].changed(removed, sizes.items())
     outputs = state.outputs_after(plan.keys, sizes, changes)
     # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
     sizes.clear()
     plan.keys = {}
     release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
-    sizes_now = publish.SiteSizes.of((path, made[1]) for path, made in outputs.items())  # (entries: (key, size))
+    if kept is None:
+        sizes_now = publish.SiteSizes.of((path, made[1]) for path, made in outputs.items())  # (entries: (key, size))
     warnings = list(content.warnings) + lb.warnings
     warnings += publish.size_warnings(sizes_now, display(state.out))
     warnings += publish.size_advice(sizes_now, config.api_entries)
-    return warnings + state.commit(
+    warnings = warnings + state.commit(  # (a new list: the manifest holds the one it was given)
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
-        runs=file_records(validated, content.digests, definitions) if validated is not None else None,
+        runs=file_records(validated, content.digests, memo.definitions) if validated is not None else None,
         plans=plans, rankings=rankings)
+    memo.site_sizes = (state.written(), sizes_now) if memo.resident else (None, None)
+    return warnings
 
 
 def _keep(memo: Memo, objects: list) -> None:

@@ -269,6 +269,10 @@ class BuildState:
                     "the next build will make it all again"]
         return []
 
+    def written(self) -> Manifest | None:
+        """The manifest this object last wrote (None if it wrote none, or it failed)."""
+        return self._mine[1] if self._mine is not None else None
+
     def _read(self) -> Manifest | None:
         mine = self._mine_now()
         return mine if mine is not None else read_manifest(self.out)

@@ -310,6 +310,14 @@ class SiteSizes(NamedTuple):
                 problem_json += size
         return cls(total, big, run_pages, csvs, problem_json)
 
+    def changed(self, removed: Iterable[tuple[str, int]], added: Iterable[tuple[str, int]]) -> SiteSizes:
+        """These sizes with some files' taken out and others' put in (a rebuild that rewrote a few
+        files: `of` the whole site again would pass over every file)."""
+        gone, new = SiteSizes.of(removed), SiteSizes.of(added)
+        big = [item for item in self.big if item not in gone.big] + new.big if gone.big or new.big else self.big
+        return SiteSizes(self.total - gone.total + new.total, big, self.run_pages - gone.run_pages + new.run_pages,
+                         self.csvs - gone.csvs + new.csvs, self.problem_json - gone.problem_json + new.problem_json)
+
 
 def size_warnings(sizes: SiteSizes, shown_out: str, most: int = 10) -> list[str]:
     """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB (the biggest `most` files)."""

@@ -743,3 +743,35 @@ def test_big_site_suggests_leaving_run_pages_out(project, monkeypatch):
     monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", 50_000)
     code, _, err = project.build()
     assert code == 0 and "`run_pages = false` in kindex.toml" in err
+
+
+def test_a_resident_builders_size_warnings_are_a_clean_builds(project, monkeypatch, always_incremental):
+    """`build --watch` and `serve` bring the site's sizes up to date with the files a rebuild rewrote
+    or removed: after a page grows, a run goes and one comes, they warn as a clean build does."""
+    from test_incremental import corpus, edit_json
+
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    monkeypatch.chdir(project.root)
+    monkeypatch.setattr(publish, "FILE_LIMIT_BYTES", 12_000)
+    corpus(project)
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    edits = [
+        lambda: edit_json(project, "content/a.json", lambda d: d[0]["run"]["spec"]["sourceNative"].update(
+            note="x" * 20_000)),  # its run page grows past the limit
+        lambda: (project.root / "content/c.json").unlink(),
+        lambda: edit_json(project, "content/a.json", lambda d: d[0]["run"]["spec"]["sourceNative"].pop("note")),
+    ]
+    for edit in edits:
+        edit()
+        total = sum(p.stat().st_size for p in (project.root / "site").rglob("*") if p.is_file())
+        monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", total)  # (near it, whichever way the site moves)
+        result = build(load_config(None, {}), memo)
+        code, _, err = project.build("--out", "clean", "--clean")
+        assert code == 0, err
+        said = [w.replace("clean/", "site/") for w in err.splitlines() if w.startswith("warning:")]
+        assert [f"warning: {w}" for w in result.warnings] == said
+        grown = any(w.startswith("warning: site/runs/") and "near the 12 kB" in w for w in said)
+        assert grown == (edit is not edits[2]), said
