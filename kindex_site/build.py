@@ -533,7 +533,7 @@ class _Downloads:
 
     def keyed(self, base: str) -> dict[str, str]:
         """Each one's key: its bytes are all it shows."""
-        if self.base != base or len(self.keys) != len(self.files):
+        if self.base != base:
             self.keys = {source_path(s.rel): cache.list_key(base, [s.digest]) for s in self.files}
             self.base = base
         return self.keys

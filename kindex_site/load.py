@@ -372,10 +372,10 @@ class LoadState:
 
     def keep(self, content_dir: Path, stats: Mapping | None, wanted: bool, keep_documents: bool, documents_bytes: int,
              read: dict[str, _Read], pages: list[_Listed], others: dict[str, _Listed], checks: _CrossFile,
-             content: Content, memo: dict | None, sources: SourceChecks | None) -> None:
+             content: Content, memo: dict, sources: SourceChecks) -> None:
         """Keep a whole pass's load (clean: it raised otherwise)."""
         self.clean = False
-        if not stats or memo is None or not all(key[0] >= 0 for key in stats.values()):
+        if not stats or not all(key[0] >= 0 for key in stats.values()):
             return  # (the listing then has more to say than a snapshot: every load is a whole pass)
         self.where = (*_roots(content_dir), wanted)
         self.stats, self.keep_documents, self.documents_bytes = stats, keep_documents, documents_bytes
@@ -392,7 +392,7 @@ class LoadState:
         self.protocols, self.environments = dict(content.protocols), dict(content.environments)
         self.digests = dict(content.digests)
         self.warnings = [w for result in self.bundles.values() for w in result.warnings]
-        self.racy = self._racy(self.bundles, memo) | (sources.racy() if sources is not None else set())
+        self.racy = self._racy(self.bundles, memo) | sources.racy()
         self.sources, self.referred = dict(content.sources), _referred(content.runs)
         self.clean = True
 
@@ -402,7 +402,7 @@ class LoadState:
                 and m.stat[1] >= m.read_at - RACY_NS}
 
     def patched(self, content_dir: Path, stats: Mapping[str, tuple[int, ...]], reader: _Reader,
-                progress: Callable[[int, int], None] | None, sources: SourceChecks | None) -> Content | None:
+                progress: Callable[[int, int], None] | None, sources: SourceChecks) -> Content | None:
         """The load of `stats`, made from the last one and the files changed since; None when it
         takes a whole pass (see the class). Raises KindexError for a page or source file's problem."""
         at, shown_root = _roots(content_dir)
@@ -505,12 +505,12 @@ class LoadState:
         self.sources = content.sources
         _finish(content, self.others, problems, 0, sources, attach=False)
         self.stats = stats
-        self.racy = self._racy(read, reader.memo) | (sources.racy() if sources is not None else set())
+        self.racy = self._racy(read, reader.memo) | sources.racy()
         self.clean = True
         return content
 
     def _attach(self, content: Content, runs: list[Run], dropped: list[str], problems: list[str],
-                sources: SourceChecks | None) -> None:
+                sources: SourceChecks) -> None:
         """The source files of `runs` (the changed files'), whose earlier versions referred to `dropped`;
         Content.sources as a whole pass makes it."""
         content.sources = found = dict(self.sources)
@@ -518,15 +518,13 @@ class LoadState:
         referred = self.referred
         for rel in dropped:
             referred[rel] -= 1
-        for run in runs:
-            for source in run.files.values():
-                referred[source.rel] = referred.get(source.rel, 0) + 1
+        for rel, n in _referred(runs).items():
+            referred[rel] = referred.get(rel, 0) + n
         if found.keys() != self.sources.keys() or any(not referred[rel] for rel in dropped):
             content.sources = {rel: found[rel] for rel in sorted(found) if referred.get(rel)}
             for rel in [rel for rel, n in referred.items() if not n]:
                 del referred[rel]
-            if sources is not None:
-                sources.keep_only(content.sources.keys())
+            sources.keep_only(content.sources.keys())
 
     def _find_first(self, keys: set[tuple[str, str]]) -> None:
         """The first file (in path order) defining each of `keys` now, and the protocols and
