@@ -151,6 +151,8 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
         changes = None  # a whole new folder, swapped in, is then as quick and simpler
     lap("compare with the last build")
     _keep_highlights(state, content, changes, memo)
+    if changes is None and len(plan.outputs) >= PARALLEL_MIN_OUTPUTS:
+        _highlight_ahead(content, config.run_pages, progress)
     _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
@@ -575,6 +577,19 @@ def _keep_highlights(state: cache.BuildState, content: Content, changes: cache.C
     if memo.resident and not memo.built and content.sources:
         highlight.prepare({(file.rel, getattr(run.facts, f"{kind}_source")[1])
                            for run in content.runs for kind, file in run.files.items()})
+
+
+def _highlight_ahead(content: Content, run_pages: bool, progress: _Progress) -> None:
+    """Before the pages are made in parallel, each source file they show is highlighted once,
+    shared out among the worker processes (highlight.ahead)."""
+    if not content.sources:
+        return
+    from . import highlight
+
+    kinds = ("implementation", "workload") if run_pages else ("workload",)  # (run pages show the first)
+    shown = ((file.text, file.digest, file.rel, getattr(run.facts, f"{kind}_source")[1])
+             for run in content.runs for kind, file in run.files.items() if kind in kinds)
+    highlight.ahead(shown, _workers(), progress)
 
 
 def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:

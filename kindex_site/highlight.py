@@ -55,6 +55,45 @@ def highlighted(text_of, digest: str, filename: str, language: str | None = None
     return found
 
 
+def ahead(sources, workers: int, progress) -> int:
+    """Highlight, in `workers` forked processes, each of `sources` ((text_of, digest, filename,
+    language), as `highlighted` takes them) that is neither in this process's memory nor in the store;
+    return how many were highlighted. Pages that show them are then made in processes forked after
+    this one, which find them in memory (or in the store, beyond MEMORY_MAX_CHARS). Without this,
+    each page-making process highlights the kernels of its own pages, and a kernel shown on pages
+    that two of them make is highlighted twice."""
+    jobs, seen = [], set()
+    for text_of, digest, filename, language in sources:
+        lexer = _lexer_of(filename, language)  # (made here, once, for the processes forked below)
+        key = (digest, _lexer_id(type(lexer)))
+        if key not in seen:
+            seen.add(key)
+            if _memory.get(key) is None and not (_store is not None and _store.has(key)):
+                jobs.append((key, (text_of, digest, filename, language)))
+    if len(jobs) < AHEAD_MIN or workers < 2:
+        return 0  # (the pages' own processes highlight so few)
+    _formatter()
+    chunks = [jobs[i:i + AHEAD_CHUNK] for i in range(0, len(jobs), AHEAD_CHUNK)]
+
+    def highlight_chunk(index: int) -> list[tuple[tuple[str, str], Highlighted]]:
+        return [(key, highlighted(*source)) for key, source in chunks[index]]
+
+    def keep(results: list[tuple[tuple[str, str], Highlighted]]) -> int:
+        for key, found in results:
+            _memory.put(key, found)
+        return len(results)
+
+    from .workers import Writers
+
+    progress.phase("highlighting source files", len(jobs))
+    Writers(min(workers, len(chunks))).write(highlight_chunk, len(chunks), progress, keep)
+    return len(jobs)
+
+
+AHEAD_MIN = 16  # texts: fewer are highlighted by the processes that make their pages
+AHEAD_CHUNK = 4  # texts per task: small, so that the processes end together
+
+
 def prepare(files) -> None:
     """Make the lexers for these (file name, language) pairs before they are needed (each compiles
     its rules the first time)."""
@@ -149,6 +188,9 @@ class Store:
         except (OSError, ValueError):
             return None
         return Highlighted(Markup(html), size, lines) if len(html) == length else None
+
+    def has(self, key: tuple[str, str]) -> bool:
+        return os.path.exists(self.folder / f"{key[0]}.{key[1]}.html")
 
     def put(self, key: tuple[str, str], value: Highlighted) -> None:
         path = self.folder / f"{key[0]}.{key[1]}.html"

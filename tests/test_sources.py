@@ -315,3 +315,44 @@ def test_two_source_files_named_alike_but_for_case_are_refused(project):
     assert code == 1 and not (project.root / "site").exists()
     assert ("sources/kb/k/gen.py: claimed by both source file content/kb/k/Gen.py and source file "
             "content/kb/k/gen.py") in err, err
+
+
+def test_a_parallel_build_highlights_each_kernel_once_and_shows_what_one_process_shows(project, monkeypatch):
+    """Kernels each shown on several hosts' run pages, made by two worker processes whose chunks
+    each hold pages of every kernel: each text is highlighted once (shared out before the pages are
+    made), and the site is byte for byte the one a single process makes."""
+    import pygments
+
+    from kindex_site import build as build_module
+    from kindex_site import highlight
+
+    for k in range(24):
+        kernel = f"import torch\n# kernel {k}\nx = {k} * 2\n"
+        for host in ("h0", "h1", "h2"):
+            doc = run(f"r{k}-{host}", f"Impl {k}", 2_000_000 + k, None, host=host, digest=f"{k % 16:x}")
+            doc["run"]["spec"]["implementationSource"] = {"path": "kernel.py"}
+            project.write(f"content/{host}/r{k}/r{k}.json", doc)
+            project.write(f"content/{host}/r{k}/kernel.py", kernel)
+    log = project.root.parent / "highlighted.log"
+    real = pygments.highlight
+
+    def counted(text, lexer, formatter):
+        with open(log, "a") as f:  # (appended to by every process)
+            f.write(text.splitlines()[1] + "\n")
+        return real(text, lexer, formatter)
+
+    monkeypatch.setattr(pygments, "highlight", counted)
+    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 10**9)
+    project.built()
+    serial = project.snapshot()
+    assert sorted(log.read_text().splitlines()) == sorted(f"# kernel {k}" for k in range(24))
+    log.unlink()
+    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(build_module, "CHUNK", 5)
+    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    project.built("--clean")
+    assert sorted(log.read_text().splitlines()) == sorted(f"# kernel {k}" for k in range(24))
+    assert project.snapshot() == serial
+    assert '<span class="kn">import</span>' in project.page("runs/r7-h2")
