@@ -668,7 +668,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
         runs=file_records(validated, content.digests, memo.definitions) if validated is not None else None,
-        plans=plans, rankings=rankings)
+        plans=plans, rankings=rankings, defer=memo.resident)
     memo.site_sizes = (state.written(), sizes_now) if memo.resident else (None, None)
     return warnings
 

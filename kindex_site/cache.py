@@ -246,18 +246,24 @@ class BuildState:
 
     def commit(self, outputs: dict[str, tuple], *, trusted: list[str], summary: dict, warnings: list[str],
                notes: list[str], written_from: tuple, runs=None, plans: dict | None = None,
-               rankings=None) -> list[str]:
+               rankings=None, defer: bool = False) -> list[str]:
         """Describe the site now in the folder to the next build: the manifest, and the runs, plans
         and rankings when given (load.file_records' entries; build._ProblemOutputs.stored's;
         write_rankings' entries). The site is
         committed already: these are only caches, and one that cannot be written is a warning
-        (returned; not in the manifest, so that a later no-op build need not say it)."""
+        (returned; not in the manifest, so that a later no-op build need not say it).
+
+        With `defer` (a resident builder, which holds the folder's lock: no other process builds
+        into it meanwhile), the manifest is kept in memory for this object's next build and written
+        by `save`, once the rebuild has been reported. Until then the file is an older build's,
+        whose marker is not the site's: a process killed before `save` leaves a full build, not a
+        wrong one, to the next."""
         manifest = Manifest(settings=self.settings, inputs=self.inputs, outputs=outputs, trusted=trusted,
                             summary=summary, warnings=warnings, notes=notes, marker=site_identity(self.out))
         self._written_from = (dict(written_from[0]), list(written_from[1]))
         try:
             self._mine = None
-            self._mine = (write_manifest(self.out, manifest), manifest)
+            self._mine = (_UNSAVED, manifest) if defer else (write_manifest(self.out, manifest), manifest)
             if runs is not None:
                 write_runs(self.out, runs)
             if plans is not None:
@@ -269,8 +275,21 @@ class BuildState:
                     "the next build will make it all again"]
         return []
 
+    def save(self) -> list[str]:
+        """Write the manifest a deferred `commit` left in memory, if any; a warning if it cannot be
+        (it stays in memory, for this object's next build and `save`)."""
+        if self._mine is None or self._mine[0] is not _UNSAVED:
+            return []
+        manifest = self._mine[1]
+        try:
+            self._mine = (write_manifest(self.out, manifest), manifest)
+        except OSError as e:
+            return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
+                    "a build after this one stops will make it all again"]
+        return []
+
     def written(self) -> Manifest | None:
-        """The manifest this object last wrote (None if it wrote none, or it failed)."""
+        """The manifest this object last wrote or committed (None if none, or writing it failed)."""
         return self._mine[1] if self._mine is not None else None
 
     def _read(self) -> Manifest | None:
@@ -278,11 +297,17 @@ class BuildState:
         return mine if mine is not None else read_manifest(self.out)
 
     def _mine_now(self) -> Manifest | None:
-        """The manifest this object wrote, if the file is still that one (no need to read it)."""
+        """The manifest this object wrote, if the file is still that one (no need to read it), or
+        committed and has not written yet."""
+        if self._mine is not None and self._mine[0] is _UNSAVED:
+            return self._mine[1]
         stamp = manifest_stamp(self.out)
         if self._mine is not None and stamp is not None and self._mine[0] == stamp:
             return self._mine[1]
         return None
+
+
+_UNSAVED = object()  # BuildState._mine's stamp for a manifest committed but not written yet (commit's `defer`)
 
 
 def read_manifest(out: Path) -> Manifest | None:

@@ -166,6 +166,10 @@ class Builder:
                 self._failed([line], "an internal error", started, clock, paths)
             else:
                 self._built(result, config, started, clock, paths, first)
+                # The site is in place and said to be: now the manifest that describes it to the
+                # next build (kept in memory meanwhile; cache.BuildState.commit's `defer`).
+                for w in self.state.save():
+                    print(f"warning: {w}", file=sys.stderr)
         finally:
             with self.cond:
                 self.building = False

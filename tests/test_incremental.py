@@ -234,6 +234,39 @@ def test_rebuilds_sharing_a_memo_equal_clean_builds(project, monkeypatch, always
             assert result.changed > 0 or step is restore, name
 
 
+def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_rebuilt(project, monkeypatch,
+                                                                                     always_incremental):
+    """`build --watch` and `serve` report a rebuild as soon as the site is in place, then write the
+    manifest that describes it (BuildState.save). Until then the file on disk is the last build's,
+    which a command-line build does not take for this site's (it builds all again, the same site);
+    once written, that build finds nothing to do. A manifest that cannot be written is a warning."""
+    from kindex_site import cache
+    from kindex_site.build import Memo, build
+    from kindex_site.config import load_config
+
+    monkeypatch.chdir(project.root)
+    corpus(project)
+    memo = Memo()
+    build(load_config(None, {}), memo)
+    assert memo.state.save() == []
+    CHANGES["a-mean-reorders-a-board"](project)
+    build(load_config(None, {}), memo)
+    manifest = cache.manifest_path(project.root / "site")
+    before = manifest.read_bytes()
+    assert not cache.describes(cache.read_manifest(project.root / "site"), project.root / "site")
+    with monkeypatch.context() as failing:
+        failing.setattr(cache, "write_manifest", lambda out, m: (_ for _ in ()).throw(PermissionError(13, "no")))
+        [warning] = memo.state.save()
+    assert warning.startswith("cannot write the build's cache (") and manifest.read_bytes() == before
+    assert memo.state.save() == [] and manifest.read_bytes() != before
+    assert memo.state.save() == []  # (nothing left to write)
+    code, out, err = project.build()
+    assert code == 0 and "no input changed" in out, out + err
+    code, _, err = project.build("--out", "clean", "--clean")
+    assert code == 0, err
+    assert snapshot(project.root / "site") == snapshot(project.root / "clean")
+
+
 def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypatch, always_incremental):
     """An edit that keeps the size and lands in the same file-time tick as the build that read the
     file (a fast editor, a script) is still seen: such a file is compared by its bytes."""
