@@ -176,14 +176,23 @@ class Run:
         """The whole validated document; read again from its file (each time: it is not kept, or
         a build rendering every run page would end up holding every document) when only its facts
         were kept. A run read by a reading process holds its document as compact JSON (a third of
-        the validated model's memory), validated again each time it is asked for (by a page, in a
-        render worker)."""
+        the validated model's memory: `shown`'s), validated again each time it is asked for."""
         doc = self._doc
         if type(doc) is bytes:
             return BenchmarkRun.model_validate(_PLAIN_DECODER.decode(doc.decode("utf-8")))
         if doc is None and self.origin is not None:
             return document_at(self.origin, self.source)
         return doc
+
+    @property
+    def shown(self) -> dict:
+        """The whole document as its run page shows it: the fields it gives, as JSON values
+        (`model_dump(mode="json", exclude_unset=True)`). A run read by a reading process holds
+        exactly that as JSON (`_shown_json`), parsed here without validating it again."""
+        doc = self._doc
+        if type(doc) is bytes:
+            return _PLAIN_DECODER.decode(doc.decode("utf-8"))
+        return self.doc.model_dump(mode="json", exclude_unset=True)
 
     @property
     def document_file(self) -> Path | None:
@@ -878,7 +887,7 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
             run = _checked_run(raw, bundle, source, path, keep_documents and not as_json, warnings, known, problems)
             if run is not None:
                 if as_json and keep_documents:
-                    run._doc = _compact(raw["run"])
+                    run._doc = _shown_json(bundle[0])
                 validated.append(run)
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
@@ -899,9 +908,10 @@ def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path, keep_docu
     return run
 
 
-def _compact(value: object) -> bytes:
-    """A valid document as compact JSON: parsed again, it is the same value (floats by their repr)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), check_circular=False).encode("utf-8")
+def _shown_json(doc: BenchmarkRun) -> bytes:
+    """A validated document as its run page shows it (Run.shown), as compact JSON: parsed again, it
+    is the same value (pydantic's JSON writer gives each float the digits that read back as it)."""
+    return BenchmarkRun.__pydantic_serializer__.to_json(doc, exclude_unset=True)
 
 
 # Reading in forked processes pays when there is this much to read (their start costs a few milliseconds).

@@ -279,7 +279,7 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         "reference": board.reference.implementation if board.reference else None,
         "ranked": sum(1 for e in board.entries if e.rank is not None),  # (how many its rank is out of)
         "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
-        "document": r.doc, "table_api_url": urls.api_problem(problem.slug),
+        "document": r.shown, "table_api_url": urls.api_problem(problem.slug),
         # Its links, made here rather than by template calls: ten thousand run pages make them.
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
         "host_url": urls.host(r.environment), "protocol_url": urls.protocol(r.protocol),

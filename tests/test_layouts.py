@@ -55,6 +55,31 @@ def test_every_layout_builds_the_same_site_read_here_or_in_processes(project, mo
         assert b"kernel.py" in page and b"generated kernel" in page
 
 
+def test_a_run_page_shows_each_value_alike_read_here_or_in_processes(project, monkeypatch, in_processes):
+    """A reading process hands each document on as the run page shows it (as JSON), so the page
+    need not validate it again: values whose printed form could drift on the way (floats, offsets,
+    escapes, unknown fields, a failed run without timing) are shown exactly as one process shows them."""
+    odd = seed_problem_run("h1", "Impl A", 1_000_000)
+    spec = odd["run"]["spec"]
+    spec["observedAt"] = "2026-03-01T23:30:00.123456+14:00"
+    spec["sourceNative"] = {"floats": [0.1, 1e-07, 1e21, -0.0, 123456789.12345679, 5e-324, 2.5],
+                            "ints": [2**53 - 1, -(2**53 - 1), 0], "text": "Ångström \u2028 <b>&amp;</b> \"q\"",
+                            "nested": {"z": [], "a": {}, "m": [None, True, False]}}
+    spec["madeUpField"] = {"kept": 1.0}
+    failed = seed_problem_run("h1", "Impl B", 2_000_000, status="failed")
+    del failed["run"]["spec"]["timing"]
+    project.write("content/a.json", odd)
+    project.write("content/b.json", failed)
+    project.write("content/c.json", seed_problem_run("h1", "Impl C", 3_000_000))
+    processes, here = built_both_ways(project, monkeypatch)
+    assert processes == here
+    page = here["runs/run-h1-impl-a/index.html"].decode()
+    for shown in ("<code>1e-07</code>", "<code>1e+21</code>", "<code>-0.0</code>", "<code>5e-324</code>",
+                  "<code>9007199254740991</code>", "&lt;b&gt;&amp;amp;&lt;/b&gt;", "madeUpField", "+14:00"):
+        assert shown in page, shown
+    assert "<dt>Mean latency</dt>" not in here["runs/run-h1-impl-b/index.html"].decode()
+
+
 @pytest.mark.parametrize("layout", ["one-file-per-run", "jsonl"])
 def test_without_run_pages_and_with_documents_read_again(project, monkeypatch, in_processes, layout):
     write_corpus(100, project.root / "content", layout=layout)
