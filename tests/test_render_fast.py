@@ -269,3 +269,37 @@ def test_templates_print_what_plain_jinja_prints(tmp_path):
     plain = jinja2.Environment(loader=jinja2.FileSystemLoader(tmp_path), autoescape=True)
     site = render.make_environment(tmp_path, {})
     assert site.get_template("page.html").render(values=PRINTED) == plain.get_template("page.html").render(values=PRINTED)
+
+
+def test_templates_made_once_per_run_or_row_read_dicts_by_key(project, monkeypatch):
+    """A template's `x.y` on a dict raises AttributeError inside Jinja before it tries `x['y']`: made
+    for every run or table row, that was a twentieth of a build. Those templates read dicts by key."""
+    import os
+    import sys
+
+    import jinja2.environment
+    from conftest import seed_problem_run
+
+    per_run = {"run.html", "macros.html", "home_row.html", "host_row.html", "implementation_row.html"}
+    found = []
+    lookup = jinja2.environment.Environment.getattr
+
+    def getattr_seen(self, obj, attribute):
+        if isinstance(obj, dict) and not hasattr(obj, attribute):
+            caller = sys._getframe(1)
+            name = os.path.basename(caller.f_code.co_filename)
+            if name in per_run:
+                template = caller.f_globals.get("__jinja_template__")
+                line = template.get_corresponding_lineno(caller.f_lineno) if template else caller.f_lineno
+                found.append(f"{name}:{line}: .{attribute}")
+        return lookup(self, obj, attribute)
+
+    monkeypatch.setattr(jinja2.environment.Environment, "getattr", getattr_seen)
+    docs = [seed_problem_run(f"h{i % 3}", f"Impl {i % 4}", 1_000_000 + 7919 * i) for i in range(12)]
+    for i, doc in enumerate(docs):
+        doc["run"]["metadata"]["name"] = f"r{i}"
+        doc["run"]["spec"]["observedAt"] = f"2026-01-{1 + i:02d}T00:00:00Z"
+    project.write("content/a.json", docs)
+    project.built()
+    assert project.page("runs/r0")  # (the pages were made)
+    assert found == []
