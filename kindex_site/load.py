@@ -845,8 +845,8 @@ class _Reader:
         read_at = time.time_ns()
         digests: dict[str, str] = {}
         runs, problems, stopped, warnings = _read_file(
-            f.path, shown, f.rel, digests, self.trusted, self.keep_documents,
-            earlier.runs if earlier is not None else (), self.known, f.stat[0] if f.stat else None)
+            f.at, shown, f.rel, digests, self.trusted, self.keep_documents,
+            earlier.runs if earlier is not None else (), self.known, f.stat[0] if f.stat else None, origin=f)
         result = _Read(runs, _FileIndex(runs), problems, stopped, warnings, digests.get(shown))
         self.remember(f, result, read_at)
         return result
@@ -857,16 +857,18 @@ class _Reader:
                                              result.warnings)
 
 
-def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], trusted: frozenset[str],
+def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], trusted: frozenset[str],
                keep_documents: bool, earlier: list[Run] = (), known: Definitions | None = None,
-               size: int | None = None, as_json: bool = False):
+               size: int | None = None, as_json: bool = False, origin: Path | _Listed | None = None):
     """A file's validated runs, its problems (parse and validation), whether reading stopped
     early (then the last line says so, and is not itself a problem), and its warnings (FormatWarnings).
 
     `earlier` are the runs this file gave last time (serve): a document whose place and bytes are
     unchanged (Source index or line, and digest) is not validated again; its run is taken as it was.
     `known` holds the protocols and environments validated so far (by this load; a file's own otherwise).
+    `origin` is what its runs are read again from (the file as listed; else `path`, as a Path).
     """
+    origin = origin if origin is not None else Path(path)
     validated: list[Run] = []
     problems: list[str] = []
     known = known if known is not None else Definitions()
@@ -884,7 +886,7 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
             continue
         bundle = None if raw is _INVALID else _validate(raw, source, problems, known)
         if bundle is not None:
-            run = _checked_run(raw, bundle, source, path, keep_documents and not as_json, warnings, known, problems)
+            run = _checked_run(raw, bundle, source, origin, keep_documents and not as_json, warnings, known, problems)
             if run is not None:
                 if as_json and keep_documents:
                     run._doc = _shown_json(bundle[0])
@@ -896,7 +898,7 @@ def _read_file(path: Path, shown: str, rel: str, digests: dict[str, str], truste
     return validated, problems, False, warnings.result()
 
 
-def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path, keep_document: bool,
+def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path | _Listed, keep_document: bool,
                  warnings: FormatWarnings, known: Definitions, problems: list[str]) -> Run | None:
     """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem)."""
     problem = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
@@ -1084,8 +1086,8 @@ class _ReadingProcesses:
             for i in self.chunks[chunk]:
                 f = self.files[i]
                 digests: dict[str, str] = {}
-                read = _read_file(f.path, f.shown, f.rel, digests, reader.trusted, reader.keep_documents, (),
-                                  reader.known, f.stat[0] if f.stat else None, as_json=True)
+                read = _read_file(f.at, f.shown, f.rel, digests, reader.trusted, reader.keep_documents, (),
+                                  reader.known, f.stat[0] if f.stat else None, as_json=True, origin=f)
                 records.append(self._record(read, digests.get(f.shown), numbers))
             data = marshal.dumps(records)
             view = memoryview(len(data).to_bytes(8, "little") + data)
@@ -1274,18 +1276,18 @@ MAX_LINE_BYTES = 2**20  # one bundle is a few KB; a longer .jsonl line is not a 
 MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a million lines
 
 
-def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
+def _documents(path: str | Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
                rel: str = "", size: int | None = None):
     """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems.
     `size`: its size as listed (else it is asked for)."""
     try:
-        if path.suffix == ".jsonl":
-            with path.open("rb") as f:
+        if os.fspath(path).endswith(".jsonl"):
+            with open(path, "rb") as f:
                 digest = hashlib.sha256()
                 yield from _jsonl_documents(f, shown, problems, digest, rel)
                 digests[shown] = digest.hexdigest()
             return
-        size = path.stat().st_size if size is None else size
+        size = os.stat(path).st_size if size is None else size
         if size > MAX_JSON_BYTES:
             problems.append(f"{shown}: {size / 2**20:.0f} MiB is more than a .json file may hold "
                             f"({MAX_JSON_BYTES // 2**20} MiB); write large corpora as .jsonl, one bundle per line")
@@ -1319,12 +1321,16 @@ def _documents(path: Path, shown: str, problems: list[str], digests: dict[str, s
         yield source, _encodable(value, source, problems) if strings else value
 
 
-def _file_bytes(path: Path, size: int) -> bytes:
-    """A file's bytes, `size` of them as listed (or more, if it has grown), read unbuffered."""
-    with path.open("rb", buffering=0) as f:
+def _file_bytes(path: str | Path, size: int) -> bytes:
+    """A file's bytes, `size` of them as listed (or more, if it has grown), read unbuffered by the
+    system calls themselves (a Path and a file object cost as much again as the reading, per file)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
         parts = []
-        while part := f.read(size + 1 if not parts else 2**20):
+        while part := os.read(fd, size + 1 if not parts else 2**20):
             parts.append(part)
+    finally:
+        os.close(fd)
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 

@@ -6,6 +6,7 @@ on the code before these checks (its docstring says how, where it is not plain f
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import pathlib
@@ -89,14 +90,25 @@ def test_a_file_that_cannot_be_read_is_an_error(built, monkeypatch):
     built.write("content/locked.json", bundle(name="locked-run"))
     built.write("content/lines.jsonl", json.dumps(bundle(name="line-run")) + "\n")
     built.write("content/pages/notes.md", "# Notes\n")
-    opening = pathlib.Path.open
+    # (Root reads whatever the permissions say: each way the build opens a file is made to refuse.)
+    locked = ("locked.json", "lines.jsonl", "notes.md")
+    opening, os_open, builtin_open = pathlib.Path.open, os.open, builtins.open
 
     def open_(self, *args, **kwargs):
-        if self.name in ("locked.json", "lines.jsonl", "notes.md"):
+        if self.name in locked:
             raise PermissionError(13, "Permission denied", str(self))
         return opening(self, *args, **kwargs)
 
+    def refusing(real):
+        def open_path(path, *args, **kwargs):
+            if os.path.basename(os.fspath(path)) in locked:
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real(path, *args, **kwargs)
+        return open_path
+
     monkeypatch.setattr(pathlib.Path, "open", open_)
+    monkeypatch.setattr(os, "open", refusing(os_open))
+    monkeypatch.setattr(builtins, "open", refusing(builtin_open))
     refused_everywhere(built, "content/locked.json: cannot read: Permission denied",
                        "content/lines.jsonl: cannot read: Permission denied",
                        "content/pages/notes.md: cannot read: Permission denied")
