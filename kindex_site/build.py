@@ -854,7 +854,7 @@ def _board_csv(board, urls: Urls) -> bytes:
 
 
 def _source_bytes(source) -> bytes:
-    return source.text().encode("utf-8")
+    return source.data()
 
 
 def _json_of(make_doc: Callable[[], dict]) -> bytes:

@@ -605,11 +605,15 @@ class SourceText:
     def path(self) -> Path:
         return Path(self.at)
 
-    def text(self) -> str:
-        data = self.path.read_bytes()
+    def data(self) -> bytes:
+        """Its bytes, as they were checked."""
+        data, _ = _source_bytes(self.at)
         if hashlib.sha256(data).hexdigest() != self.digest:
             raise KindexError(f"{self.shown}: changed while the site was being built; build again")
-        return data.decode("utf-8")
+        return data
+
+    def text(self) -> str:
+        return self.data().decode("utf-8")
 
 
 _SOURCE_FIELDS = (("implementation", "implementation_source", "implementationSource"),
@@ -715,9 +719,7 @@ class SourceChecks:
 
 def _source_text(rel: str, listed: _Listed) -> SourceText | str:
     try:
-        with open(listed.at, "rb") as f:
-            data = f.read(MAX_SOURCE_BYTES + 1)  # (no more: a file of gigabytes is refused unread)
-            size = max(os.fstat(f.fileno()).st_size, len(data))
+        data, size = _source_bytes(listed.at)
     except OSError as e:
         return f"cannot read: {e.strerror}"
     if len(data) > MAX_SOURCE_BYTES:
@@ -727,6 +729,24 @@ def _source_text(rel: str, listed: _Listed) -> SourceText | str:
     except UnicodeDecodeError as e:
         return f"not UTF-8 text (byte {e.start})"
     return SourceText(rel, listed.at, hashlib.sha256(data).hexdigest(), listed.shown)
+
+
+def _source_bytes(at: str) -> tuple[bytes, int]:
+    """A file's bytes, MAX_SOURCE_BYTES + 1 of them at most (a file of gigabytes is refused unread),
+    and its size. Asked for by its size (a read of the most a file may hold allocates that much, for
+    each of ten thousand kernels), and read on if it has grown since."""
+    fd = os.open(at, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, min(size, MAX_SOURCE_BYTES) + 1)
+        while size < len(data) <= MAX_SOURCE_BYTES:
+            more = os.read(fd, MAX_SOURCE_BYTES + 1 - len(data))
+            if not more:
+                break
+            data += more
+    finally:
+        os.close(fd)
+    return data, max(size, len(data))
 
 
 # Validated documents weigh about twice their JSON in memory, most of a big build's: beyond this

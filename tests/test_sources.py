@@ -356,3 +356,17 @@ def test_a_parallel_build_highlights_each_kernel_once_and_shows_what_one_process
     assert sorted(log.read_text().splitlines()) == sorted(f"# kernel {k}" for k in range(24))
     assert project.snapshot() == serial
     assert '<span class="kn">import</span>' in project.page("runs/r7-h2")
+
+
+def test_a_source_file_grown_since_its_size_was_asked_is_read_whole(project, monkeypatch):
+    """A kernel is read by the size the system gives first; if it has grown since (a save under way),
+    the rest is read too: its digest, lines and download are of the whole file."""
+    from kindex_site import load
+
+    kernel = "import torch\n" + "".join(f"x{i} = {i}\n" for i in range(400))
+    kernel_site(project, kernel)
+    real_fstat = os.fstat
+    monkeypatch.setattr(load.os, "fstat", lambda fd: os.stat_result((*real_fstat(fd)[:6], 10, *real_fstat(fd)[7:])))
+    project.built()
+    assert f"gen.py ({kernel.count(chr(10))} lines, {len(kernel)} bytes)" in visible_text(project.page("runs/gen"))
+    assert (project.root / "site/sources/kb/models.src/gen.py").read_text() == kernel
