@@ -159,7 +159,7 @@ class Run:
                  "files")
 
     def __init__(self, doc: BenchmarkRun, protocol: BenchmarkProtocol, environment: ExecutionEnvironment,
-                 source: Source, keep_document: bool = True, origin: Path | None = None):
+                 source: Source, keep_document: bool = True, origin: Path | _Listed | None = None):
         self._doc = doc if keep_document else None
         self.origin = origin
         self.facts = Facts(doc)
@@ -900,7 +900,7 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
         if kept is not None:
             # Its protocol and environment models are the ones a fresh read of this file would give
             # it (shared with an earlier document, or its own), not what it shared last time.
-            kept.definitions, kept.origin = known.models(raw), path
+            kept.definitions, kept.origin = known.models(raw), origin
             warnings.check(raw, source, kept.definitions)
             validated.append(kept)
             continue
@@ -918,14 +918,14 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
     return validated, problems, False, warnings.result()
 
 
-def _checked_run(raw: dict, bundle: tuple, source: Source, path: Path | _Listed, keep_document: bool,
+def _checked_run(raw: dict, bundle: tuple, source: Source, origin: Path | _Listed, keep_document: bool,
                  warnings: FormatWarnings, known: Definitions, problems: list[str]) -> Run | None:
     """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem)."""
     problem = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
     if problem is not None:
         problems.append(f"{source}: {problem}")
         return None
-    run = Run(*bundle, source, keep_document, path)
+    run = Run(*bundle, source, keep_document, origin)
     run.definitions = known.pair_of(run.definitions)  # (one tuple for the runs of a protocol and environment)
     return run
 
