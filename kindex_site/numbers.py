@@ -100,6 +100,14 @@ def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
     return _fixed(value, min(decimals, max_decimals))
 
 
+@_memo
+def significant_ratio(x: float, figures: int | None = None) -> float:
+    """A derived ratio (speedup, trend, share) to one significant figure more than its source's values
+    have, else six: it carries no more precision than that. Remembered: each entry's ratios are made
+    for its table row, its run page, the API, its CSV and its implementation's page."""
+    return float(f"{x:.{figures + 1 if figures else 6}g}")
+
+
 def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int, figures: int | None = None) -> str:
     """Enough digits to show the width to two figures (and the center to three), rounded outwards;
     never the center to more than `figures` significant figures (the source's, plus one)."""

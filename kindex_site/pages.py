@@ -12,6 +12,7 @@ from functools import partial
 from urllib.parse import quote
 
 from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Trend, Warning, std_ns, utc
+from .numbers import significant_ratio as _sig
 from .search import page_context
 from .stats import Speedup
 
@@ -136,12 +137,6 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
         "source_url": urls.source(entry.run.files["implementation"].rel) if "implementation" in entry.run.files else None,
     }
     return row
-
-
-def _sig(x: float, figures: int | None = None) -> float:
-    """A derived ratio to one significant figure more than its source's values have, else six:
-    it carries no more precision than that."""
-    return float(f"{x:.{figures + 1 if figures else 6}g}")
 
 
 def speedup_json(s: Speedup | None, figures: int | None = None) -> dict | None:
