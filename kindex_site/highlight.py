@@ -70,8 +70,8 @@ def ahead(sources, workers: int, progress) -> int:
             seen.add(key)
             if _memory.get(key) is None and not (_store is not None and _store.has(key)):
                 jobs.append((key, (text_of, digest, filename, language)))
-    if len(jobs) < AHEAD_MIN or workers < 2:
-        return 0  # (the pages' own processes highlight so few)
+    if len(jobs) < AHEAD_MIN or workers < 2 or not hasattr(os, "fork"):
+        return 0  # (the pages' own processes highlight so few; without fork, one process makes them all)
     _formatter()
     chunks = [jobs[i:i + AHEAD_CHUNK] for i in range(0, len(jobs), AHEAD_CHUNK)]
 

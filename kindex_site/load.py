@@ -607,7 +607,11 @@ class SourceText:
 
     def data(self) -> bytes:
         """Its bytes, as they were checked."""
-        data, _ = _source_bytes(self.at)
+        try:
+            data, _ = _source_bytes(self.at)
+        except OSError as e:
+            raise KindexError(f"{self.shown}: cannot read it ({e.strerror}): it changed while the site was "
+                              "being built; build again") from None
         if hashlib.sha256(data).hexdigest() != self.digest:
             raise KindexError(f"{self.shown}: changed while the site was being built; build again")
         return data

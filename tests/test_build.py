@@ -365,3 +365,21 @@ def test_a_path_claimed_as_a_file_and_as_a_folder_is_refused(project):
     assert re.search(r"static/style\.css: claimed as a file by static file \S+style\.css and as a folder by "
                      r"static file static/style\.css/extra\.txt", err), err
     assert not (project.root / "site").exists()
+
+
+def test_a_projects_run_template_gets_the_fields_each_file_gives(project):
+    """docs/building.md: a replaced run.html's `document` holds the fields the file gives, nothing
+    filled in; a field a file may leave out is tested with `is defined` (else the build says which)."""
+    failed = seed_problem_run("h1", "Broken kernel", 1, status="failed")
+    del failed["run"]["spec"]["timing"]
+    project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000), failed])
+    project.write("templates/run.html", '{% extends "base.html" %}{% block main %}{% set spec = document["spec"] %}'
+                  '<p id="t">{% if spec.timing %}{{ spec.timing.samples }}{% endif %}</p>{% endblock %}\n')
+    code, _, err = project.build()
+    assert code == 1 and "templates/run.html: UndefinedError: 'dict object' has no attribute 'timing'" in err, err
+    project.write("templates/run.html", '{% extends "base.html" %}{% block main %}{% set spec = document["spec"] %}'
+                  '<p id="t">{% if spec["timing"] is defined and spec["timing"] %}{{ spec["timing"]["samples"] }}'
+                  '{% else %}no timing{% endif %}</p>{% endblock %}\n')
+    project.built()
+    assert '<p id="t">no timing</p>' in project.page("runs/run-h1-broken-kernel")
+    assert '<p id="t">100</p>' in project.page("runs/run-h1-impl-a")

@@ -317,6 +317,17 @@ def test_two_source_files_named_alike_but_for_case_are_refused(project):
             "content/kb/k/gen.py") in err, err
 
 
+def kernels_on_hosts(project, kernels: int = 24) -> None:
+    """`kernels` kernels, each in a folder of its own on each of three hosts, with its run."""
+    for k in range(kernels):
+        kernel = f"import torch\n# kernel {k}\nx = {k} * 2\n"
+        for host in ("h0", "h1", "h2"):
+            doc = run(f"r{k}-{host}", f"Impl {k}", 2_000_000 + k, None, host=host, digest=f"{k % 16:x}")
+            doc["run"]["spec"]["implementationSource"] = {"path": "kernel.py"}
+            project.write(f"content/{host}/r{k}/r{k}.json", doc)
+            project.write(f"content/{host}/r{k}/kernel.py", kernel)
+
+
 def test_a_parallel_build_highlights_each_kernel_once_and_shows_what_one_process_shows(project, monkeypatch):
     """Kernels each shown on several hosts' run pages, made by two worker processes whose chunks
     each hold pages of every kernel: each text is highlighted once (shared out before the pages are
@@ -326,13 +337,7 @@ def test_a_parallel_build_highlights_each_kernel_once_and_shows_what_one_process
     from kindex_site import build as build_module
     from kindex_site import highlight
 
-    for k in range(24):
-        kernel = f"import torch\n# kernel {k}\nx = {k} * 2\n"
-        for host in ("h0", "h1", "h2"):
-            doc = run(f"r{k}-{host}", f"Impl {k}", 2_000_000 + k, None, host=host, digest=f"{k % 16:x}")
-            doc["run"]["spec"]["implementationSource"] = {"path": "kernel.py"}
-            project.write(f"content/{host}/r{k}/r{k}.json", doc)
-            project.write(f"content/{host}/r{k}/kernel.py", kernel)
+    kernels_on_hosts(project)
     log = project.root.parent / "highlighted.log"
     real = pygments.highlight
 
@@ -370,3 +375,44 @@ def test_a_source_file_grown_since_its_size_was_asked_is_read_whole(project, mon
     project.built()
     assert f"gen.py ({kernel.count(chr(10))} lines, {len(kernel)} bytes)" in visible_text(project.page("runs/gen"))
     assert (project.root / "site/sources/kb/models.src/gen.py").read_text() == kernel
+
+
+@pytest.fixture
+def in_parallel(monkeypatch):
+    """Every build's pages made as a big site's are: by two worker processes, kernels highlighted first."""
+    from kindex_site import build as build_module
+    from kindex_site import highlight
+
+    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+
+
+def test_without_fork_one_process_highlights_and_makes_every_page(project, monkeypatch, in_parallel):
+    kernels_on_hosts(project)
+    monkeypatch.delattr(os, "fork")
+    project.built()
+    assert '<span class="kn">import</span>' in project.page("runs/r7-h2")
+
+
+def test_a_kernel_gone_while_the_site_is_built_is_an_error_naming_it(project, monkeypatch, in_parallel):
+    """Removed after the content was read, before its page is made: the build says which file and
+    stops, as for any other file that changes under it; the site is left as it was."""
+    from kindex_site import build as build_module
+
+    kernels_on_hosts(project)
+    project.built()
+    before = project.snapshot()
+    project.write("content/h0/r3/kernel.py", "import torch\n# kernel 3, edited\n")
+    keep_highlights = build_module._keep_highlights
+
+    def removing(*args, **kwargs):
+        os.unlink(project.root / "content/h0/r3/kernel.py")
+        return keep_highlights(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "_keep_highlights", removing)
+    code, _, err = project.build("--clean")
+    assert code == 1 and "Traceback" not in err, err
+    assert err.startswith("content/h0/r3/kernel.py: cannot read it (No such file or directory): it changed "
+                          "while the site was being built; build again"), err
+    assert project.snapshot() == before
