@@ -38,6 +38,9 @@ def file_bytes(folder: Path) -> int:
 
 
 def main() -> int:
+    # As an installed kindex-site runs: its first run writes the package's bytecode, the next ones
+    # load it. With PYTHONDONTWRITEBYTECODE set, every timed run would compile the package again.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("n", type=int, nargs="?", default=1_000_000)
     parser.add_argument("--content", type=Path, help="an existing content folder (else one of N runs is made)")

@@ -31,7 +31,6 @@ import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
-from dataclasses import dataclass, field
 from pathlib import Path
 from stat import S_ISREG
 
@@ -52,28 +51,35 @@ def manifest_path(out: Path) -> Path:
     return out.parent / ".kindex-cache" / f"{out.name}.manifest"
 
 
-@dataclass
 class Manifest:
-    settings: str = ""
-    inputs: dict[str, tuple[int, ...]] = field(default_factory=dict)  # content file → stat_key (snapshot)
-    outputs: dict[str, tuple] = field(default_factory=dict)  # output path → (key, size)
-    trusted: list[str] = field(default_factory=list)  # sha256 of .json files that loaded cleanly
-    summary: dict = field(default_factory=dict)  # pages, runs, files of the last build
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    # The site folder's marker file as it was when this was written (site_identity): the manifest
-    # describes that site only. Each build that changes the site puts a new marker in (publish_swap),
-    # so a manifest that could not be rewritten after a change, or a build killed before rewriting
-    # it, is never taken for the site's.
-    marker: list | None = None
+    """What the last build saw and made. A plain class, not a dataclass: this module is imported by a
+    no-op build, and `dataclasses` (with `inspect`) is a tenth of that build's imports."""
+
+    def __init__(self, settings: str = "", inputs: dict[str, tuple[int, ...]] | None = None,
+                 outputs: dict[str, tuple] | None = None, trusted: list[str] | None = None,
+                 summary: dict | None = None, warnings: list[str] | None = None, notes: list[str] | None = None,
+                 marker: list | None = None):
+        self.settings = settings
+        self.inputs = {} if inputs is None else inputs  # content file → stat_key (snapshot)
+        self.outputs = {} if outputs is None else outputs  # output path → (key, size)
+        self.trusted = [] if trusted is None else trusted  # sha256 of .json files that loaded cleanly
+        self.summary = {} if summary is None else summary  # pages, runs, files of the last build
+        self.warnings = [] if warnings is None else warnings
+        self.notes = [] if notes is None else notes
+        # The site folder's marker file as it was when this was written (site_identity): the manifest
+        # describes that site only. Each build that changes the site puts a new marker in (publish_swap),
+        # so a manifest that could not be rewritten after a change, or a build killed before rewriting
+        # it, is never taken for the site's.
+        self.marker = marker
 
 
-@dataclass
 class Changes:
     """What a build must do to the site in the folder: make and write `changed`, delete `stale`."""
 
-    changed: list[str]
-    stale: list[str]
+    __slots__ = ("changed", "stale")
+
+    def __init__(self, changed: list[str], stale: list[str]):
+        self.changed, self.stale = changed, stale
 
 
 class BuildState:
@@ -982,14 +988,16 @@ def _hashed(parts) -> hashlib._Hash:
     return h
 
 
-@dataclass
 class ProblemKeys:
     """The keys of what one problem shows, made from its runs' keys (bundle bytes and place)."""
 
-    problem: str  # its page and its API document
-    board: dict[str, str]  # board anchor → key: the board's CSV; with the run's own key, its run pages
-    host: dict[str, str]  # host name → what the host's page and API document show of this problem
-    implementation: dict[str, str]  # implementation slug → what its page shows of this problem
+    __slots__ = ("problem", "board", "host", "implementation")
+
+    def __init__(self, problem: str, board: dict[str, str], host: dict[str, str], implementation: dict[str, str]):
+        self.problem = problem  # its page and its API document
+        self.board = board  # board anchor → key: the board's CSV; with the run's own key, its run pages
+        self.host = host  # host name → what the host's page and API document show of this problem
+        self.implementation = implementation  # implementation slug → what its page shows of this problem
 
 
 def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
