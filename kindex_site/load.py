@@ -597,13 +597,9 @@ class SourceText:
     again when a page shows it (a site of many kernels does not hold them all)."""
 
     rel: str  # its path under the content folder: also where the site serves it, under sources/
-    at: str  # its path as listed (its Path is made when it is read)
+    at: str  # its path as listed, read by (no Path is made for it)
     digest: str  # sha256 of its bytes
     shown: str  # display(path), made from strings
-
-    @property
-    def path(self) -> Path:
-        return Path(self.at)
 
     def data(self) -> bytes:
         """Its bytes, as they were checked."""
