@@ -104,6 +104,7 @@ class Memo:
     renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
     state: cache.BuildState | None = None  # the output folder's: the last manifest as this process wrote it
     built: bool = False  # a build with this memo has succeeded
+    runs_aside: _RunsAside | None = None  # (a one-off build's) the process writing the runs cache, until put or dropped
     resident: bool = True  # kept for the next build (a one-off build's is not: it keeps nothing it will not use)
 
     def state_of(self, out: Path) -> cache.BuildState:
@@ -127,6 +128,9 @@ def build(config: Config, memo: Memo | None = None) -> BuildResult:
             progress.done()
             if memo.renderer is not None:
                 memo.renderer[1].compiled()  # (a build that failed early never asked for them)
+            if memo.runs_aside is not None:
+                memo.runs_aside.drop()  # (a build that failed stores no runs)
+                memo.runs_aside = None
             keep_reread_files(memo.resident)  # (a one-off build's are let go; a rebuild reads mostly the same again)
 
 
@@ -140,6 +144,7 @@ def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
     state.open(config, os.environ)
     lap("start")
     content, validated = _read(config, state, memo, progress)
+    _store_runs_aside(state, content, validated, memo)
     lap("read and validate content")
     lb, stored_rankings = _rank(config, content, state, memo, progress)
     lap("group and rank")
@@ -243,6 +248,71 @@ def _rank(config: Config, content: Content, state: cache.BuildState, memo: Memo,
     # the render workers would inherit them.
     lb = build_leaderboard(content, Rules.of(config), memo=memo.problems if memo.resident else None, stored=stored)
     return lb, stored
+
+
+def _store_runs_aside(state: cache.BuildState, content: Content, validated: dict | None, memo: Memo) -> None:
+    """A command-line build's runs cache is written by a forked process on the other core, which
+    idles while this one ranks and plans; `_runs_to_store` has it put in place. Not for a resident
+    builder (its first build; it may run threads), nor where the copy-on-write pages of a process
+    touching every run would weigh too much (RUNS_ASIDE_MAX)."""
+    if (validated is None or memo.resident or not hasattr(os, "fork") or _workers() < 2
+            or not RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX):
+        return
+    memo.runs_aside = _RunsAside(state.out, file_records(validated, content.digests, memo.definitions))
+
+
+RUNS_ASIDE_MIN = 2_000  # runs: fewer are stored in less time than forking takes
+RUNS_ASIDE_MAX = 250_000  # runs: more are stored by the build's own process (its memory is not copied)
+
+
+def _runs_to_store(validated: dict | None, content: Content, memo: Memo):
+    """The runs cache's entries for BuildState.commit to write, or None: none to store, or stored
+    by the process writing them aside (put in place now, where the build would write them)."""
+    if validated is None:
+        return None
+    aside, memo.runs_aside = memo.runs_aside, None
+    if aside is not None and aside.put():
+        return None
+    return file_records(validated, content.digests, memo.definitions)  # (its process failed: written here)
+
+
+class _RunsAside:
+    """A forked process that writes the runs cache (cache.write_runs) and waits to be told to put
+    it in place (`put`) or let it go (`drop`, or this process's end)."""
+
+    def __init__(self, out: Path, entries):
+        told, self.tell = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # (it never returns from here)
+            status = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the build's to handle)
+                os.close(self.tell)
+                cache.write_runs(out, entries, put=lambda: os.read(told, 1) == b"1")
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(told)
+
+    def put(self) -> bool:
+        """Have the runs cache put in place; False if the process could not write it."""
+        try:
+            os.write(self.tell, b"1")
+        except OSError:
+            pass
+        return self._ended() == 0
+
+    def drop(self) -> None:
+        self._ended()
+
+    def _ended(self) -> int | None:
+        if self.tell is not None:
+            os.close(self.tell)
+            self.tell = None
+        try:
+            return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        except ChildProcessError:
+            return None
 
 
 def _rankings_to_store(lb: Leaderboard, stored: dict) -> Iterator[tuple[str, str, bytes]] | None:
@@ -667,7 +737,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
         outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
         summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
         warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
-        runs=file_records(validated, content.digests, memo.definitions) if validated is not None else None,
+        runs=_runs_to_store(validated, content, memo),
         plans=plans, rankings=rankings, defer=memo.resident)
     memo.site_sizes = (state.written(), sizes_now) if memo.resident else (None, None)
     return warnings

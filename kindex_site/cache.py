@@ -494,8 +494,9 @@ def read_runs(out: Path):
         at += 8 + size
 
 
-def write_runs(out: Path, entries) -> None:
-    """Store file_records' entries one by one (a million runs never become one object)."""
+def write_runs(out: Path, entries, put: Callable[[], bool] = lambda: True) -> None:
+    """Store file_records' entries one by one (a million runs never become one object), in place
+    once `put()` says so (if it says no, they are not stored)."""
     path = runs_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
@@ -505,6 +506,9 @@ def write_runs(out: Path, entries) -> None:
             blob = marshal.dumps(entry)
             f.write(len(blob).to_bytes(8, "little"))
             f.write(blob)
+    if not put():
+        temp.unlink()
+        return
     file_op()
     os.replace(temp, path)
     file_op()
