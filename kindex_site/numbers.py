@@ -33,7 +33,15 @@ _WIDE = Context(prec=400)
 
 
 def _fixed(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> str:
-    return f"{value.quantize(Decimal(1).scaleb(-decimals), rounding=rounding, context=_WIDE):f}"
+    return f"{_rounded(value, decimals, rounding):f}"
+
+
+def _rounded(value: Decimal, decimals: int, rounding=ROUND_HALF_UP) -> Decimal:
+    quantum = _QUANTA[decimals] if 0 <= decimals < len(_QUANTA) else Decimal(1).scaleb(-decimals)
+    return value.quantize(quantum, rounding=rounding, context=_WIDE)
+
+
+_QUANTA = [Decimal(1).scaleb(-decimals) for decimals in range(32)]  # 1, 0.1, 0.01, …
 
 
 def _memo(fn):
@@ -94,18 +102,23 @@ def _round_half_up(a: int, decimals: int) -> int:
 
 def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
     decimals = _decimals_for(value, significant)
-    rounded = Decimal(_fixed(value, decimals))
+    rounded = _rounded(value, decimals)
+    shown = decimals
     if rounded != 0 and rounded.adjusted() > value.adjusted():  # 0.999999 rounds up to 1.00, not 1.000
         decimals = _decimals_for(rounded, significant)
-    return _fixed(value, min(decimals, max_decimals))
+    decimals = min(decimals, max_decimals)
+    return f"{rounded if decimals == shown else _rounded(value, decimals):f}"
 
 
-@_memo
 def significant_ratio(x: float, figures: int | None = None) -> float:
     """A derived ratio (speedup, trend, share) to one significant figure more than its source's values
-    have, else six: it carries no more precision than that. Remembered: each entry's ratios are made
-    for its table row, its run page, the API, its CSV and its implementation's page."""
-    return float(f"{x:.{figures + 1 if figures else 6}g}")
+    have, else six: it carries no more precision than that. (Not remembered: a look-up would cost
+    more than the rounding, made for each place the ratio is shown.)"""
+    spec = _G_SPECS.get(figures)
+    return float(format(x, spec if spec is not None else f".{figures + 1 if figures else 6}g"))
+
+
+_G_SPECS = {None: ".6g", 0: ".6g", **{n: f".{n + 1}g" for n in range(1, 17)}}
 
 
 def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int, figures: int | None = None) -> str:

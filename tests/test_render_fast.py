@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import random
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from html import escape as html_escape
 
 from markupsafe import Markup
 
-from kindex_site import render
+from kindex_site import numbers, render
 
 
 def reference_ms(ns, significant=3):
@@ -59,6 +59,36 @@ def test_format_ms_of_floats_and_zeros():
         assert render.format_ms(x) == reference_ms(x), x  # -0.0 after 0.0: zeros are never remembered
     assert render.format_ms(4) != render.format_ms(4.0)  # typed: an int is whole nanoseconds
     assert render.format_ms(None) == render.DASH and render.format_ms(4940000, significant=2) == "4.9"
+
+
+def reference_ratio(value):
+    """format_ratio as it was: Decimal throughout, each rounding read back from its text."""
+    value = Decimal(repr(value))
+
+    def decimals_for(v):
+        return 0 if v == 0 else max(0, 2 - v.adjusted())
+
+    def fixed(v, d):  # (room for every digit of the largest float)
+        return f"{v.quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_UP, context=Context(prec=400)):f}"
+
+    decimals = decimals_for(value)
+    rounded = Decimal(fixed(value, decimals))
+    if rounded != 0 and rounded.adjusted() > value.adjusted():
+        decimals = decimals_for(rounded)
+    return fixed(value, min(decimals, 6))
+
+
+def test_format_ratio_matches_decimal():
+    rng = random.Random(13)
+    values = [0.0, -0.0, 1.0, 0.9995, 9.995, 99.95, 999.5, 0.00099995, 0.0000005, 0.00000049, 1e-9, -1e-9,
+              5e-324, 1e22, 1.7976931348623157e308, 999999.5, 0.9999995, 2.675, 1.005, 7, -12, 10**25]
+    for _ in range(30000):
+        x = rng.random() * 10 ** rng.randrange(-12, 24) * rng.choice([1, -1])
+        values.append(float(f"{x:.{rng.randrange(1, 6)}g}") if rng.random() < 0.3 else x)
+    for value in values:
+        assert numbers.format_ratio.__wrapped__(value) == reference_ratio(value), value
+        figures = rng.choice([None, 0, 1, 2, 3, 5, 16, 20])
+        assert numbers.significant_ratio(value, figures) == float(f"{value:.{figures + 1 if figures else 6}g}")
 
 
 def test_zero_floats_are_not_confused():
