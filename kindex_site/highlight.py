@@ -1,7 +1,8 @@
 """Source files on pages: highlighted by Pygments, with line numbers, readable without JavaScript.
 
 Pygments escapes the text it is given (&, <, >, quotes), so a source file is shown as text whatever
-it holds; it is never executed and never put inside a <script>. Imported only when a page shows a
+it holds; it is never executed and never put inside a <script>. A control or bidirectional character
+in it (charts.HIDDEN) is shown as its code point: the download keeps the file's own bytes. Imported only when a page shows a
 source: a site without any never loads Pygments.
 
 One kernel is usually shown on many pages (the same file timed on several hosts, each run in a
@@ -21,6 +22,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from markupsafe import Markup
+
+from .charts import CODE_POINT_HTML, HIDDEN, shown_hidden
 
 # The highlighting options: part of what a stored highlight was made with (the code stamp covers them).
 _OPTIONS = {"linenos": "table", "cssclass": "source", "wrapcode": True}
@@ -47,7 +50,10 @@ def highlighted(text_of, digest: str, filename: str, language: str | None = None
             from pygments import highlight
 
             text = text_of()
-            found = Highlighted(Markup(highlight(text, lexer, _formatter())), len(text.encode("utf-8")),
+            html = highlight(text, lexer, _formatter())
+            if HIDDEN.search(html) is not None:  # (a kernel's NUL, ESC or reversing character: "Trojan Source")
+                html = shown_hidden(html, CODE_POINT_HTML)
+            found = Highlighted(Markup(html), len(text.encode("utf-8")),
                                 text.count("\n") + (not text.endswith("\n") and bool(text)))
             if _store is not None:
                 _store.put(key, found)

@@ -4,7 +4,6 @@ documents shown as HTML."""
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from html import escape as html_escape
 from pathlib import Path
@@ -42,17 +41,12 @@ _KEY_HTML: dict[str, str] = {}
 _MEMO_LIMIT = 1 << 16
 
 
-# Characters that do not show as themselves: C0 and C1 controls (NUL, ESC…; tab and line breaks
-# aside), which HTML parsers drop or flag, and the bidirectional controls, which reorder the text
-# after them (a reversed digest or name). A document's strings show each as its code point, marked.
-_HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
 def _text_html(text: str) -> str:
+    """A document's string: each charts.HIDDEN character as its code point, marked."""
     html = html_escape(text)
-    if _HIDDEN.search(html) is None:
+    if charts.HIDDEN.search(html) is None:
         return html
-    return _HIDDEN.sub(lambda m: f'<code class="ctl">U+{ord(m.group()):04X}</code>', html)
+    return charts.shown_hidden(html, charts.CODE_POINT_HTML)
 
 
 def _remembered(memo: dict, key: str, make):
@@ -227,8 +221,10 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
 
 @lru_cache(maxsize=256)
 def markdown_html(text: str) -> str:
-    """A Markdown page's HTML; remembered, as a rebuild (serve, build --watch) renders every page's again."""
-    return _markdown().render(text)
+    """A Markdown page's HTML; remembered, as a rebuild (serve, build --watch) renders every page's again.
+    A charts.HIDDEN character in it, in its text or an attribute, shows as its code point in brackets."""
+    html = _markdown().render(text)
+    return html if charts.HIDDEN.search(html) is None else charts.shown_hidden(html)
 
 
 @lru_cache(maxsize=1)

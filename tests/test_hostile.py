@@ -203,3 +203,30 @@ def test_check_strict_treats_warnings_as_errors(project):
     assert ("content/notes.txt: ignored (only *.json, *.jsonl, pages/*.md and the source files runs refer to are read)"
             in err.splitlines())
     assert err.splitlines()[-1].startswith("error: 1 problem")
+
+
+def test_hidden_characters_in_names_show_as_code_points_on_every_page(project):
+    """A name that reverses the text after it, or holds a control character, is shown as its code
+    points wherever it is printed: tables, charts, titles, every listing."""
+    reversed_name = "Fast kernel \u202e01× \u2066· NUL\x00 ESC\x1b"
+    first = bundle({"run.metadata.title": f"Gemm · {reversed_name} · Lab",
+                    "environment.metadata.title": "Host \u202ereversed"})
+    second = bundle({"run.metadata.title": "Gemm · Other · Lab", "environment.metadata.title": "Host \u202ereversed"})
+    second["run"]["metadata"]["name"] = "second-run"
+    project.write("content/a.json", [first, second])
+    project.write("content/pages/notes.md", "# Notes \u202e here\n\n[link \u2066](https://example.org/ \"t\u202e\")\n")
+    project.built("--base-url", "https://example.org/board/")
+    site = project.root / "site"
+    pages = 0
+    for path in site.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        for ch in "\u202e\u2066\x00\x1b":
+            assert ch not in text, (path.relative_to(site), hex(ord(ch)))
+        pages += 1
+    assert pages > 8
+    problem = next(p for p in (site / "problems").iterdir() if p.is_dir()) / "index.html"
+    text = problem.read_text(encoding="utf-8")
+    assert "Fast kernel [U+202E]01× [U+2066]· NUL[U+0000] ESC[U+001B]" in visible_text(text)
+    assert "<svg" in text and "[U+202E]" in text.split("<svg", 1)[1].split("</svg>", 1)[0]
+    notes = (site / "notes/index.html").read_text(encoding="utf-8")
+    assert "Notes [U+202E] here" in visible_text(notes) and 'title="t[U+202E]"' in notes

@@ -416,3 +416,18 @@ def test_a_kernel_gone_while_the_site_is_built_is_an_error_naming_it(project, mo
     assert err.startswith("content/h0/r3/kernel.py: cannot read it (No such file or directory): it changed "
                           "while the site was being built; build again"), err
     assert project.snapshot() == before
+
+
+def test_hidden_characters_in_a_kernel_show_as_code_points_and_the_download_keeps_them(project):
+    """A kernel whose comment reverses the text after it ("Trojan Source"), with an ESC and a NUL:
+    its listing shows each as its code point, never as itself; its download is the file's bytes."""
+    kernel = 'ok = "abc\u202e def\u2066 "  # \x1b[31m red\nx = 1\x00\n'
+    kernel_site(project, kernel)
+    project.built()
+    page = project.page("runs/gen")
+    for ch in "\u202e\u2066\x1b\x00":
+        assert ch not in page
+    shown = visible_text(page)
+    assert "U+202E" in shown and "U+2066" in shown and "U+001B" in shown and "U+0000" in shown
+    assert "2 lines, " in shown  # (lines and bytes are the file's own)
+    assert (project.root / "site/sources/kb/models.src/gen.py").read_bytes() == kernel.encode()
