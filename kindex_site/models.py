@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -45,11 +46,19 @@ def _check_name(name: str) -> str:
     return name
 
 
+# The date-times every reader parses alike (RFC 3339, as JSON APIs and JavaScript's Date read them):
+# Python's fromisoformat alone also takes week dates and the basic format (2026-W10-4, 20260305T0838Z).
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?", re.ASCII)
+
+
 def _check_timestamp(value: str) -> str:
     try:
+        if not _TIMESTAMP.fullmatch(value):
+            raise ValueError
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise ValueError("must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z") from None
+        raise ValueError("must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z "
+                         "(YYYY-MM-DDTHH:MM[:SS[.fraction]] and a time zone: Z or ±HH:MM)") from None
     if parsed.tzinfo is None:
         raise ValueError("must carry a time zone (e.g. a trailing Z for UTC)")
     try:

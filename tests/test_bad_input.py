@@ -31,6 +31,9 @@ def built_project(project):
     return project
 
 
+BAD_TIME = ("run.spec.observedAt: must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z "
+            "(YYYY-MM-DDTHH:MM[:SS[.fraction]] and a time zone: Z or ±HH:MM)")
+
 FIELD_CASES = {
     "samples-zero": ({"run.spec.timing.samples": 0},
                      "run.spec.timing.samples: Input should be greater than or equal to 1"),
@@ -63,7 +66,12 @@ FIELD_CASES = {
                      "run.metadata.name: must be lowercase letters, digits, '.', '-' or '_', "
                      "starting and ending with a letter or digit"),
     "bad-observed-at": ({"run.spec.observedAt": "yesterday"},
-                        "run.spec.observedAt: must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z"),
+                        BAD_TIME),
+    # ISO 8601 forms Python reads but JSON readers and JavaScript's Date do not.
+    "week-date-observed-at": ({"run.spec.observedAt": "2026-W10-4T08:38:15Z"},
+                              BAD_TIME),
+    "basic-format-observed-at": ({"run.spec.observedAt": "20260305T083815Z"},
+                                 BAD_TIME),
     "unknown-bundle-key": ({"extra": 1}, "extra: Extra inputs are not permitted"),
     "missing-environment": ({"environment": DELETE}, "environment: Field required"),
 }
