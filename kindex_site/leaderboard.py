@@ -23,6 +23,10 @@ from .stats import Noise, Speedup, geometric_mean, ranks, ratio, rounding_step, 
 DEFAULT_REFERENCE = "PyTorch eager"
 HIGH_VARIANCE = 0.10  # std / mean above this is flagged
 OUTLIER_FACTOR = 2  # maximum above this many means is flagged
+# Warnings under a table that are also the leaderboard's (printed by build and check, errors with
+# --strict): the content asks the table something it cannot tell (against which reference, which run
+# came first), rather than describing runs the table can still compare.
+CONTENT_WARNINGS = ("several-references", "unordered-runs")
 
 _KERNELBENCH_PROBLEM = re.compile(r"^level(\d{1,15})/(\d{1,15})_(.+?)(?:\.py)?$")  # bounded: int() refuses 4,300+ digits
 _NAME = re.compile(NAME_PATTERN)
@@ -259,6 +263,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
     problems_of_implementation: dict[str, set[str]] = {}
     speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | None]]] = {}  # (host, impl) → best per board
     restored: dict[str, bytes] = {}
+    warnings_of: dict[str, list[str]] = {}
     for slug, runs in runs_of_problem.items():
         problem = problems[slug]
         # A run's key covers its bundle's bytes (protocol and environment included) and where it
@@ -281,6 +286,8 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         if memo is not None:
             memo[slug] = state
         by_problem[slug], workloads[slug] = state.boards, state.workloads
+        if state.warnings:
+            warnings_of[slug] = state.warnings
         for impl_slug, entries in state.entries_of_implementation.items():
             implementations[impl_slug].entries += entries
             implementations[impl_slug].hosts |= state.hosts_of_implementation[impl_slug]
@@ -292,9 +299,10 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
+    in_order = sorted(problems.values(), key=lambda p: p.sort_key)
     return Leaderboard(
         content=content,
-        problems=sorted(problems.values(), key=lambda p: p.sort_key),
+        problems=in_order,
         boards=by_problem,
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
         reference=rules.reference,
@@ -304,7 +312,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         restored=restored,
         problems_of_implementation=problems_of_implementation,
         redirects=identity.redirects,
-        warnings=identity.warnings,
+        warnings=identity.warnings + [w for p in in_order for w in warnings_of.get(p.slug, ())],
     )
 
 
@@ -538,7 +546,13 @@ class _ProblemState:
         self.best_speedups: list[tuple[str, str, Speedup | None, int | None]] = []
         self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
         self.hosts_of_implementation: dict[str, set[str]] = {}
+        self.warnings: list[str] = []  # (CONTENT_WARNINGS, for the leaderboard's: where the runs are is no part of a board)
         for b in boards:
+            for w in b.warnings:
+                if w.code in CONTENT_WARNINGS:
+                    runs = {e.run.name: e.run for e in b.runs}
+                    places = _listed(list(dict.fromkeys(str(runs[name].source) for name in w.runs)))
+                    self.warnings.append(f"{places}: problem {b.problem.title!r} on host {b.host}: {w.code}: {w.message}")
             for e in b.entries:
                 self.entries_of_implementation.setdefault(e.implementation_slug, []).append(e)
                 self.hosts_of_implementation.setdefault(e.implementation_slug, set()).add(e.run.environment)
@@ -646,14 +660,14 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: 
         entries = runs_of_board[key]
         _mark_mixed_hardware(entries, environment)
         _measure(entries, board.statistic, figures, step_ns)
-        _current_and_history(board, entries)
+        unordered = _current_and_history(board, entries)
         _rank(board)
-        _speedups(board, rules.reference)
+        references = _speedups(board, rules.reference)
         _flag_implausible(board, rules)
         for e in entries:
             e.noise = None  # (compared by now: a million runs' noise kept would weigh 100 MB)
         _disambiguate_labels(board)
-        board.warnings = _warnings(board, environment, rules)
+        board.warnings = _warnings(board, environment, rules, references, unordered)
     workloads = _workloads(problem_boards)
     # Oldest workload first, then host title (readers look for their GPU); protocol breaks ties.
     order = {w.digest: i for i, w in enumerate(workloads)}
@@ -693,24 +707,38 @@ def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns:
         e.noise = Noise.of(value, e.ci95 if statistic == "mean" else None, step)
 
 
-def _current_and_history(board: Board, entries: list[Entry]) -> None:
-    """Per implementation (label and digest): its latest run by observedAt (the name breaks ties) is
-    current; the earlier ones are its history, each superseded by the next. Each run is compared with
-    its implementation's previous passed run (a trend)."""
+def _current_and_history(board: Board, entries: list[Entry]) -> list[list[Entry]]:
+    """Per implementation (label and digest): its latest run by observedAt is current (runs without
+    one count as earliest; among runs observed at the same time, the name that sorts last), and the
+    earlier ones are its history, each superseded by the next. Each run is compared (a trend) with its
+    implementation's latest passed run observed strictly before it: runs observed at the same time, or
+    without observedAt, cannot be ordered in time, and a trend between them would follow their names.
+    Returns those runs, one list per implementation and observedAt, for a warning."""
     by_implementation: dict[tuple[str, str], list[Entry]] = {}
     for e in entries:
         by_implementation.setdefault((e.implementation, e.run.facts.implementation_digest), []).append(e)
     board.entries, board.history = [], []
+    unordered: list[list[Entry]] = []
     for runs in by_implementation.values():
         if len(runs) > 1:
-            runs.sort(key=lambda e: (utc(e.run.facts.observed_at) if e.run.facts.observed_at else "", e.run.name))
+            runs.sort(key=lambda e: (_observed(e) or "", e.run.name))
+            unordered += _unordered(runs)
+        # Walked in time order, one observedAt at a time (`at`; "" before the first): a run's previous
+        # is the latest passed run of an earlier observedAt, never one of its own or of none.
         previous: Entry | None = None
+        latest: Entry | None = None  # the latest passed run observed at `at`
+        at: str | None = ""
         for i, e in enumerate(runs):
-            if previous is not None and _comparable(e):
-                change = ratio(e.noise, previous.noise)
-                e.trend = Trend(previous, change, trend_verdict(change))
+            when = _observed(e)
+            if when != at:
+                if at is not None and latest is not None:
+                    previous = latest
+                at, latest = when, None
             if _comparable(e):
-                previous = e
+                if when is not None and previous is not None:
+                    change = ratio(e.noise, previous.noise)
+                    e.trend = Trend(previous, change, trend_verdict(change))
+                latest = e
             if i + 1 < len(runs):
                 e.current, e.superseded_by = False, runs[i + 1].run.name
         current = runs[-1]
@@ -719,6 +747,21 @@ def _current_and_history(board: Board, entries: list[Entry]) -> None:
         board.entries.append(current)
         board.history += reversed(runs[:-1])
     board.history.sort(key=lambda e: (e.implementation.casefold(), e.run.facts.implementation_digest))
+    return unordered
+
+
+def _observed(e: Entry) -> str | None:
+    """When the run was observed, in UTC (comparable as text); None when it does not say."""
+    return utc(e.run.facts.observed_at) if e.run.facts.observed_at else None
+
+
+def _unordered(runs: list[Entry]) -> list[list[Entry]]:
+    """Of one implementation's runs in time order, those that cannot be ordered against another of them:
+    runs sharing an observedAt, and (among several runs) those without one."""
+    groups: dict[str | None, list[Entry]] = {}
+    for e in runs:
+        groups.setdefault(_observed(e), []).append(e)
+    return [group for when, group in groups.items() if len(group) > 1 or when is None]
 
 
 def _comparable(e: Entry) -> bool:
@@ -756,11 +799,13 @@ def _mark_mixed_hardware(entries: list[Entry], environment) -> None:
             e.mixed_hardware = not same_gpu(recorded, hw.product, hw.formFactor, memory if isinstance(memory, str) else None)
 
 
-def _speedups(board: Board, reference: str) -> None:
-    """Each ranked entry against the board's current reference run: reference / it (stats.ratio)."""
+def _speedups(board: Board, reference: str) -> list[Entry]:
+    """Each ranked entry against the board's current reference run: reference / it (stats.ratio).
+    With several (implementations of different digests under the reference's label) none is chosen:
+    they are returned, for a warning, and the board has no speedups."""
     candidates = [e for e in board.entries if e.implementation == reference and e.rank is not None]
     if len(candidates) != 1:
-        return  # none, or two different implementations with the reference's label: no way to tell
+        return candidates
     ref = board.reference = candidates[0]
     ref.is_reference = True
     for e in board.entries:
@@ -770,6 +815,7 @@ def _speedups(board: Board, reference: str) -> None:
             e.speedup = Speedup(1.0, 1.0, 1.0) if ref.noise.relative_se or ref.noise.rounding else Speedup(1.0)
         else:
             e.speedup = ratio(ref.noise, e.noise)
+    return []
 
 
 def _flag_implausible(board: Board, rules: Rules) -> None:
@@ -785,11 +831,31 @@ def std_ns(entry: Entry) -> int | float | None:
     return entry.run.facts.std_ns
 
 
-def _warnings(board: Board, environment, rules: Rules) -> list[Warning]:
+def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
+              unordered: list[list[Entry]]) -> list[Warning]:
+    """What a reader must know to read the table; `references` (_speedups) and `unordered`
+    (_current_and_history) are what the table could not tell."""
     found: list[Warning] = []
     entries = board.entries
     hw = environment.spec.hardware
     host_gpu = " ".join(filter(None, [hw.product, hw.formFactor]))
+
+    if len(references) > 1:
+        named = _listed([f"{e.run.name} ({e.implementation})" for e in references])
+        found.append(Warning("several-references",
+            f"{len(references)} current {rules.reference} runs of different implementations: {named}. Which one "
+            "speedups are against cannot be told, so speedups on this table are left out until one reference "
+            "remains.", [e.run.name for e in references]))
+
+    if unordered:
+        said = "; ".join(
+            f"{group[0].implementation}: {_listed([e.run.name for e in group])} "
+            + (f"observed at {group[0].run.facts.observed_at}" if group[0].run.facts.observed_at else "without observedAt")
+            for group in unordered)
+        found.append(Warning("unordered-runs",
+            f"Runs of one implementation that cannot be ordered in time have no trend between them ({said}); "
+            "the current one is the latest by observedAt, then the one whose name sorts last.",
+            [e.run.name for group in unordered for e in group]))
 
     mixed = [e for e in entries if e.mixed_hardware]
     if mixed:
@@ -839,6 +905,10 @@ def _warnings(board: Board, environment, rules: Rules) -> list[Warning]:
                              "environment digests: its hardware or software changed between them.",
                              [e.run.name for e in board.runs]))
     return found
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _runs(n: int) -> str:

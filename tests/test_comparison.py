@@ -102,6 +102,10 @@ def test_the_latest_run_is_current_and_the_name_breaks_a_tie(project):
     project.built()
     board = board_of(project)
     assert [e["run"] for e in board["entries"]] == ["b-run"] and board["history"][0]["superseded_by"] == "b-run"
+    # The name says which is current, never which came first: no trend between them, and a warning.
+    assert [e["trend"] for e in board["entries"] + board["history"]] == [None, None]
+    (warning,) = [w for w in board["warnings"] if w["code"] == "unordered-runs"]
+    assert sorted(warning["runs"]) == ["a-run", "b-run"]
 
 
 def test_a_regression_beyond_noise_is_flagged_and_one_within_noise_is_not(project):

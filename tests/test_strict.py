@@ -60,8 +60,10 @@ def _warnings(err: str) -> list[str]:
 
 
 def test_warnings_do_not_depend_on_the_caches(project):
-    def run(name, **more):
-        return bundle({"protocol.spec.harness.repo": "x"}, name=name, **more)  # (one protocol, everywhere)
+    def run(name, **more):  # (one protocol, everywhere; each run observed at its own time: a history)
+        day = {"typo-run": 1, "other-run": 2, "plain-run": 3}[name]
+        return bundle({"protocol.spec.harness.repo": "x", "run.spec.observedAt": f"2026-03-0{day}T08:00:00Z"},
+                      name=name, **more)
 
     typo = run("typo-run")
     typo["run"]["spec"]["timing"]["latencyNs"]["minimun"] = 4780000
@@ -91,7 +93,7 @@ def test_a_resident_builder_keeps_the_warnings_of_documents_it_does_not_read_aga
 
     monkeypatch.chdir(project.root)
     project.write("content/a.json", [bundle({"run.spec.timing.latencyNs.minimun": 4780000}, name="typo-run"),
-                                     bundle(name="other-run")])
+                                     bundle({"run.spec.observedAt": "2026-03-06T08:00:00Z"}, name="other-run")])
     memo = Memo()
     first = build(load_config(None, {}), memo).warnings
     data = json.loads((project.root / "content/a.json").read_text())
@@ -108,8 +110,10 @@ def test_free_form_places_and_known_statuses_are_never_warned(project):
                    "protocol.spec.measurement.resolution": {"significantFigures": 3, "stepNs": 1000}}
     project.write("content/x.json", [
         bundle({**definitions, "run.spec.sourceNative.anything_goes": {"confidence_95": 1}}),
-        *(bundle({**definitions, "run.spec.timing": DELETE}, name=f"run-{status}", status=status)
-          for status in ("failed", "error", "timeout", "incorrect", "incomplete-timing", "invalid-timing")),
+        *(bundle({**definitions, "run.spec.timing": DELETE, "run.spec.observedAt": f"2026-03-0{day}T08:00:00Z"},
+                 name=f"run-{status}", status=status)  # (earlier runs of the same implementation: its history)
+          for day, status in enumerate(("failed", "error", "timeout", "incorrect", "incomplete-timing",
+                                        "invalid-timing"), start=1)),
     ])
     code, _, err = project.run("check", "--strict")
     assert code == 0, err
