@@ -6,6 +6,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import textwrap
@@ -647,6 +648,7 @@ def test_rerun_is_byte_identical_and_one_file_per_run_works(tmp_path, capsys):
     ('{"level1": {"1_A.py": {"std": 0.1}}}', "level1/1_A.py: has no 'mean'"),
     ('{"level1": {"1_A.py": {"mean": "1.0"}}}', "level1/1_A.py: mean: expected a number of milliseconds, not a string"),
     ('{"level1": {"1_A.py": {"mean": NaN}}}', "NaN is not a JSON number"),
+    ('{"level1": {"1_A.py": {"mean": 1e1000000000000000000}}}', "number 1e1000000000000000000 is out of range"),
     ('{"level1": {"A.py": null}}', "expected a problem file name"),
     ('{"levelone": {}}', "expected level names like 'level1'"),
 ])
@@ -673,6 +675,192 @@ def test_one_host_given_twice_is_one_error(tmp_path, capsys):
 def test_missing_source_is_an_error(tmp_path, capsys):
     code, _, err = run_cli(capsys, "import", "kernelbench", tmp_path / "nope", "--out", tmp_path / "out")
     assert code == 1 and "nope: not found" in err
+
+
+# --- edge and hostile input: an error naming file and field, never a traceback ----------------------
+
+
+def failed_import(capsys, *argv) -> str:
+    """Run an import that must fail as a user's mistake: exit 1, no traceback, nothing written; its stderr."""
+    code, out, err = run_cli(capsys, "import", *argv)
+    assert code == 1, err
+    assert "Traceback" not in err and "nothing was written" in err
+    outdir = Path(argv[list(argv).index("--out") + 1])
+    assert not outdir.exists() or snapshot(outdir) == {}, sorted(snapshot(outdir))
+    return err
+
+
+@pytest.mark.parametrize("field, number, message", [
+    ("mean", "1e21", "mean: 1E+21 ms is too large to be written in whole nanoseconds"),
+    ("mean", "1e22", "mean: 1E+22 ms is too large to be written in whole nanoseconds"),
+    ("std", "1e30", "std: 1E+30 ms is too large to be written in whole nanoseconds"),
+    ("max", "1e400", "max: 1E+400 ms is too large to be written in whole nanoseconds"),
+    ("min", "-1e400", "min: -1E+400 ms is too large to be written in whole nanoseconds"),
+    ("max", "9" * 5000, "max: 999999…999 (5000 digits) ms is too large to be written in whole nanoseconds"),
+    ("max", "9" * 5000 + ".5", "max: 999999…9.5 (5002 characters) ms is too large to be written"),
+    ("num_trials", "18446744073709551616", "num_trials: 18446744073709551616 is beyond 2⁵³−1"),
+    ("num_trials", "9" * 5000, "num_trials: 999999…999 (5000 digits) is beyond 2⁵³−1"),
+])
+def test_numbers_too_large_for_whole_nanoseconds_are_an_error_naming_record_and_field(tmp_path, capsys, field,
+                                                                                     number, message):
+    src = tmp_path / "timing"
+    record = SEED_ROW.replace(f'"{field}": ', f'"{field}": {number}, "was": ')
+    bad = write_timing(src, "L4_GCP", "torch", '{"level1": {"1_A.py": %s, "2_B.py": %s}}' % (record, SEED_ROW),
+                       date="2026-01-14T00:00:00Z")
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out")
+    [line] = [line for line in err.splitlines() if "level1/" in line]  # one line, for the one record
+    assert line.startswith(f"{bad}: level1/1_A.py: {message}"), line
+    assert len(line) < 300
+
+
+@pytest.mark.parametrize("value, message", [
+    ("1e400", "number inf is beyond ±1e300"),
+    ("18446744073709551616", "integer 18446744073709551616 is beyond ±9007199254740991"),
+    ("[" * 40 + "]" * 40, "nested more than 32 levels deep"),
+])
+def test_source_values_the_content_cannot_hold_are_an_error_naming_record_and_key(tmp_path, capsys, value, message):
+    # The record's other keys are kept in sourceNative.extra: written as they are, `check` would refuse them.
+    src = tmp_path / "timing"
+    record = SEED_ROW.replace('"device"', '"note": {"deep": %s}, "device"' % value)
+    bad = write_timing(src, "L4_GCP", "torch", '{"level1": {"1_A.py": %s}}' % record, date="2026-01-14T00:00:00Z")
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out")
+    where = re.escape(f"{bad}: level1/1_A.py: note.deep")
+    assert re.search(rf"^{where}[.0-9]*: {re.escape(message)}", err, re.M), err
+
+
+@pytest.mark.parametrize("key", ["1_a/../../../secret.py", "1_a\\b.py", "1_a\u0000b.py"])
+@pytest.mark.parametrize("problems", [False, True])
+def test_problem_key_that_is_not_a_file_name_is_an_error_naming_it(tmp_path, capsys, key, problems):
+    src = tmp_path / "timing"
+    bad = write_timing(src, "L4_GCP", "torch", {"level1": {key: row(), "2_B.py": row()}},
+                       date="2026-01-14T00:00:00Z")
+    (tmp_path / "secret.py").write_text("SECRET = 1\n")
+    extra = []
+    if problems:
+        (tmp_path / "kb" / "level1" / "1_a").mkdir(parents=True)
+        extra = ["--problems", tmp_path / "kb"]
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out", *extra)
+    shown = key.replace("\u0000", "\\x00")  # (as Python writes it: a NUL would not show)
+    assert (f"{bad}: level1/{shown}: expected a problem file name like '1_Square_matrix_multiplication_.py'"
+            in err.splitlines())
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+01:00"])
+def test_observed_at_beyond_the_utc_calendar_is_an_error_naming_it(tmp_path, capsys, when):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}})
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out", "--observed-at", when)
+    assert err.splitlines()[0] == (f"--observed-at: {when!r} is outside the dates a timestamp can have in UTC "
+                                   "(0001-01-01 to 9999-12-31)")
+
+    (src / "PROVENANCE.txt").write_text(f"L4_GCP/baseline_time_torch.json {when}\n", encoding="utf-8")
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out")
+    assert err.splitlines()[0] == (f"{src / 'PROVENANCE.txt'}:1: {when!r} is outside the dates a timestamp can "
+                                   "have in UTC (0001-01-01 to 9999-12-31)")
+
+
+def test_host_folder_named_with_spaces_is_dated_by_provenance(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "My  Host", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-14T16:21:49-08:00")
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}},
+                 date="2026-01-14T16:21:49-08:00")
+    with (src / "PROVENANCE.txt").open("a", encoding="utf-8") as f:  # a tab between name and date is white space too
+        f.write("My  Host/baseline_time_torch_compile_inductor_default.json\t2025-01-01T00:00:00Z\n")
+    write_timing(src, "My  Host", "torch_compile_inductor_default", {"level1": {"1_A.py": row()}})
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out")
+    assert "modification time" not in err
+    dates = {b["run"]["spec"]["sourceNative"]["benchmark"]: b["run"]["spec"]["observedAt"] for b in bundles}
+    assert dates == {"My  Host/baseline_time_torch.json": "2026-01-15T00:21:49.000Z",
+                     "My  Host/baseline_time_torch_compile_inductor_default.json": "2025-01-01T00:00:00.000Z",
+                     "L4_GCP/baseline_time_torch.json": "2026-01-15T00:21:49.000Z"}
+
+
+def test_provenance_line_without_a_date_says_how_to_date_the_file(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "My Host", "torch", {"level1": {"1_A.py": row()}})
+    (src / "PROVENANCE.txt").write_text("My Host/baseline_time_torch.json\n", encoding="utf-8")
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out")
+    assert err.splitlines()[0] == (
+        f"{src / 'PROVENANCE.txt'}:1: expected 'HOST/FILE DATE-TIME', the date-time last with a time zone, e.g. "
+        "'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
+
+
+def test_importing_hosts_one_at_a_time_never_replaces_another_hosts_file(tmp_path, capsys):
+    # Höst and Hást are both written to h-st/: the second import must not replace the first's runs.
+    src = tmp_path / "src"
+    first = write_timing(src, "Höst", "torch", {"level1": {"1_A.py": row()}})
+    second = write_timing(src, "Hást", "torch", {"level1": {"1_A.py": row(mean=1.45)}})
+    out = tmp_path / "c" / "kb"
+    imported(capsys, src / "Höst", "--out", out, "--observed-at", "2026-01-14T00:00:00Z")
+    before = snapshot(out)
+    assert list(before) == ["h-st/baseline_time_torch.json"]
+
+    code, stdout, err = run_cli(capsys, "import", "kernelbench", src / "Hást", "--out", out,
+                                "--observed-at", "2026-01-14T00:00:00Z")
+    assert code == 1 and stdout == ""
+    assert err.splitlines()[0] == (
+        f"{second}: would replace {out / 'h-st' / 'baseline_time_torch.json'}, which holds the runs of host 'Höst': "
+        "host folders 'Höst' and 'Hást' make one folder name (h-st) and the same run names; rename one of them")
+    assert "Traceback" not in err and snapshot(out) == before
+    # …and so with one file per run.
+    imported(capsys, src / "Höst", "--out", tmp_path / "per-run", "--observed-at", "2026-01-14T00:00:00Z",
+             "--one-file-per-run")
+    code, _, err = run_cli(capsys, "import", "kernelbench", src / "Hást", "--out", tmp_path / "per-run",
+                           "--observed-at", "2026-01-14T00:00:00Z", "--one-file-per-run")
+    assert code == 1 and "which holds the runs of host 'Höst'" in err
+
+    # The same host imported again replaces its own file, as ever.
+    first.write_text(json.dumps({"level1": {"1_A.py": row(mean=1.55)}}), encoding="utf-8")
+    code, stdout, err = run_cli(capsys, "import", "kernelbench", src / "Höst", "--out", out,
+                                "--observed-at", "2026-01-14T00:00:00Z")
+    assert code == 0, err
+    assert "(1 written, 0 unchanged)" in stdout
+    [b] = json.loads((out / "h-st" / "baseline_time_torch.json").read_text(encoding="utf-8"))
+    assert b["run"]["spec"]["timing"]["latencyNs"]["mean"] == 1550000
+
+
+def test_host_folder_without_ascii_letters_or_digits_is_an_error_naming_it(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "测试", "torch", {"level1": {"1_A.py": row(), "2_B.py": row()}}, date="2026-01-14T00:00:00Z")
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out")
+    assert err.splitlines() == [
+        f"{src / '测试'}: host folder '测试' has no ASCII letters or digits, of which the host's name "
+        "(kernelbench-<host>) and its folder under --out are made; rename the folder (KernelBench's are named "
+        "like L4_GCP: GPU and provider)",
+        "error: 1 problem in 1 file; nothing was written"]
+
+
+def test_host_folder_whose_name_is_not_utf8_is_an_error_naming_it(tmp_path, capsys):
+    src = tmp_path / "timing"
+    try:
+        write_timing(src, os.fsdecode(b"L4_\xff"), "torch", {"level1": {"1_A.py": row()}})
+    except (OSError, UnicodeError):
+        pytest.skip("this file system holds UTF-8 names only")
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out", "--observed-at", "2026-01-14")
+    assert f"{src}/L4_\\udcff/baseline_time_torch.json: its folder's or its own name is not UTF-8 text; rename it" \
+        in err.splitlines()
+
+
+def test_docs_name_only_statuses_the_import_gives(tmp_path, capsys):
+    """docs/importing.md says what each kind of record becomes: every status it names is one a record gets."""
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {
+        "1_Full.py": row(), "2_Null.py": None, "3_Impossible.py": row(mean=1.0, lo=1.2),
+        "4_NoMin.py": {"mean": 1.5, "std": 0.01, "max": 1.6, "num_trials": 100},
+        "5_NoMax.py": {"mean": 1.5, "std": 0.01, "min": 1.4, "num_trials": 100},
+        "6_NoTrials.py": {"mean": 1.5, "std": 0.01, "min": 1.4, "max": 1.6},
+        "7_MeanOnly.py": {"mean": 1.5},
+    }}, date="2026-01-14T00:00:00Z")
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "out")
+    status = {b["run"]["spec"]["sourceNative"]["externalId"].rsplit("/", 1)[1]: b["run"]["spec"]["status"]
+              for b in bundles}
+    assert status == {"1_Full.py": "passed", "2_Null.py": "failed", "3_Impossible.py": "invalid-timing",
+                      "4_NoMin.py": "passed", "5_NoMax.py": "passed", "6_NoTrials.py": "passed",
+                      "7_MeanOnly.py": "passed"}
+    doc = " ".join((REPO / "docs" / "importing.md").read_text(encoding="utf-8").split())
+    kernelbench = doc.split("# Importing the KernelBench leaderboard")[0]
+    assert set(re.findall(r"status `([a-z-]+)`", kernelbench)) == set(status.values())
+    assert "A record without `min`, `max` or `num_trials` still gets status `passed`" in kernelbench
 
 
 # --- importing then building ---------------------------------------------------------------

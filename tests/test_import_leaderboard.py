@@ -312,3 +312,63 @@ def test_sources_larger_than_the_site_shows_are_errors(leaderboard, capsys, monk
     assert code == 1
     assert f"raw_data.json[0]: code: {len(KERNEL.encode())} bytes, more than the " in err
     assert not leaderboard["out"].exists()
+
+
+# --- edge and hostile rows: an error naming the row and field, never a traceback --------------------
+
+
+def test_numbers_and_names_that_cannot_be_written_are_errors_naming_row_and_field(leaderboard, capsys):
+    huge = "9" * 5000
+    rows = [kernel_row("m", "m", 1, 0, 1.0, 1.0, 1.0) for _ in range(9)]
+    rows[0]["kernel_eval_time"] = 1e30
+    rows[1]["baseline_torch_time"] = "@1e400"
+    rows[2]["baseline_torch_compile_time"] = f"@{huge}"
+    rows[3]["torch_speedup"] = "@1e400"
+    rows[4]["problem_id"] = f"@{huge}"
+    rows[5]["display_name"] = "模型-中文"
+    rows[6]["display_name"] = "Baselines"
+    rows[7]["model"] = "@\"\\ud800\""
+    rows[8]["extra"] = {"deep": 18446744073709551616}
+    # JSON numbers Python's json module would not write, spliced in as text.
+    text = re.sub(r'"@((?:[^"\\]|\\.)*)"', lambda m: json.loads(f'"{m[1]}"'), json.dumps(rows, indent=1))
+    (leaderboard["data"] / "raw_data.json").write_text(text, encoding="utf-8")
+    code, out, err = do_import(capsys, leaderboard)
+    assert code == 1 and out == ""
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if line.startswith("raw_data.json[")] == [
+        "raw_data.json[0]: kernel_eval_time: 1E+30 ms is too large to be written in whole nanoseconds "
+        "(beyond 9007199254740991 ns, 2⁵³−1)",
+        "raw_data.json[1]: baseline_torch_time: 1E+400 ms is too large to be written in whole nanoseconds "
+        "(beyond 9007199254740991 ns, 2⁵³−1)",
+        "raw_data.json[2]: baseline_torch_compile_time: 999999…999 (5000 digits) ms is too large to be written in "
+        "whole nanoseconds (beyond 9007199254740991 ns, 2⁵³−1)",
+        "raw_data.json[3]: torch_speedup: number inf is beyond ±1e300",
+        "raw_data.json[4]: problem_id: expected a whole number from 0, not 999999…999 (5000 digits)",
+        "raw_data.json[7]: model: the string holds a lone surrogate (\\ud800), which UTF-8 cannot encode: "
+        "a \\ud800–\\udfff escape must be half of a pair",
+        "raw_data.json[8]: extra.deep: integer 18446744073709551616 is beyond ±9007199254740991 (2⁵³−1, the "
+        "largest a JavaScript reader holds exactly)",
+    ]
+    assert not leaderboard["out"].exists()
+
+    write_rows(leaderboard, rows[5:7])
+    code, out, err = do_import(capsys, leaderboard)
+    assert code == 1
+    assert [line for line in err.splitlines() if line.startswith("raw_data.json[")] == [
+        "raw_data.json[0]: display_name: '模型-中文' has no ASCII letters or digits, of which its bundle file's "
+        "name (<display name>.json) and its runs' names are made; give the model a display_name with some in "
+        "raw_data.json (its model, 'm', has)",
+        "raw_data.json[1]: display_name: 'Baselines' would name its bundle file baselines.json, which holds "
+        "the PyTorch baseline runs; give the model another display_name in raw_data.json",
+    ]
+    assert not leaderboard["out"].exists()
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+01:00"])
+def test_observed_at_beyond_the_utc_calendar_is_an_error_naming_it(leaderboard, capsys, when):
+    write_rows(leaderboard, GOOD)
+    code, out, err = do_import(capsys, leaderboard, "--observed-at", when)
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (f"--observed-at: {when!r} is outside the dates a timestamp can have in UTC "
+                                   "(0001-01-01 to 9999-12-31)")
+    assert not leaderboard["out"].exists()

@@ -50,7 +50,7 @@ from typing import Iterator
 from pydantic import ValidationError
 
 from .. import strictjson
-from ..errors import KindexError, plural
+from ..errors import KindexError, plural, printable
 from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
 
 EXAMPLE = (
@@ -64,11 +64,14 @@ EXAMPLE = (
 SOURCE = "kernelbench"
 FILE_PATTERN = re.compile(r"^baseline_time_(.+)\.json$")
 LEVEL_PATTERN = re.compile(r"^level(\d{1,15})$")
-ENTRY_PATTERN = re.compile(r"^(\d{1,15})_(.+)\.py$")
+# A file name, never a path: a key holding a separator, NUL or a lone surrogate would name a file
+# elsewhere, or none.
+ENTRY_PATTERN = re.compile(r"^(\d{1,15})_([^/\\\x00\ud800-\udfff]+)\.py$")
 PROBLEM_PATH = re.compile(r"^level\d+/\d+_[^/]+\.py$")  # a problem source under KernelBench/
 SIZES_CHANGED = date(2025, 7, 2)  # KernelBench changed problem sizes on this day
 Z95 = Decimal("1.96")
 NS_PER_MS = Decimal(1_000_000)
+MAX_MS = Decimal(MAX_SAFE_INT) / NS_PER_MS  # the longest time whole nanoseconds hold (2⁵³−1 ns, exact)
 MAX_NAME = 200
 _NAME = re.compile(NAME_PATTERN)
 
@@ -282,6 +285,7 @@ def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: Histo
             else:
                 named = _named_without_history(f, problems_dir, missing_sources, result.warnings)
             bundles = _bundles(_FileContext(f, environment, env_digest, named), errors, result)
+            targets = []
             for b in bundles:
                 name = b["run"]["metadata"]["name"]
                 where = f"{f.path}: {b['run']['spec']['sourceNative']['externalId']}"
@@ -292,17 +296,42 @@ def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: Histo
                     target = out / _safe_folder(host_name) / f"{name}.json"
                     outputs[target] = [b]
                     single.add(target)
+                    targets.append(target)
             if not one_file_per_run:
                 target = out / _safe_folder(host_name) / f.path.name
                 if target in outputs:
                     errors.append(f"{f.path}: would be written to {target}, as another source file is")
                 outputs[target] = bundles
+                targets.append(target)
+            other = next(((t, h) for t in targets if (h := _host_of(t)) not in (None, host_name)), None)
+            if other is not None:
+                errors.append(f"{f.path}: would replace {other[0]}, which holds the runs of host {other[1]!r}: host "
+                              f"folders {other[1]!r} and {host_name!r} make one folder name ({other[0].parent.name}) "
+                              "and the same run names; rename one of them")
             result.sources += 1
     if missing_sources:
         result.warnings.append(
             f"--problems: {plural(len(missing_sources), 'problem file')} not found there "
             f"(e.g. {min(missing_sources)}); their workload digests are from the problem's name and era instead")
     return outputs, single
+
+
+def _host_of(path: Path) -> str | None:
+    """The source host whose runs an earlier import wrote to `path` (None if none did). Two host folders can make
+    one folder under --out (Höst and Hást both make h-st/): importing one must not replace the other's runs."""
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return None
+    for bundle in value if isinstance(value, list) else [value]:
+        try:
+            native = bundle["run"]["spec"]["sourceNative"]
+            benchmark = native["benchmark"]  # "<HOST>/<file name>"
+        except (KeyError, TypeError):
+            continue
+        if native.get("source") == SOURCE and isinstance(benchmark, str) and "/" in benchmark:
+            return benchmark.rsplit("/", 1)[0]
+    return None
 
 
 # --- reading ------------------------------------------------------------------------------------
@@ -329,6 +358,13 @@ def _by_host(files: list[SourceFile], errors: list[str]) -> dict[str, list[Sourc
     by_host: dict[str, list[SourceFile]] = {}
     folder_of: dict[str, Path] = {}  # host slug → its folder
     for f in files:
+        if not slug(f.host):
+            unnamed = (f"{f.path.parent}: host folder {printable(f.host)!r} has no ASCII letters or digits, of which "
+                       "the host's name (kernelbench-<host>) and its folder under --out are made; rename the folder "
+                       "(KernelBench's are named like L4_GCP: GPU and provider)")
+            if unnamed not in errors:
+                errors.append(unnamed)
+            continue
         first = folder_of.setdefault(slug(f.host), f.path.parent)
         if first != f.path.parent:
             clash = (f"{f.path.parent}: host {f.host!r} is also imported from {first}; "
@@ -350,7 +386,22 @@ def _parse_observed_at(text: str) -> datetime:
                           "(e.g. 2025-01-20 or 2025-01-20T03:25:46Z)") from None
     if value.tzinfo is None:
         raise KindexError(f"--observed-at: {text!r} needs a time zone (e.g. a trailing Z for UTC)")
+    if not _in_utc_range(value):
+        raise KindexError(f"--observed-at: {text!r} {_OUTSIDE_UTC}")
     return value
+
+
+_OUTSIDE_UTC = "is outside the dates a timestamp can have in UTC (0001-01-01 to 9999-12-31)"
+
+
+def _in_utc_range(when: datetime) -> bool:
+    """Whether a date-time with a time zone is one in UTC too: observedAt is written in UTC, and
+    9999-12-31T23:00-05:00 would be in year 10000."""
+    try:
+        when.astimezone(timezone.utc)
+    except OverflowError:
+        return False
+    return True
 
 
 def _problems_dir(path: Path) -> Path:
@@ -382,8 +433,20 @@ def _find_files(sources: list[Path], errors: list[str]) -> list[SourceFile]:
                 if path.resolve() in seen:
                     continue
                 seen.add(path.resolve())
+                if not _utf8(f"{d.resolve().name}/{path.name}"):  # the host and implementation are written
+                    errors.append(f"{printable(str(path))}: its folder's or its own name is not UTF-8 text; "
+                                  "rename it")
+                    continue
                 found.append(SourceFile(d.resolve().name, FILE_PATTERN.match(path.name)[1], path))
     return found
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: a file name's bytes that are not UTF-8
+        return False
+    return True
 
 
 def _timing_files(folder: Path) -> list[Path]:
@@ -412,7 +475,9 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
             for number, line in enumerate(lines, start=1):
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
-                parts = line.split()
+                # The date-time is the line's last word (it holds no white space); the rest is the path,
+                # so a host folder's name may hold spaces.
+                parts = line.strip().rsplit(None, 1)
                 when = None
                 if len(parts) == 2:
                     try:
@@ -420,14 +485,37 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
                     except ValueError:
                         pass
                 if when is None or when.tzinfo is None:
-                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: expected 'HOST/FILE DATE-TIME' with a "
-                                  f"time zone, e.g. 'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
+                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: expected 'HOST/FILE DATE-TIME', the "
+                                  "date-time last with a time zone, e.g. "
+                                  "'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
+                    continue
+                if not _in_utc_range(when):
+                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: {parts[1]!r} {_OUTSIDE_UTC}")
                     continue
                 dates[(path.parent / parts[0]).resolve()] = when
     return dates
 
 
-_DECODER = strictjson.decoder(parse_float=Decimal)  # Decimal: 4.94 ms must become exactly 4940000 ns
+def _decimal(text: str) -> Decimal:
+    try:
+        return Decimal(text)
+    except ArithmeticError:  # an exponent beyond what Decimal holds (10^18 and more)
+        raise strictjson.JSONRejected(f"number {shown_number(text)} is out of range") from None
+
+
+def _integer(text: str) -> int | Decimal:
+    """An integer of more digits than Python converts (sys.get_int_max_str_digits) is read as a Decimal, so
+    that the record's checks name it and its field, as they do any other number out of range."""
+    try:
+        return int(text)
+    except ValueError:
+        return Decimal(text)
+
+
+_STRICT = strictjson.decoder()
+# Decimal: 4.94 ms must become exactly 4940000 ns.
+_DECODER = json.JSONDecoder(object_pairs_hook=_STRICT.object_pairs_hook, parse_constant=_STRICT.parse_constant,
+                            parse_float=_decimal, parse_int=_integer)
 
 
 def _read(path: Path, errors: list[str]) -> dict | None:
@@ -463,7 +551,7 @@ def _read(path: Path, errors: list[str]) -> dict | None:
             ok = False
         else:
             for entry, record in entries.items():
-                where = f"{path}: {level}/{entry}"
+                where = f"{path}: {level}/{printable(entry)}"
                 if not ENTRY_PATTERN.match(entry):
                     errors.append(f"{where}: expected a problem file name like '1_Square_matrix_multiplication_.py'")
                     ok = False
@@ -485,18 +573,58 @@ def _check_record(record, where: str, errors: list[str]) -> bool:
         ok = False
     for key in _NUMBER_KEYS:
         value = record.get(key)
-        if key in record and (isinstance(value, bool) or not isinstance(value, (int, Decimal))):
-            errors.append(f"{where}: {key}: expected a number of milliseconds, not {_kind(value)}")
+        if key not in record:
+            continue
+        problem = (f"expected a number of milliseconds, not {_kind(value)}"
+                   if isinstance(value, bool) or not isinstance(value, (int, Decimal)) else ms_problem(value))
+        if problem:
+            errors.append(f"{where}: {key}: {problem}")
             ok = False
     trials = record.get("num_trials")
-    if "num_trials" in record and (isinstance(trials, bool) or not isinstance(trials, int)):
-        errors.append(f"{where}: num_trials: expected an integer, not {_kind(trials)}")
-        ok = False
+    if "num_trials" in record:
+        problem = None
+        if isinstance(trials, bool) or not isinstance(trials, (int, Decimal)):
+            problem = f"expected an integer, not {_kind(trials)}"
+        elif not -MAX_SAFE_INT <= trials <= MAX_SAFE_INT:
+            problem = (f"{shown_number(trials)} is beyond 2⁵³−1 ({MAX_SAFE_INT}), the most a JavaScript reader "
+                       "counts exactly")
+        elif not isinstance(trials, int):
+            problem = f"expected an integer, not {_kind(trials)}"
+        if problem:
+            errors.append(f"{where}: num_trials: {problem}")
+            ok = False
     for key in ("hardware", "device"):
         if key in record and not isinstance(record[key], str):
             errors.append(f"{where}: {key}: expected a string, not {_kind(record[key])}")
             ok = False
+    for key, value in record.items():
+        if key in (*_NUMBER_KEYS, "num_trials", "device"):
+            continue
+        # Kept in sourceNative as they are (the deepest in `extra`, 5 levels deep in a bundle): what `check`
+        # would refuse there is refused here.
+        found = strictjson.refusal({key: _plain_deep(value)}, 5, strings=True)
+        if found is not None:
+            errors.append(f"{where}: {'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}")
+            ok = False
     return ok
+
+
+def ms_problem(value: int | Decimal) -> str | None:
+    """Why a number of milliseconds cannot be written in whole nanoseconds (None if it can)."""
+    if -MAX_MS <= value <= MAX_MS:
+        return None
+    return (f"{shown_number(value)} ms is too large to be written in whole nanoseconds "
+            f"(beyond {MAX_SAFE_INT} ns, 2⁵³−1)")
+
+
+def shown_number(value) -> str:
+    """A number as a message shows it: a long one by its ends and its length, never 5000 digits."""
+    text = str(value)
+    if len(text) <= 24:
+        return text
+    digits = text.lstrip("-")
+    size = f"{len(digits)} digits" if digits.isdigit() else f"{len(text)} characters"
+    return f"{text[:len(text) - len(digits) + 6]}…{text[-3:]} ({size})"
 
 
 def _kind(value) -> str:

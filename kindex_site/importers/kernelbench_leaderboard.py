@@ -36,11 +36,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from .. import strictjson
-from ..errors import KindexError, plural
-from ..models import API_VERSION, MAX_SAFE_INT, MAX_SOURCE_BYTES, NAME_PATTERN, Bundle
+from ..errors import KindexError, plural, printable
+from ..models import API_VERSION, MAX_SOURCE_BYTES, NAME_PATTERN, Bundle
 from .kernelbench import (_DECODER, ENTRY_PATTERN, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
                           _parse_observed_at, _plain_deep, _same_bytes, _some, _source_digest, _title_part,
-                          _write_all, digest, problem_title, slug)
+                          _write_all, digest, ms_problem, problem_title, shown_number, slug)
 
 EXAMPLE = (
     "example:\n"
@@ -248,9 +248,17 @@ def _kernel_bundles(rows: list[Row], named: dict[str, Problem], observed: str, c
         problem = named[row.problem_file]
         model, display_name = row.data["model"], row.data["display_name"]
         stem = slug(display_name)
-        if stem in ("baselines", "problems") or not stem:
-            errors.append(f"{row.where}: display_name: {display_name!r} cannot name a bundle file "
-                          f"({stem or 'no letters or digits'}.json)")
+        if not stem:
+            errors.append(f"{row.where}: display_name: {display_name!r} has no ASCII letters or digits, of which its "
+                          "bundle file's name (<display name>.json) and its runs' names are made; give the model a "
+                          "display_name with some in raw_data.json"
+                          + (f" (its model, {model!r}, has)" if slug(model) else ""))
+            continue
+        if stem in ("baselines", "problems"):
+            errors.append(f"{row.where}: display_name: {display_name!r} would name its bundle file {stem}.json, "
+                          + ("which holds the PyTorch baseline runs" if stem == "baselines" else
+                             "beside problems/, which holds the problems' sources")
+                          + "; give the model another display_name in raw_data.json")
             continue
         if stems.setdefault(stem, display_name) != display_name:
             errors.append(f"{row.where}: display_name: {display_name!r} would share {stem}.json with "
@@ -390,6 +398,15 @@ def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
             message = _time_problem(record[key], allow_null=key != "kernel_eval_time")
             if message:
                 problems.append(f"{key}: {message}")
+    checked = {"code", "kernel_eval_time", *(b[0] for b in BASELINES), *(f for f, _ in _INT_FIELDS)}
+    for key, value in record.items():
+        if key in checked or any(p.startswith(f"{key}:") for p in problems):
+            continue
+        # Kept in sourceNative as they are (5 levels deep in a bundle): what `check` would refuse there is
+        # refused here.
+        found = strictjson.refusal({key: _plain_deep(value)}, 4, strings=True)
+        if found is not None:
+            problems.append(f"{'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}")
     if problems:
         errors.extend(f"{where}: {p}" for p in problems)
         return None
@@ -404,12 +421,12 @@ def _time_problem(value, allow_null: bool) -> str | None:
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
         return f"expected a number of milliseconds, not {_shown(value)}"
     if value <= 0:
-        return f"expected a time greater than 0 ms, not {value}"
-    ns = _int_ns(_ns(value))
-    if ns < 1:
-        return f"{value} ms is less than half a nanosecond"
-    if ns > MAX_SAFE_INT:
-        return f"{value} ms is too long to be written in nanoseconds"
+        return f"expected a time greater than 0 ms, not {shown_number(value)}"
+    too_large = ms_problem(value)  # (before converting: 1e30 ms is more digits than Decimal's arithmetic keeps)
+    if too_large:
+        return too_large
+    if _int_ns(_ns(value)) < 1:
+        return f"{shown_number(value)} ms is less than half a nanosecond"
     return None
 
 
@@ -419,7 +436,7 @@ def _mib(size: int) -> str:
 
 def _shown(value) -> str:
     if isinstance(value, (str, int, Decimal)) and not isinstance(value, bool):
-        return repr(value) if isinstance(value, str) else str(value)
+        return repr(value) if isinstance(value, str) else shown_number(value)
     return _kind(value)
 
 
