@@ -192,8 +192,14 @@ class Leaderboard:
 
 
 def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:120].strip("-")
+    """A name as a URL's part: lowercase ASCII letters and digits, '-' between ("Ångström kernel" →
+    angstrom-kernel). A name with letters or digits that have no ASCII form (Qwen-中文, Ωmega) ends
+    in a digest of the whole name (qwen-3f0c9a1e), so that two such names never share a page."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    slug = re.sub(r"[^a-z0-9]+", "-", decomposed.encode("ascii", "ignore").decode().lower()).strip("-")[:120].strip("-")
+    if not decomposed.isascii() and any(not c.isascii() and unicodedata.category(c)[0] in "LN" for c in decomposed):
+        slug = f"{slug[:111].strip('-')}-{hashlib.sha256(decomposed.encode()).hexdigest()[:8]}".lstrip("-")
+    return slug
 
 
 def problem_of(run: Run, known: dict | None = None) -> Problem | str:

@@ -230,3 +230,25 @@ def test_hidden_characters_in_names_show_as_code_points_on_every_page(project):
     assert "<svg" in text and "[U+202E]" in text.split("<svg", 1)[1].split("</svg>", 1)[0]
     notes = (site / "notes/index.html").read_text(encoding="utf-8")
     assert "Notes [U+202E] here" in visible_text(notes) and 'title="t[U+202E]"' in notes
+
+
+def test_names_in_other_scripts_get_pages_of_their_own(project):
+    """Names whose letters have no ASCII form are shown as written, each on a page of its own: two that
+    differ only in those letters never share one, and a title of such letters alone names a problem."""
+    runs = [bundle({"run.metadata.title": f"{problem} · {label} · Lab", "run.spec.workloadDigest": f"sha256:{n:064x}",
+                    "run.spec.sourceNative": {"source": "lab"}}, name=f"run-{n}")  # (titles name the problems)
+            for n, (problem, label) in enumerate([("矩阵乘法", "Qwen-中文"), ("矩阵乘法", "Qwen-日本"),
+                                                  ("Gemm", "Ångström kernel")], start=1)]
+    runs[1]["run"]["spec"]["workloadDigest"] = runs[0]["run"]["spec"]["workloadDigest"]  # (one problem)
+    project.write("content/a.json", runs)
+    project.built()
+    site = project.root / "site"
+    implementations = sorted(p.name for p in (site / "implementations").iterdir() if p.is_dir())
+    assert "angstrom-kernel" in implementations
+    qwen = [name for name in implementations if name.startswith("qwen-")]
+    assert len(qwen) == 2
+    shown = {visible_text((site / "implementations" / name / "index.html").read_text(encoding="utf-8")) for name in qwen}
+    assert any("Qwen-中文" in text for text in shown) and any("Qwen-日本" in text for text in shown)
+    problems = [p for p in (site / "problems").iterdir() if p.is_dir()]
+    assert len(problems) == 2 and any("矩阵乘法" in visible_text((p / "index.html").read_text(encoding="utf-8"))
+                                      for p in problems)
