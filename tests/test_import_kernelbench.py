@@ -902,3 +902,11 @@ def test_shipped_content_is_a_fresh_import_of_the_shared_data(tmp_path, capsys):
     assert "L4_GCP/baseline_time_torch.json: KernelBench version 4caba1c (2026-01-07)" in out
     assert snapshot(tmp_path / "kernelbench") == snapshot(REPO / "content" / "kernelbench")
     assert not (REPO / "content" / "seed.json").exists()
+
+
+def test_observed_at_of_a_year_before_1000_is_written_with_four_digits(tmp_path, capsys):
+    """observedAt is written in UTC to the millisecond, its year in four digits, whatever the year."""
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row()}})
+    bundles, _ = imported(capsys, src, "--out", tmp_path / "out", "--observed-at", "0999-06-01T01:30:00.25+01:00")
+    assert [b["run"]["spec"]["observedAt"] for b in bundles] == ["0999-06-01T00:30:00.250Z"]

@@ -391,6 +391,13 @@ def _parse_observed_at(text: str) -> datetime:
     return value
 
 
+def utc_timestamp(when: datetime) -> str:
+    """`when` as observedAt is written: UTC, to the millisecond (the year in four digits: strftime's %Y
+    gives year 1 as "1" on Linux)."""
+    utc = when.astimezone(timezone.utc)
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}.{utc.microsecond // 1000:03d}Z"
+
+
 _OUTSIDE_UTC = "is outside the dates a timestamp can have in UTC (0001-01-01 to 9999-12-31)"
 
 
@@ -1018,8 +1025,7 @@ def _run_spec(ctx: _FileContext, path: str, problem, record: dict | None, odd: C
         if extra:
             native["extra"] = extra
     spec.update({
-        "observedAt": f.observed_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.")
-                      + f"{f.observed_at.microsecond // 1000:03d}Z",
+        "observedAt": utc_timestamp(f.observed_at),
         "measurements": measurements,
         "sourceNative": native,
         "protocolDigest": digest(PROTOCOL),

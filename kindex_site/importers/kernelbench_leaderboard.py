@@ -40,7 +40,7 @@ from ..errors import KindexError, plural, printable
 from ..models import API_VERSION, MAX_SOURCE_BYTES, NAME_PATTERN, Bundle
 from .kernelbench import (_DECODER, ENTRY_PATTERN, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
                           _parse_observed_at, _plain_deep, _same_bytes, _some, _source_digest, _title_part,
-                          _write_all, digest, ms_problem, problem_title, shown_number, slug)
+                          _write_all, digest, ms_problem, problem_title, shown_number, slug, utc_timestamp)
 
 EXAMPLE = (
     "example:\n"
@@ -210,7 +210,7 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     if errors:
         raise KindexError(errors)
 
-    observed = when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+    observed = utc_timestamp(when)
     common = {"protocolDigest": digest(PROTOCOL), "environmentDigest": digest(ENVIRONMENT)}
     outputs: dict[str, list[tuple[tuple, dict]]] = {}  # bundle file name → (sort key, bundle)
     sources: dict[Path, bytes] = {}  # every source file referred to → its bytes
