@@ -175,7 +175,20 @@ def format_ratio(value: float | None) -> str:
     """A speedup to three significant figures: 1.2345 → '1.23', 12.345 → '12.3'."""
     if value is None:
         return DASH
-    return _significant(Decimal(repr(value)), 3, 6)
+    value = Decimal(repr(value))
+    if value != 0 and value.adjusted() < -4:  # below 0.0001, six decimals would drop figures: 5.48e-10
+        return _scientific(value, 3)
+    return _significant(value, 3, 6)
+
+
+def _scientific(value: Decimal, significant: int) -> str:
+    """`value` to `significant` figures (half up) as mantissa and power of ten: 5.4812e-10 → '5.48e-10'."""
+    exponent = value.adjusted()
+    mantissa = _rounded(value.scaleb(-exponent), significant - 1)
+    if abs(mantissa) >= 10:  # 9.9951e-5 rounds to 10.0: 1.00e-4
+        exponent += 1
+        mantissa = _rounded(value.scaleb(-exponent), significant - 1)
+    return f"{mantissa:f}e{exponent}"
 
 
 def format_ratio_ci(ci: list[float] | tuple[float, float] | None, value: float | None = None,

@@ -86,9 +86,25 @@ def test_format_ratio_matches_decimal():
         x = rng.random() * 10 ** rng.randrange(-12, 24) * rng.choice([1, -1])
         values.append(float(f"{x:.{rng.randrange(1, 6)}g}") if rng.random() < 0.3 else x)
     for value in values:
-        assert numbers.format_ratio.__wrapped__(value) == reference_ratio(value), value
+        if value == 0 or abs(value) >= 1e-4:  # (smaller: a power of ten, below)
+            assert numbers.format_ratio.__wrapped__(value) == reference_ratio(value), value
         figures = rng.choice([None, 0, 1, 2, 3, 5, 16, 20])
         assert numbers.significant_ratio(value, figures) == float(f"{value:.{figures + 1 if figures else 6}g}")
+
+
+def test_a_ratio_below_a_ten_thousandth_keeps_its_three_figures_as_a_power_of_ten():
+    """Six decimals would show 5.48e-10 as 0.000000: a speedup is never shown as zero unless it is."""
+    cases = {5.4812e-10: "5.48e-10", -3.2e-7: "-3.20e-7", 9.9951e-5: "1.00e-4", 9.99949e-5: "1.00e-4",
+             9.9949e-5: "9.99e-5", 5e-324: "5.00e-324", 0.0001: "0.000100", 0.000123456: "0.000123"}
+    for value, shown in cases.items():
+        assert numbers.format_ratio.__wrapped__(value) == shown, value
+    rng = random.Random(17)
+    for _ in range(5000):
+        value = rng.random() * 10 ** rng.randrange(-300, -4)
+        mantissa, exponent = numbers.format_ratio.__wrapped__(value).split("e")
+        exact = Decimal(repr(value))
+        assert len(mantissa) == 4 and 1 <= Decimal(mantissa) < 10, value
+        assert abs(Decimal(mantissa).scaleb(int(exponent)) - exact) <= Decimal("0.005").scaleb(exact.adjusted()), value
 
 
 def test_zero_floats_are_not_confused():
