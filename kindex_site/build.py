@@ -258,7 +258,10 @@ def _store_runs_aside(state: cache.BuildState, content: Content, validated: dict
     if (validated is None or memo.resident or not hasattr(os, "fork") or _workers() < 2
             or not RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX):
         return
-    memo.runs_aside = _RunsAside(state.out, file_records(validated, content.digests, memo.definitions))
+    try:
+        memo.runs_aside = _RunsAside(state.out, file_records(validated, content.digests, memo.definitions))
+    except OSError:
+        pass  # (no process to be had, at a process limit or out of memory: the build writes the cache itself)
 
 
 RUNS_ASIDE_MIN = 2_000  # runs: fewer are stored in less time than forking takes
@@ -282,7 +285,12 @@ class _RunsAside:
 
     def __init__(self, out: Path, entries):
         told, self.tell = os.pipe()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(told)
+            os.close(self.tell)
+            raise
         if self.pid == 0:  # (it never returns from here)
             status = 1
             try:
@@ -966,7 +974,10 @@ class _Renderer:
         (`of`'s bytecode cache), and ends; this one goes on."""
         if self.env.bytecode_cache is None:
             return
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            return  # (no process to be had: the templates are compiled where they are used)
         if pid == 0:  # (it never returns from here)
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the build's to handle)

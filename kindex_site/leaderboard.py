@@ -191,11 +191,18 @@ class Leaderboard:
         return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.runs}
 
 
+# Latin letters that Unicode does not decompose into an ASCII letter and a mark, spelt as their
+# languages spell them without it (Straße → strasse, Ørsted → orsted).
+_LATIN = str.maketrans({"ß": "ss", "ẞ": "SS", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "Ø": "O", "ø": "o",
+                        "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th",
+                        "Ħ": "H", "ħ": "h", "Ŧ": "T", "ŧ": "t", "ı": "i"})
+
+
 def slugify(text: str) -> str:
     """A name as a URL's part: lowercase ASCII letters and digits, '-' between ("Ångström kernel" →
-    angstrom-kernel). A name with letters or digits that have no ASCII form (Qwen-中文, Ωmega) ends
+    angstrom-kernel, "Straße" → strasse). A name with letters or digits that have no ASCII form (Qwen-中文, Ωmega) ends
     in a digest of the whole name (qwen-3f0c9a1e), so that two such names never share a page."""
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", text.translate(_LATIN))
     slug = re.sub(r"[^a-z0-9]+", "-", decomposed.encode("ascii", "ignore").decode().lower()).strip("-")[:120].strip("-")
     if not decomposed.isascii() and any(not c.isascii() and unicodedata.category(c)[0] in "LN" for c in decomposed):
         slug = f"{slug[:111].strip('-')}-{hashlib.sha256(decomposed.encode()).hexdigest()[:8]}".lstrip("-")

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import NamedTuple
 
+from .charts import HIDDEN, shown_hidden
 from .models import API_VERSION, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
 
 SCHEMA_PATH = "schema/kernelindex.dev-v1alpha1.json"
@@ -188,7 +189,10 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def xml_text(text: str) -> str:
-    """Text XML 1.0 can hold: characters it forbids outright become U+FFFD."""
+    """Text XML 1.0 can hold, as pages show it: a control or bidirectional character (charts.HIDDEN) as
+    its code point in brackets, and what XML forbids outright as U+FFFD."""
+    if not text.isprintable() and HIDDEN.search(text) is not None:
+        text = shown_hidden(text)
     return _NOT_XML.sub("\ufffd", text)
 
 
@@ -226,7 +230,7 @@ def utc_instant(timestamp: str) -> datetime:
 def rfc3339(moment: datetime) -> str:
     moment = moment.astimezone(timezone.utc)
     fraction = f".{moment.microsecond:06d}".rstrip("0") if moment.microsecond else ""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+    return f"{moment.year:04d}-{moment:%m-%dT%H:%M:%S}{fraction}Z"  # (%Y writes year 999 as 999)
 
 
 def source_date(environ: dict) -> datetime | None:

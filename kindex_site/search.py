@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from .charts import shown_hidden
+
 INDEX_PATH = "search/index.json"
 KINDS = ("problem", "host", "implementation")
 
@@ -35,7 +37,9 @@ def index_bytes(lb, urls) -> bytes:
 
     Arrays rather than objects keep it small (a 250-problem site's index is about 30 KB).
     """
-    items = [[e["title"], KINDS.index(e["kind"]), e["url"], e["detail"]] for e in entries(lb, urls)]
+    # (Shown as the pages show them: a control or bidirectional character as its code point.)
+    items = [[shown_hidden(e["title"]), KINDS.index(e["kind"]), e["url"], shown_hidden(e["detail"])]
+             for e in entries(lb, urls)]
     doc = {"version": 1, "kinds": list(KINDS), "items": items}
     return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 

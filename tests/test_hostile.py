@@ -230,6 +230,12 @@ def test_hidden_characters_in_names_show_as_code_points_on_every_page(project):
     assert "<svg" in text and "[U+202E]" in text.split("<svg", 1)[1].split("</svg>", 1)[0]
     notes = (site / "notes/index.html").read_text(encoding="utf-8")
     assert "Notes [U+202E] here" in visible_text(notes) and 'title="t[U+202E]"' in notes
+    # What the search box lists and feed readers show: as the pages show it (XML forbids NUL and ESC anyway).
+    feed, index = (site / "feed.xml").read_text(encoding="utf-8"), (site / "search/index.json").read_text(encoding="utf-8")
+    listed = "".join(str(value) for item in json.loads(index)["items"] for value in item)
+    for ch in "\u202e\u2066\x00\x1b":
+        assert ch not in feed and ch not in listed, hex(ord(ch))
+    assert "Fast kernel [U+202E]01×" in feed and "Host [U+202E]reversed" in index
 
 
 def test_names_in_other_scripts_get_pages_of_their_own(project):
@@ -238,13 +244,14 @@ def test_names_in_other_scripts_get_pages_of_their_own(project):
     runs = [bundle({"run.metadata.title": f"{problem} · {label} · Lab", "run.spec.workloadDigest": f"sha256:{n:064x}",
                     "run.spec.sourceNative": {"source": "lab"}}, name=f"run-{n}")  # (titles name the problems)
             for n, (problem, label) in enumerate([("矩阵乘法", "Qwen-中文"), ("矩阵乘法", "Qwen-日本"),
-                                                  ("Gemm", "Ångström kernel")], start=1)]
-    runs[1]["run"]["spec"]["workloadDigest"] = runs[0]["run"]["spec"]["workloadDigest"]  # (one problem)
+                                                  ("Gemm", "Ångström kernel"), ("Gemm", "Straße Ørsted")], start=1)]
+    runs[1]["run"]["spec"]["workloadDigest"] = runs[0]["run"]["spec"]["workloadDigest"]  # (one problem each)
+    runs[3]["run"]["spec"]["workloadDigest"] = runs[2]["run"]["spec"]["workloadDigest"]
     project.write("content/a.json", runs)
     project.built()
     site = project.root / "site"
     implementations = sorted(p.name for p in (site / "implementations").iterdir() if p.is_dir())
-    assert "angstrom-kernel" in implementations
+    assert "angstrom-kernel" in implementations and "strasse-orsted" in implementations
     qwen = [name for name in implementations if name.startswith("qwen-")]
     assert len(qwen) == 2
     shown = {visible_text((site / "implementations" / name / "index.html").read_text(encoding="utf-8")) for name in qwen}
