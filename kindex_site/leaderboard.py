@@ -200,8 +200,9 @@ _LATIN = str.maketrans({"ß": "ss", "ẞ": "SS", "Æ": "AE", "æ": "ae", "Œ": "
 
 def slugify(text: str) -> str:
     """A name as a URL's part: lowercase ASCII letters and digits, '-' between ("Ångström kernel" →
-    angstrom-kernel, "Straße" → strasse). A name with letters or digits that have no ASCII form (Qwen-中文, Ωmega) ends
-    in a digest of the whole name (qwen-3f0c9a1e), so that two such names never share a page."""
+    angstrom-kernel, "Straße" → strasse). A name with letters or digits that have no ASCII form
+    (Qwen-中文, Ωmega) ends in a digest of the whole name (qwen-43d87f64), so that two such names
+    never share a page."""
     decomposed = unicodedata.normalize("NFKD", text.translate(_LATIN))
     slug = re.sub(r"[^a-z0-9]+", "-", decomposed.encode("ascii", "ignore").decode().lower()).strip("-")[:120].strip("-")
     if not decomposed.isascii() and any(not c.isascii() and unicodedata.category(c)[0] in "LN" for c in decomposed):
