@@ -736,6 +736,13 @@ def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
     title), each implementation against the reference over the problems timed there
     (`Leaderboard.summaries`, as the host page gives them), by geometric-mean speedup, then fast_1."""
     found = []
+    # Per host, the tables an implementation can be counted on (those with a reference run): a row's
+    # "attempted" is of these, so a reader sees when two rows cover different problems.
+    compared: dict[str, int] = {}
+    for boards in lb.boards.values():
+        for b in boards:
+            if b.reference is not None:
+                compared[b.host] = compared.get(b.host, 0) + 1
     for env in overview_hosts(lb):
         name = env.metadata.name
         summaries = sorted(lb.summaries.get(name, []), key=lambda s: (
@@ -748,7 +755,7 @@ def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
         uncompared = [impl for impl in lb.implementations if name in impl.hosts and impl.slug not in summarised
                       and impl.label != lb.reference]
         found.append({"environment": env, "url": urls.host(name), "summaries": summaries, "uncompared": uncompared,
-                      "gpu": " ".join(filter(None, [hw.product, hw.formFactor]))})
+                      "gpu": " ".join(filter(None, [hw.product, hw.formFactor])), "compared": compared.get(name, 0)})
     return found
 
 
