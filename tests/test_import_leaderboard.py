@@ -372,3 +372,18 @@ def test_observed_at_beyond_the_utc_calendar_is_an_error_naming_it(leaderboard, 
     assert err.splitlines()[0] == (f"--observed-at: {when!r} is outside the dates a timestamp can have in UTC "
                                    "(0001-01-01 to 9999-12-31)")
     assert not leaderboard["out"].exists()
+
+
+def test_two_models_under_one_display_name_are_imported_and_said(leaderboard, capsys):
+    """The leaderboard shows rows by display_name: two models that share one are one implementation on
+    the site too (their kernels told apart by digest), and the import says so."""
+    rows = [*GOOD, kernel_row("gpt-4o-2024-11-20", "gpt-4o", 1, 18, 0.0099, 0.0103, 0.0245, code="# relu 2\n",
+                              file="e" * 32)]
+    write_rows(leaderboard, rows)
+    code, out, err = do_import(capsys, leaderboard)
+    assert code == 0, err
+    assert ("display_name 'gpt-4o' is given to 2 models ('gpt-4o-2024-08-06', 'gpt-4o-2024-11-20'): their kernels "
+            "are one implementation here") in err
+    write_rows(leaderboard, GOOD)
+    code, out, err = do_import(capsys, leaderboard)
+    assert code == 0 and "is given to" not in err, err

@@ -244,9 +244,12 @@ def _kernel_bundles(rows: list[Row], named: dict[str, Problem], observed: str, c
     """Each kernel row as a bundle in its model's file, with its source; returns bundle stem → display_name."""
     kernel_names = _kernel_names(rows, named, errors)
     stems: dict[str, str] = {}  # bundle file stem → the display_name that made it
+    models_of: dict[str, list[str]] = {}  # display_name → the models that bear it, in row order
     for row in rows:
         problem = named[row.problem_file]
         model, display_name = row.data["model"], row.data["display_name"]
+        if model not in models_of.setdefault(display_name, []):
+            models_of[display_name].append(model)
         stem = slug(display_name)
         if not stem:
             errors.append(f"{row.where}: display_name: {display_name!r} has no ASCII letters or digits, of which its "
@@ -289,6 +292,12 @@ def _kernel_bundles(rows: list[Row], named: dict[str, Problem], observed: str, c
             sources[out / implementation] = row.code
             sources[out / problem.path] = problem.source
             result.kernels += 1
+    for display_name, models in models_of.items():
+        if len(models) > 1:  # (said, not refused: the leaderboard itself shows them under one name)
+            result.warnings.append(
+                f"display_name {display_name!r} is given to {len(models)} models ({', '.join(map(repr, models))}): "
+                "their kernels are one implementation here, told apart on a table by their sources' digests; "
+                "give each model its own display_name in raw_data.json to list them apart")
     return stems
 
 
