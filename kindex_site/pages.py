@@ -424,6 +424,7 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
     first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
     return {
         "environment": e, "summaries": lb.summaries[name] if first else [], "reference": lb.reference,
+        "compared": sum(1 for b in boards if b.reference is not None),  # (what "attempted" is of)
         "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
         "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown],
         "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]

@@ -392,6 +392,7 @@ def test_home_headline_orders_implementations_per_host_by_geometric_mean(site):
         assert table["rows"][0] == ["Implementation", "Geometric-mean speedup (×)", "fast_1",
                                     f"Passed / attempted, of {compared}"]
         assert all(s["attempted"] <= compared for s in api.values()) and compared
+        assert f"(attempted, of the {compared} tables here with one)" in visible_text(site.page(f"hosts/{name}"))
         shown = [r[0] for r in table["rows"][1:]]
         assert sorted(shown) == sorted(api)
         assert shown == sorted(shown, key=lambda i: (api[i]["geomean_speedup"] is None, -(api[i]["geomean_speedup"] or 0)))
