@@ -190,6 +190,16 @@ class Leaderboard:
     def board_of_run(self) -> dict[str, Board]:
         return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.runs}
 
+    @cached_property
+    def compared_boards(self) -> dict[str, int]:
+        """Per host, its boards with a reference run: what an implementation's "attempted" is of."""
+        found: dict[str, int] = {}
+        for boards in self.boards.values():
+            for b in boards:
+                if b.reference is not None:
+                    found[b.host] = found.get(b.host, 0) + 1
+        return found
+
 
 # Latin letters that Unicode does not decompose into an ASCII letter and a mark, spelt as their
 # languages spell them without it (Straße → strasse, Ørsted → orsted).
@@ -742,8 +752,9 @@ def _current_and_history(board: Board, entries: list[Entry]) -> list[list[Entry]
         previous: Entry | None = None
         latest: Entry | None = None  # the latest passed run observed at `at`
         at: str | None = ""
+        several = len(runs) > 1  # (a lone run has nothing to be compared with: its time is not looked up)
         for i, e in enumerate(runs):
-            when = _observed(e)
+            when = _observed(e) if several else None
             if when != at:
                 if at is not None and latest is not None:
                     previous = latest

@@ -424,7 +424,7 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
     first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
     return {
         "environment": e, "summaries": lb.summaries[name] if first else [], "reference": lb.reference,
-        "compared": sum(1 for b in boards if b.reference is not None),  # (what "attempted" is of)
+        "compared": lb.compared_boards.get(name, 0),
         "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
         "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown],
         "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]
@@ -737,13 +737,6 @@ def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
     title), each implementation against the reference over the problems timed there
     (`Leaderboard.summaries`, as the host page gives them), by geometric-mean speedup, then fast_1."""
     found = []
-    # Per host, the tables an implementation can be counted on (those with a reference run): a row's
-    # "attempted" is of these, so a reader sees when two rows cover different problems.
-    compared: dict[str, int] = {}
-    for boards in lb.boards.values():
-        for b in boards:
-            if b.reference is not None:
-                compared[b.host] = compared.get(b.host, 0) + 1
     for env in overview_hosts(lb):
         name = env.metadata.name
         summaries = sorted(lb.summaries.get(name, []), key=lambda s: (
@@ -756,7 +749,7 @@ def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
         uncompared = [impl for impl in lb.implementations if name in impl.hosts and impl.slug not in summarised
                       and impl.label != lb.reference]
         found.append({"environment": env, "url": urls.host(name), "summaries": summaries, "uncompared": uncompared,
-                      "gpu": " ".join(filter(None, [hw.product, hw.formFactor])), "compared": compared.get(name, 0)})
+                      "gpu": " ".join(filter(None, [hw.product, hw.formFactor])), "compared": lb.compared_boards.get(name, 0)})
     return found
 
 
