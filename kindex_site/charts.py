@@ -348,15 +348,15 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
                      unit=" ms", one=None, scale=1_000_000)
 
 
-def _note(n: int, geomean: float | None) -> str:
-    return f"{n} problem{'s' if n != 1 else ''}, geometric mean {format_ratio(geomean)}×"
+def _note(t) -> str:
+    n = t.geomean_over
+    return f"{n} problem{'s' if n != 1 else ''} of {t.suite} passed, geometric mean {format_ratio(t.geomean_speedup)}×"
 
 
-def host_speedup_chart(values: dict[str, list[float]], summaries, reference: str, host_title: str) -> Markup:
-    """On a host page: per implementation, the distribution of its speedups over the host's problems
-    (values: implementation slug → its best speedup on each of the host's boards with a reference)."""
-    series = [Series(s.implementation, values.get(s.implementation_slug, []), _note(s.problems, s.geomean_speedup))
-              for s in summaries]
+def host_speedup_chart(summaries, reference: str, host_title: str) -> Markup:
+    """On a host page: per implementation, the distribution of its speedups over the problems it
+    passed (Summary.all: its result on each problem of the suite, as fast_p counts them)."""
+    series = [Series(s.implementation, list(s.all.speedups), _note(s.all)) for s in summaries]
     return distribution_chart(
         series,
         f"Speedups vs {reference} on {host_title}, per implementation",
@@ -367,12 +367,8 @@ def host_speedup_chart(values: dict[str, list[float]], summaries, reference: str
 
 
 def implementation_speedup_chart(implementation, summaries, environments, reference: str) -> Markup:
-    """On an implementation page: per host, the distribution of its speedups over the problems there."""
-    values: dict[str, list[float]] = {}
-    for key, value in implementation.board_speedups:  # its best speedup on each board (order is no matter)
-        values.setdefault(key[0], []).append(value)
-    series = [Series(environments[s.host].metadata.title, values.get(s.host, []), _note(s.problems, s.geomean_speedup))
-              for s in summaries]
+    """On an implementation page: per host, the distribution of its speedups over the problems it passed there."""
+    series = [Series(environments[s.host].metadata.title, list(s.all.speedups), _note(s.all)) for s in summaries]
     return distribution_chart(
         series,
         f"Speedups of {implementation.label} vs {reference}, per timing host",
@@ -424,3 +420,66 @@ def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]
         f'<text class="axis" x="{left}" y="{TREND_H - 4}">{escape(first[0])}</text>'
         f'<text class="axis" x="{right}" y="{TREND_H - 4}" text-anchor="end">{escape(last[0])}</text>'
         "</svg>")
+
+
+FASTP_H = 220  # px of the fast_p chart's plot
+FASTP_STYLES = 6  # line styles (colour and dash, style.css .fp0–.fp5), cycled
+
+
+def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
+    """On a host page: KernelBench's fast_p against the threshold p, one line per implementation, over
+    the whole suite (Summary.all): fast_p(p) = problems passed with speedup > p / problems of the suite,
+    a step that falls at each speedup. p runs from 0 to the smallest of 2, 3, 4, 6, 8 and 10 past the
+    largest speedup (at most the implausible bound, which no summarised speedup reaches). A legend
+    names each line with its fast_0 and fast_1; '' without summaries."""
+    summaries = [s for s in summaries if s.all.suite]
+    if not summaries:
+        return Markup("")
+    largest = max((v for s in summaries for v in s.all.speedups), default=1.0)
+    right = next((m for m in (2, 3, 4, 6, 8) if m > largest), 10)
+    top, bottom = 8, FASTP_H - 22  # the plot's y of 100% and 0%
+
+    def x(p: float) -> float:
+        return WIDTH * min(p, right) / right
+
+    def y(share: float) -> float:
+        return bottom - (bottom - top) * share
+
+    lines = []
+    for i, s in enumerate(summaries):
+        t = s.all
+        left = len(t.speedups)  # passed with a speedup above p, for p below the smallest
+        d = [f"M0 {_n(y(left / t.suite))}"]
+        for v in t.speedups:  # ascending: at each speedup the count drops by one
+            if v >= right:
+                break
+            left -= 1
+            d.append(f"H{_n(x(v))}V{_n(y(left / t.suite))}")
+        d.append(f"H{WIDTH}")
+        lines.append(f'<path class="fp fp{i % FASTP_STYLES}" d="{"".join(d)}"/>')
+    grid = "".join(f"M0 {_n(y(q / 4))}H{WIDTH}" for q in range(5))
+    step = 0.5 if right <= 4 else 1 if right <= 6 else 2
+    ticks = [k * step for k in range(int(right / step) + 1)]
+    texts = []
+    for p in ticks:
+        label = f"p = {p:g}" if p == 0 else f"{p:g}"
+        texts.append(f'<text {_anchored(PLOT_PCT * x(p) / WIDTH, label)} y="{FASTP_H - 4}">{escape(label)}</text>')
+    for q in range(1, 5):
+        texts.append(f'<text class="tick s" x="0.5%" y="{_n(y(q / 4) - 3)}">{q * 25}%</text>')
+    one = f"M{_n(x(1))} {top}V{bottom}"
+    names = "; ".join(f"{s.implementation}: fast_0 {s.all.fast_p[0.0]} and fast_1 {s.all.fast_p[1.0]} of {s.all.suite}"
+                      for s in summaries)
+    desc = (f"fast_p, the share of the suite's {summaries[0].all.suite} problems passed with a speedup over "
+            f"{reference} above p, for p from 0 to {right:g}, one line per implementation; dashed: p = 1. {names}.")
+    out = _open("fastp", FASTP_H, f"fast_p against p on {host_title}", desc)
+    out.append(_plot(FASTP_H))
+    out.append(f'<path class="grid" d="{grid}"/><path class="refline" d="{one}"/>')
+    out += lines
+    out.append("</svg>")
+    out += texts
+    out.append("</svg>")
+    legend = "".join(
+        f'<li><svg width="28" height="10" aria-hidden="true"><path class="fp fp{i % FASTP_STYLES}" d="M0 5H28"/></svg> '
+        f"{escape(s.implementation)} <small>fast_0 {s.all.fast_p[0.0]}, fast_1 {s.all.fast_p[1.0]} of {s.all.suite}</small></li>"
+        for i, s in enumerate(summaries))
+    return Markup(f'<figure class="fastp">{"".join(out)}<figcaption><ul class="fp-legend">{legend}</ul></figcaption></figure>')

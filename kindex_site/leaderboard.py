@@ -11,6 +11,7 @@ import marshal
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from datetime import datetime, timezone
 from functools import cached_property, lru_cache
 
@@ -119,25 +120,97 @@ class Workload:
 
 
 FAST_P = (0.0, 1.0, 1.5, 2.0)  # KernelBench's fast_p thresholds, shown on implementation and host pages
-IMPLAUSIBLE = Speedup(float("nan"))  # (in the summaries' input: a board where the speedup awaits review)
+ALL_LEVELS = "all"  # the summaries' group of every level
+OTHER_LEVEL = "other"  # the group of problems without a KernelBench level
+
+
+def level_group(problem: Problem) -> str:
+    """The suite's group a problem counts in: its KernelBench level, else "other"."""
+    return OTHER_LEVEL if problem.level is None else str(problem.level)
+
+
+def suite_slot(problem: Problem) -> tuple | str:
+    """A problem's place in its suite: its KernelBench level and number (a number whose problem was
+    replaced is one place), else the problem itself."""
+    if problem.level is not None and problem.number is not None:
+        return (problem.level, problem.number)
+    return problem.slug
+
+
+def group_order(group: str) -> tuple:
+    """Levels by number, then "other", then "all"."""
+    return (group == ALL_LEVELS, group == OTHER_LEVEL, int(group) if group.isdigit() else 0, group)
+
+
+def group_title(group: str) -> str:
+    return {ALL_LEVELS: "All levels", OTHER_LEVEL: "Other problems"}.get(group) or f"Level {group}"
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One implementation's result on one problem on one host, for the summaries (about page,
+    "Summaries"): its current run on the host's tables of the problem's newest workload there."""
+
+    passed: bool  # passed, ranked and not held out as implausible
+    speedup: Speedup | None  # of its best passed run, where its table has a reference
+    reference_value: int | None  # (the two means the speedup is of, for exact fast_p)
+    value: int | None
+    held_out: tuple[str, ...] = ()  # its runs held out as implausible (when it did not pass otherwise)
+
+    def fast(self, p: float) -> bool:
+        """KernelBench's "fast_p" on this problem: passed, with reference mean > p × its mean (exactly)."""
+        if not self.passed:
+            return False
+        if p == 0:
+            return True
+        return self.speedup is not None and _P_EXACT[p] * self.value < self.reference_value
+
+
+_P_EXACT = {p: Fraction(str(p)) for p in FAST_P}
+
+
+@dataclass(frozen=True)
+class Tally:
+    """An implementation on a host over one group of the suite (a level, or all of them): counts of
+    the suite's problems, every one of which counts (about page, "Summaries")."""
+
+    group: str  # a level ("1"), OTHER_LEVEL or ALL_LEVELS
+    suite: int  # problems of the suite in this group: the denominator
+    attempted: int  # problems where it has a current run on the host
+    passed: int
+    fast_p: dict[float, int]  # p → problems passed with speedup > p
+    beyond_noise: int  # problems passed with the speedup's interval wholly above 1
+    geomean_speedup: float | None  # over the passed with a speedup
+    geomean_over: int
+    held_out: tuple[str, ...] = ()  # runs held out as implausible, one per problem
+    speedups: tuple[float, ...] = ()  # the passed ones', ascending (the fast_p chart)
+
+    def share(self, p: float) -> float:
+        return self.fast_p[p] / self.suite
+
+    @property
+    def title(self) -> str:
+        return group_title(self.group)
 
 
 @dataclass(frozen=True)
 class Summary:
-    """One implementation against the reference on one host, over the boards with a reference where
-    it has a current entry (attempted), each counted once (its best entry there)."""
+    """One implementation against the reference on one host: a Tally per level it has tables in, and
+    over all of them (`tallies[ALL_LEVELS]`)."""
 
     implementation: str
     implementation_slug: str
     host: str
-    problems: int  # passed: attempted boards where it passed, so has a speedup
-    geomean_speedup: float | None  # over the passed ones
-    fast_1: float | None  # share of the attempted passed and faster beyond noise (fast_p[1.0])
-    faster_share: float | None  # share of the passed with a speedup above 1, noise or not
-    significant_figures: int | None = None  # the coarsest resolution its boards' sources state, if all do
-    attempted: int = 0
-    left_out: int = 0  # boards where its entry's speedup is implausible and not yet reviewed: not counted above
-    fast_p: dict[float, float] = field(default_factory=dict)  # p → share of the attempted passed and faster beyond noise than p×
+    tallies: dict[str, Tally]
+
+    @property
+    def all(self) -> Tally:
+        return self.tallies[ALL_LEVELS]
+
+    @property
+    def order(self) -> tuple:
+        """The one order of summaries on a host: fast_1 over the suite, then fast_0, then the name."""
+        return (-self.all.fast_p[1.0], -self.all.fast_p[0.0], self.implementation.casefold(), self.implementation_slug)
 
 
 @dataclass
@@ -146,8 +219,6 @@ class Implementation:
     label: str
     entries: list[Entry] = field(default_factory=list)  # current entries, problem by problem, in no other order
     hosts: set[str] = field(default_factory=set)  # where it was timed
-    # (sort key of a board with a reference, its best speedup there), for the page's chart
-    board_speedups: list[tuple[tuple, float]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -155,7 +226,7 @@ class Rules:
     """The settings the leaderboard's statistics follow (kindex.toml)."""
 
     reference: str = "PyTorch eager"
-    implausible_speedup: float = 10.0  # beyond this (or its inverse) vs the reference: flagged
+    implausible_speedup: float = 10.0  # a speedup at or above this vs the reference: flagged
     reviewed_runs: frozenset[str] = frozenset()  # runs whose implausible speedup was checked by hand
 
     @classmethod
@@ -175,7 +246,8 @@ class Leaderboard:
     implementations: list[Implementation]
     reference: str  # the reference implementation's label
     workloads: dict[str, list[Workload]]  # problem slug → its workloads, oldest first
-    summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference)
+    summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference), in Summary.order
+    suite: dict[str, int] = field(default_factory=dict)  # group (a level, OTHER_LEVEL, ALL_LEVELS) → its problems
     problem_keys: dict[str, str] = field(default_factory=dict)  # slug → digest of what its boards were made from
     # slug → its ranking as stored by the last command-line build (ranking_bytes), for the problems
     # whose boards were made again from it rather than ranked.
@@ -285,7 +357,8 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
     workloads: dict[str, list[Workload]] = {}
     keys: dict[str, str] = {}
     problems_of_implementation: dict[str, set[str]] = {}
-    speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | None]]] = {}  # (host, impl) → best per board
+    on_slot: dict[tuple[str, object], tuple[tuple, str]] = {}  # (host, suite slot) → (newest workload's key, problem slug)
+    results_of: dict[str, dict[str, list[tuple[str, Result]]]] = {}  # problem slug → host → its results
     restored: dict[str, bytes] = {}
     warnings_of: dict[str, list[str]] = {}
     for slug, runs in runs_of_problem.items():
@@ -310,20 +383,36 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         if memo is not None:
             memo[slug] = state
         by_problem[slug], workloads[slug] = state.boards, state.workloads
+        results_of[slug] = state.results
         if state.warnings:
             warnings_of[slug] = state.warnings
         for impl_slug, entries in state.entries_of_implementation.items():
             implementations[impl_slug].entries += entries
             implementations[impl_slug].hosts |= state.hosts_of_implementation[impl_slug]
             problems_of_implementation.setdefault(impl_slug, set()).add(slug)
-        for impl_slug, points in state.board_speedups.items():
-            implementations[impl_slug].board_speedups += points
-        for host, impl_slug, value, figures in state.best_speedups:
-            speedups.setdefault((host, impl_slug), []).append((value, figures))
+        slot = suite_slot(problem)
+        for host, newest in state.newest_on_host.items():
+            held = on_slot.get((host, slot))
+            if held is None or newest > held[0]:
+                on_slot[host, slot] = (newest, slug)
     if memo is not None:
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
     in_order = sorted(problems.values(), key=lambda p: p.sort_key)
+    # The suite: its slots per group (about page, "Summaries"); each host's results on a slot are
+    # those on the problem timed there last.
+    slots: dict[str, set] = {}
+    for p in in_order:
+        slots.setdefault(level_group(p), set()).add(suite_slot(p))
+    suite = {group: len(s) for group, s in slots.items()}
+    suite[ALL_LEVELS] = sum(suite.values())
+    results: dict[tuple[str, str], dict[str, list[Result]]] = {}  # (host, impl) → group → its results
+    groups_of_host: dict[str, set[str]] = {}  # host → the suite's groups it has tables in
+    for (host, _), (_, slug) in on_slot.items():
+        group = level_group(problems[slug])
+        groups_of_host.setdefault(host, set()).add(group)
+        for impl_slug, result in results_of[slug].get(host, ()):
+            results.setdefault((host, impl_slug), {}).setdefault(group, []).append(result)
     return Leaderboard(
         content=content,
         problems=in_order,
@@ -331,7 +420,8 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
         reference=rules.reference,
         workloads=workloads,
-        summaries=_summaries(speedups, content, implementations),
+        summaries=_summaries(results, suite, groups_of_host, content, implementations),
+        suite=suite,
         problem_keys=keys,
         restored=restored,
         problems_of_implementation=problems_of_implementation,
@@ -565,10 +655,11 @@ class _ProblemState:
         # and their source files. Runs of a file kept unchanged are the same objects in the next build.
         self.made_from: tuple | None = None
         self.entries_of_implementation: dict[str, list[Entry]] = {}
-        # (host, implementation slug, its best speedup) per board, for the summaries: a flat list, as a
-        # dict of one-element lists per problem weighs more than the speedups themselves.
-        self.best_speedups: list[tuple[str, str, Speedup | None, int | None]] = []
-        self.board_speedups: dict[str, list[tuple[tuple, float]]] = {}  # for implementation charts
+        # (host, implementation slug, its Result) per host, for the summaries: a flat list, as a dict
+        # of one-element lists per problem weighs more than the results themselves.
+        self.results: dict[str, list[tuple[str, Result]]] = {}  # host → (implementation slug, its Result)
+        # host → its newest workload's (first observed, digest): which of a slot's problems a host's summaries take
+        self.newest_on_host: dict[str, tuple[str, str]] = {}
         self.hosts_of_implementation: dict[str, set[str]] = {}
         self.warnings: list[str] = []  # (CONTENT_WARNINGS, for the leaderboard's: where the runs are is no part of a board)
         for b in boards:
@@ -580,27 +671,39 @@ class _ProblemState:
             for e in b.entries:
                 self.entries_of_implementation.setdefault(e.implementation_slug, []).append(e)
                 self.hosts_of_implementation.setdefault(e.implementation_slug, set()).add(e.run.environment)
-            if b.reference is None:
+        for w in workloads:  # (oldest first: the last one of a host is its newest)
+            for host in w.hosts:
+                self.newest_on_host[host] = (utc(w.first_observed) if w.first_observed else "", w.digest)
+        for host, (_, digest) in self.newest_on_host.items():
+            self.results[host] = _results([b for b in boards if b.host == host and b.workload == digest])
+
+
+def _results(boards: list[Board]) -> list[tuple[str, Result]]:
+    """Each implementation's Result on one problem on one host, from the host's tables of the
+    problem's newest workload there (the best passed run among them)."""
+    attempted: dict[str, list[tuple[Board, Entry]]] = {}
+    for b in boards:
+        for e in b.entries:
+            if e.is_reference or e.mixed_hardware:  # (another GPU is no attempt on this host)
                 continue
-            best: dict[str, Entry] = {}
-            highest: dict[str, float] = {}
-            board_key = (b.host, b.problem.slug, b.workload, b.protocol)  # one per board, shared by its points
-            implausible: set[str] = set()
-            for e in b.entries:  # ranked entries come first, fastest first; then those that did not pass
-                if e.is_reference or e.mixed_hardware or e.implementation == b.reference.implementation:
-                    continue  # (another GPU is no attempt on this host)
-                if e.implausible:  # waits for review
-                    implausible.add(e.implementation_slug)
-                    continue
-                best.setdefault(e.implementation_slug, e)
-                if e.speedup is not None:
-                    highest[e.implementation_slug] = max(highest.get(e.implementation_slug, 0.0), e.speedup.value)
-            for impl_slug, e in best.items():
-                self.best_speedups.append((b.host, impl_slug, e.speedup, b.significant_figures))
-            for impl_slug in implausible - best.keys():
-                self.best_speedups.append((b.host, impl_slug, IMPLAUSIBLE, b.significant_figures))
-            for impl_slug, value in highest.items():
-                self.board_speedups.setdefault(impl_slug, []).append((board_key, value))
+            if b.reference is not None and e.implementation == b.reference.implementation:
+                continue  # (the reference is what the others are measured against)
+            attempted.setdefault(e.implementation_slug, []).append((b, e))
+    found = []
+    for impl_slug, pairs in attempted.items():
+        passed = [(b, e) for b, e in pairs if e.rank is not None and not e.implausible]
+        if not passed:
+            held = tuple(e.run.name for _, e in pairs if e.rank is not None and e.implausible)
+            found.append((impl_slug, Result(False, None, None, None, held)))
+            continue
+        with_speedup = [(b, e) for b, e in passed if e.speedup is not None]
+        if not with_speedup:
+            found.append((impl_slug, Result(True, None, None, None)))
+            continue
+        b, e = max(with_speedup, key=lambda be: be[1].speedup.value)
+        found.append((impl_slug, Result(True, e.speedup, primary_value(b.reference, b.statistic),
+                                        primary_value(e, b.statistic))))
+    return found
 
 
 # --- a problem's ranking as plain values, stored by a command-line build for the next ---------------
@@ -628,7 +731,7 @@ def _board_record(b: Board) -> tuple:
 
 
 def _speedup_record(s: Speedup | None) -> tuple | None:
-    return None if s is None else (s.value, s.ci_low, s.ci_high)
+    return None if s is None else (s.value, s.ci_low, s.ci_high, s.kind, s.beyond)
 
 
 def restored_ranking(data: bytes, problem: Problem, runs: list[Run]) -> tuple[list[Board], list[Workload]] | None:
@@ -727,7 +830,7 @@ def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns:
         value = primary_value(e, statistic)
         if value is None:
             continue
-        step = rounding_step(value, figures, step_ns) if figures or step_ns else 0.0
+        step = rounding_step(value, figures, step_ns) if figures or step_ns else 0
         e.noise = Noise.of(value, e.ci95 if statistic == "mean" else None, step)
 
 
@@ -836,18 +939,19 @@ def _speedups(board: Board, reference: str) -> list[Entry]:
     for e in board.entries:
         if e.rank is None:
             continue
-        if e is ref:  # exactly 1, no noise against itself
-            e.speedup = Speedup(1.0, 1.0, 1.0) if ref.noise.relative_se or ref.noise.rounding else Speedup(1.0)
+        if e is ref:  # exactly 1: no noise against itself
+            e.speedup = Speedup(1.0)
         else:
             e.speedup = ratio(ref.noise, e.noise)
     return []
 
 
 def _flag_implausible(board: Board, rules: Rules) -> None:
+    """A speedup at or above the bound is too fast to believe until reviewed; a slow one is a result."""
     bound = rules.implausible_speedup
     for e in board.entries:
         s = e.speedup
-        if s is not None and not e.is_reference and not bound ** -1 <= s.value <= bound:
+        if s is not None and not e.is_reference and s.value >= bound:
             e.implausible = e.run.name not in rules.reviewed_runs
 
 
@@ -919,9 +1023,9 @@ def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
     implausible = [e for e in entries if e.implausible]
     if implausible:
         bound = f"{rules.implausible_speedup:g}"
-        found.append(Warning("implausible", f"{_runs(len(implausible))} had a speedup above {bound}× or below "
-                             f"1/{bound} against the reference, which is rarely real (a wrong unit, a kernel that "
-                             "skips work): ranked, but left out of summaries until reviewed.",
+        found.append(Warning("implausible", f"{_runs(len(implausible))} had a speedup of {bound}× or more "
+                             "against the reference, which is rarely real (a wrong unit, a kernel that skips work): "
+                             "ranked, but held out of summaries until reviewed.",
                              [e.run.name for e in implausible]))
 
     digests = {e.run.facts.environment_digest for e in board.runs}
@@ -960,32 +1064,34 @@ def utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
 
 
-def _summaries(speedups: dict[tuple[str, str], list[tuple[Speedup | None, int | None]]], content: Content,
+def _summaries(results: dict[tuple[str, str], dict[str, list[Result]]], suite: dict[str, int],
+               groups_of_host: dict[str, set[str]], content: Content,
                implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
-    """Per host and implementation: geometric-mean speedup, fast_1 and share faster, over its boards
-    (each implementation's best current run on each board with a reference, as _ProblemState gathers
-    them; implausible speedups not yet reviewed are left out)."""
+    """Per host and implementation, per level the host has tables in and over all of them: KernelBench's
+    fast_p over the whole suite (a problem without a passed result counts as not fast), the stricter
+    count beyond noise and the geometric mean over the passed, with its coverage (about page, "Summaries")."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
-    for (host, slug), pairs in sorted(speedups.items(), key=lambda kv: kv[0]):
-        left_out = sum(1 for s, _ in pairs if s is IMPLAUSIBLE)
-        pairs = [(s, f) for s, f in pairs if s is not IMPLAUSIBLE]
-        attempted = len(pairs)
-        if not attempted:
-            result[host].append(Summary(implementations[slug].label, slug, host, 0, None, None, None, left_out=left_out))
-            continue
-        values = [s for s, _ in pairs if s is not None]
-        figures = [f for _, f in pairs]
-        n = len(values)
-        fast_p = {p: sum(1 for s in values if s.above(p)) / attempted for p in FAST_P}
-        result[host].append(Summary(
-            implementation=implementations[slug].label, implementation_slug=slug, host=host, problems=n,
-            geomean_speedup=geometric_mean([s.value for s in values]),
-            fast_1=fast_p[1.0],
-            faster_share=sum(1 for s in values if s.value > 1) / n if n else None,
-            significant_figures=None if None in figures else min(figures),
-            attempted=attempted, left_out=left_out, fast_p=fast_p,
-        ))
+    for (host, slug), by_group in results.items():
+        groups = sorted(groups_of_host[host], key=group_order)
+        tallies = {g: _tally(g, suite[g], by_group.get(g, [])) for g in groups}
+        everything = [r for g in groups for r in by_group.get(g, [])]
+        tallies[ALL_LEVELS] = _tally(ALL_LEVELS, sum(suite[g] for g in groups), everything)
+        result[host].append(Summary(implementations[slug].label, slug, host, tallies))
+    for summaries in result.values():
+        summaries.sort(key=lambda s: s.order)
     return result
+
+
+def _tally(group: str, suite: int, results: list[Result]) -> Tally:
+    speedups = sorted(r.speedup.value for r in results if r.passed and r.speedup is not None)
+    return Tally(
+        group=group, suite=suite, attempted=len(results),
+        passed=sum(1 for r in results if r.passed),
+        fast_p={p: sum(1 for r in results if r.fast(p)) for p in FAST_P},
+        beyond_noise=sum(1 for r in results if r.passed and r.speedup is not None and r.speedup.above_1),
+        geomean_speedup=geometric_mean(speedups), geomean_over=len(speedups),
+        held_out=tuple(r.held_out[0] for r in results if r.held_out), speedups=tuple(speedups),
+    )
 
 
 def _disambiguate_labels(board: Board) -> None:

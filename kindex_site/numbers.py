@@ -217,3 +217,21 @@ def format_date(timestamp: str | None) -> str:
     if not timestamp:
         return DASH
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).date().isoformat()
+
+
+def format_of_suite(count: int | None, suite: int | None) -> str:
+    """A count of the suite's problems with its share, rounded once to two significant figures, with
+    more decimals where those would read as 0% or 100% (and no trailing zeros on an exact share):
+    1 of 250 → '1 (0.4%)', 46 of 100 → '46 (46%)', 123 of 250 → '123 (49%)', 249 of 250 → '249 (99.6%)'."""
+    if count is None or not suite:
+        return DASH
+    share = Decimal(count) * 100 / Decimal(suite)
+    if share == share.to_integral_value():
+        return f"{count} ({share.to_integral_value()}%)"
+    decimals = max(0, 1 - share.adjusted())
+    while decimals < 6 and _rounded(share, decimals) in (0, 100):
+        decimals += 1
+    shown = _rounded(share, decimals)
+    if shown == share:  # (exact: no trailing zeros)
+        shown = shown.normalize()
+    return f"{count} ({shown:f}%)"

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from urllib.parse import quote
 
-from .leaderboard import Board, Entry, Leaderboard, Problem, Summary, Trend, Warning, std_ns, utc
+from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
+                          group_order, group_title, std_ns, utc)
 from .numbers import significant_ratio as _sig
 from .search import page_context
 from .stats import Speedup
@@ -140,18 +141,21 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
 
 
 def speedup_json(s: Speedup | None, figures: int | None = None) -> dict | None:
+    """A speedup as the API carries it: the exact ratio (pages round it once), with its 95% interval
+    or, where neither run gave one, the bounds of the sources' rounding (about page, "Comparing two runs")."""
     if s is None:
         return None
-    return {"value": _sig(s.value, figures),
-            "ci95": [_sig(s.ci95[0], figures), _sig(s.ci95[1], figures)] if s.ci95 else None}
+    return {"value": s.value, "ci95": list(s.ci95) if s.ci95 else None,
+            "rounding_bounds": list(s.rounding_bounds) if s.rounding_bounds else None}
 
 
 def trend_json(t: Trend | None, figures: int | None = None) -> dict | None:
     if t is None:
         return None
     c = t.change
-    return {"previous": t.previous.run.name, "ratio": _sig(c.value, figures),
-            "ratio_ci95": [_sig(c.ci_low, figures), _sig(c.ci_high, figures)] if c.ci95 else None,
+    return {"previous": t.previous.run.name, "ratio": c.value,
+            "ratio_ci95": list(c.ci95) if c.ci95 else None,
+            "ratio_rounding_bounds": list(c.rounding_bounds) if c.rounding_bounds else None,
             "verdict": t.verdict}
 
 
@@ -159,18 +163,38 @@ def warning_json(w: Warning) -> dict:
     return {"code": w.code, "message": w.message, "runs": list(w.runs)}
 
 
+class _GroupTitles(dict):
+    """Templates' titles of the suite's groups ("Level 1", "Other problems", "All levels")."""
+
+    def __missing__(self, group: str) -> str:
+        return group_title(group)
+
+
+GROUP_TITLES = _GroupTitles()
+
+
 def summary_json(s: Summary, urls: Urls) -> dict:
     return {
         "implementation": s.implementation,
         "url": urls.implementation(s.implementation_slug),
         "host": s.host,
-        "attempted": s.attempted,
-        "left_out_implausible": s.left_out,
-        "problems": s.problems,
-        "geomean_speedup": _sig(s.geomean_speedup, s.significant_figures) if s.geomean_speedup is not None else None,
-        "fast_1": _sig(s.fast_1) if s.fast_1 is not None else None,
-        "faster_share": _sig(s.faster_share) if s.faster_share is not None else None,
-        "fast_p": {f"{p:g}": _sig(share) for p, share in s.fast_p.items()},
+        "levels": {group: tally_json(tally) for group, tally in s.tallies.items()},
+    }
+
+
+def tally_json(t: Tally) -> dict:
+    """A summary over one group of the suite: counts, and shares of the suite (exact quotients)."""
+    return {
+        "suite": t.suite,
+        "attempted": t.attempted,
+        "passed": t.passed,
+        "held_out_implausible": len(t.held_out),
+        "held_out_runs": list(t.held_out),
+        "fast_p": {f"{p:g}": t.share(p) for p in FAST_P},
+        "fast_p_count": {f"{p:g}": n for p, n in t.fast_p.items()},
+        "faster_beyond_noise": t.beyond_noise,
+        "geomean_speedup": t.geomean_speedup,
+        "geomean_over": t.geomean_over,
     }
 
 
@@ -279,10 +303,19 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
         "host_url": urls.host(r.environment), "protocol_url": urls.protocol(r.protocol),
         "source": shown_source(r, "implementation", urls),
-        # Its verdict against the reference, as the speedup's interval says (Speedup.above_1 / below_1).
-        "beyond": None if entry.speedup is None or entry.is_reference else
-                  "faster" if entry.speedup.above_1 else "slower" if entry.speedup.below_1 else "within",
+        # Its verdict against the reference, as the speedup's interval says (about page, "Comparing two runs").
+        "beyond": None if entry.speedup is None or entry.is_reference else verdict_text(entry.speedup),
     }
+
+
+def verdict_text(s: Speedup) -> str:
+    """A ratio against 1 in words: beyond noise for a 95% interval, beyond rounding for rounding
+    bounds, by the means alone without either."""
+    side = "faster" if s.above_1 else "slower" if s.below_1 else None
+    if s.kind is None:
+        return f"{side or 'as fast'}, by the means alone (no interval)"
+    what = "noise" if s.kind == "ci95" else "rounding"
+    return f"{side} beyond {what}" if side else f"within {what}"
 
 
 def shown_source(run, kind: str, urls: Urls) -> dict | None:
@@ -334,57 +367,94 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
 
 
 def home_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Page]:
-    """Home: the headline, what changed lately and the overview of every problem (paged when long).
-    The first page stays at the root (where visitors land); the rest of a long list at /page/<n>/."""
-    hosts = overview_hosts(lb)
-    host_names = tuple(e.metadata.name for e in hosts)
-    level_sizes: dict[str, int] = {}
-    for p in lb.problems:
-        level_sizes[_level_of(p)] = level_sizes.get(_level_of(p), 0) + 1
-    several_workloads = any(len({(b.host, b.workload) for b in boards}) > len({b.host for b in boards})
-                            for boards in lb.boards.values())
-    home = _Home(lb, urls, problem_row, hosts, host_names, level_sizes, several_workloads)
-    return paged(urls, "", "home.html", "Home", len(lb.problems), home.context, later_title="Problems")
+    """Home: what the site is, the headline, what changed lately and a line per level leading to that
+    level's page; then the level pages, each level's problems × timing hosts (`level_pages`)."""
+    levels = overview_levels(lb)
+    return ([Page("", "home.html", "Home", partial(_home_context, lb, urls, levels))]
+            + level_pages(lb, urls, problem_row, levels))
 
 
-def _level_of(p: Problem) -> str:
-    return f"Level {p.level}" if p.level is not None else "Other problems"
+def _home_context(lb: Leaderboard, urls: Urls, levels: list[Level]) -> dict:
+    return {
+        "headline": headline(lb, urls), "lately": what_changed(lb, urls), "levels": levels,
+        "search_url": urls("search/"),
+        "api_url": urls("api/v1/index.json"), "reference": lb.reference,
+        "counts": {
+            "problems": len(lb.problems),
+            "hosts": len(lb.content.environments),
+            "implementations": len(lb.implementations),
+            "runs": len(lb.content.runs),
+        },
+    }
 
 
 @dataclass(frozen=True)
-class _Home:
-    """What the home pages' contexts are made from (when each page is rendered)."""
+class Level:
+    """One page of the problem overview: KernelBench's level n at /levels/<n>/, the problems without a
+    level at /levels/other/. (Not under /problems/: a problem titled "Level 1" has the slug level-1.)"""
+
+    key: str  # its URL's part: the level's number, or "other"
+    title: str  # "Level 1", "Other problems"
+    problems: tuple[Problem, ...]  # in page order
+
+    @property
+    def url(self) -> str:  # (relative to the site root)
+        return f"levels/{self.key}/"
+
+
+def _level_of(p: Problem) -> tuple[str, str]:
+    """The level page a problem is listed on: (its key, its title)."""
+    return (str(p.level), f"Level {p.level}") if p.level is not None else ("other", "Other problems")
+
+
+def overview_levels(lb: Leaderboard) -> list[Level]:
+    """The overview's pages in page order (KernelBench's levels by number, then the other problems),
+    each with its problems in page order."""
+    found: dict[tuple[str, str], list[Problem]] = {}
+    for p in lb.problems:
+        found.setdefault(_level_of(p), []).append(p)
+    return [Level(key, title, tuple(problems)) for (key, title), problems in found.items()]
+
+
+def level_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, levels: list[Level]) -> list[Page]:
+    """Each level's page: a row per problem, a cell per timing host (`overview_cells`). A level of more
+    than PROBLEMS_PER_PAGE problems is split at /levels/<key>/page/<n>/ (`paged`)."""
+    hosts = overview_hosts(lb)
+    overview = _Overview(lb, urls, problem_row, hosts, tuple(e.metadata.name for e in hosts), tuple(levels))
+    pages: list[Page] = []
+    for level in levels:
+        pages += paged(urls, level.url, "level.html", level.title, len(level.problems),
+                       partial(overview.context, level))
+    return pages
+
+
+@dataclass(frozen=True)
+class _Overview:
+    """What the level pages' contexts are made from (when each page is rendered)."""
 
     lb: Leaderboard
     urls: Urls
     problem_row: ProblemRow
     hosts: list
     host_names: tuple[str, ...]
-    level_sizes: dict[str, int]
-    several_workloads: bool
+    levels: tuple[Level, ...]
 
     def row(self, p: Problem) -> str:
-        return self.problem_row("home_row.html", p, ("", self.host_names), lambda: {
+        # (A problem is listed on one level page only, so "levels" names the page: kept while the
+        # problem and the columns are unchanged.)
+        return self.problem_row("home_row.html", p, ("levels", self.host_names), lambda: {
             "problem": p, "cells": overview_cells(self.lb, p, self.host_names, self.urls),
             "reference": self.lb.reference})
 
-    def context(self, pager: Pager | None) -> dict:
+    def context(self, level: Level, pager: Pager | None) -> dict:
         lb, urls = self.lb, self.urls
-        levels: dict[str, list] = {}
-        for p in pager.part(lb.problems) if pager else lb.problems:
-            levels.setdefault(_level_of(p), []).append({"problem": p, "row": self.row(p)})
-        first = pager is None or pager.number == 1
+        shown = pager.part(level.problems) if pager else level.problems
         return {
-            "levels": levels, "level_sizes": self.level_sizes, "pager": pager, "first": first,
-            "headline": headline(lb, urls) if first else [], "lately": what_changed(lb, urls) if first else None,
-            "api_url": urls("api/v1/index.json"), "reference": lb.reference,
-            "overview_hosts": self.hosts, "bands": SPEEDUP_BANDS, "several_workloads": self.several_workloads,
-            "counts": {
-                "problems": len(lb.problems),
-                "hosts": len(lb.content.environments),
-                "implementations": len(lb.implementations),
-                "runs": len(lb.content.runs),
-            },
+            "level": level, "levels": self.levels, "rows": [self.row(p) for p in shown], "shown": len(shown),
+            "pager": pager, "api_url": urls("api/v1/index.json"), "reference": lb.reference,
+            "overview_hosts": self.hosts, "bands": SPEEDUP_BANDS,
+            "several_workloads": any(len({(b.host, b.workload) for b in lb.boards[p.slug]})
+                                     > len({b.host for b in lb.boards[p.slug]}) for p in level.problems),
         }
 
 
@@ -422,13 +492,14 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
         by_problem.setdefault(b.problem.slug, []).append(b)
     shown = pager.part(list(by_problem.values())) if pager else by_problem.values()
     first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
+    summaries = lb.summaries[name] if first else []
     return {
-        "environment": e, "summaries": lb.summaries[name] if first else [], "reference": lb.reference,
+        "environment": e, "summaries": summaries, "reference": lb.reference,
+        "groups": [(g, t.suite) for g, t in summaries[0].tallies.items()] if summaries else [],
+        "group_titles": GROUP_TITLES,
         "compared": lb.compared_boards.get(name, 0),
         "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
         "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown],
-        "speedups": {impl.slug: [v for key, v in impl.board_speedups if key[0] == name]
-                     for impl in lb.implementations} if first else {},
     }
 
 
@@ -451,7 +522,9 @@ def _implementation_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow
     problems = [p for p in lb.problems if p.slug in timed]
     first = pager is None or pager.number == 1
     summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
+    groups = sorted({g for s in summaries for g in s.tallies}, key=group_order)
     return {
+        "groups": groups, "group_titles": GROUP_TITLES,
         "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
         "pager": pager, "first": first,
         "rows": [problem_row("implementation_row.html", p, (impl.slug, host_names),
@@ -497,10 +570,10 @@ def markdown_pages(lb: Leaderboard, markdown_html: Callable[[str], str]) -> list
             for md in lb.content.pages]
 
 
-# The home page lists every problem, host and implementation pages every problem timed there: a
-# million runs make 10,000 rows (30 MB of HTML on the home page, 24 MB on one implementation's).
+# A level page lists every problem of its level, host and implementation pages every problem timed
+# there: a million runs make 10,000 rows (30 MB of HTML on one page, 24 MB on one implementation's).
 # Longer lists are split into pages of this many problems, each linking to the others; a site of up
-# to this many problems looks as before.
+# to this many problems (per level, for the level pages) looks as before.
 PROBLEMS_PER_PAGE = 500
 
 
@@ -529,7 +602,7 @@ def paged(urls: Urls, url: str, template: str, title: str, items: int,
     """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE, its first page at `url`
     and the others at url/page/<n>/, titled `later_title` (default: `title`) and their number.
     The pages' keys are the first's (cache.OutputKeys.of_page reads the host or implementation from
-    the URL; the home pages' is the whole site's), which covers every problem listed on any of them."""
+    the URL; the level pages' is the whole site's), which covers every problem listed on any of them."""
     count = -(-items // PROBLEMS_PER_PAGE)
     if count <= 1:
         return [Page(url, template, title, partial(context, None))]
@@ -669,7 +742,7 @@ def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: 
     return row
 
 
-# --- The home page's problems × hosts overview, and the search page ---------------------------
+# --- The level pages' problems × hosts overview, the home page's headline, and the search page -
 
 # Colour bands of the overview, by the fastest implementation's speedup, for cells where some
 # implementation beats the reference beyond noise (each cell also shows the number; others are muted).
@@ -689,12 +762,12 @@ def speedup_band(value: float | None) -> str:
 
 
 def overview_hosts(lb: Leaderboard) -> list:
-    """The home overview's columns: every timing host, by title."""
+    """The overview's columns (on every level page): every timing host, by title."""
     return sorted(lb.content.environments.values(), key=lambda e: (e.metadata.title.casefold(), e.metadata.name))
 
 
 def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...], urls: Urls) -> list[dict | None]:
-    """One problem's home-overview cells, one per host: its best run vs the reference.
+    """One problem's overview cells (its level page's row), one per host: its best run vs the reference.
 
     A problem timed at several workloads on one host shows its newest workload's board (the cell says
     how many workloads there are). Within that workload, a host timed under several protocols shows the
@@ -717,12 +790,16 @@ def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...
         best = _best(b)
         value = _sig(best.speedup.value) if best is not None and best.speedup is not None else None
         # Coloured only where some run beats the reference beyond noise (its speedup's interval lies
-        # wholly above 1); elsewhere the cell is muted, so the eye finds the wins.
-        win = any(e.speedup is not None and e.speedup.above_1 for e in b.entries if e.rank is not None)
+        # wholly above 1) and is not flagged implausible, as the tables flag it (`Entry.implausible`);
+        # elsewhere the cell is muted, so the eye finds the wins. A fastest run flagged implausible is
+        # shown flagged and never coloured: its number is no win until someone has checked it.
+        implausible = bool(best and best.implausible)
+        win = any(e.speedup is not None and e.speedup.above_1 and not e.implausible
+                  for e in b.entries if e.rank is not None)
         cells.append({"url": urls.board(b), "best": best.implementation if best else None,
                       "tied": bool(best and best.tied), "tied_with": _tied_with(b), "speedup": value,
-                      "band": speedup_band(value) if win else "", "win": win,
-                      "workloads": len(workloads[name])})
+                      "band": speedup_band(value) if win and not implausible else "", "win": win,
+                      "implausible": implausible, "workloads": len(workloads[name])})
     return cells
 
 
@@ -735,13 +812,11 @@ def _tied_with(board: Board) -> list[str]:
 def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
     """The home page's first answer, which implementation is best on which GPU: per timing host (by
     title), each implementation against the reference over the problems timed there
-    (`Leaderboard.summaries`, as the host page gives them), by geometric-mean speedup, then fast_1."""
+    (`Leaderboard.summaries`, as the host page gives them), in their one order (`Summary.order`)."""
     found = []
     for env in overview_hosts(lb):
         name = env.metadata.name
-        summaries = sorted(lb.summaries.get(name, []), key=lambda s: (
-            s.geomean_speedup is None, -(s.geomean_speedup or 0.0), -(s.fast_1 or 0.0),
-            s.implementation.casefold(), s.implementation_slug))
+        summaries = lb.summaries.get(name, [])  # (in Summary.order)
         hw = env.spec.hardware
         summarised = {s.implementation_slug for s in summaries}
         # Timed here, but with no run compared with the reference (no table with one, or another GPU): named, so

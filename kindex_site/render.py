@@ -14,7 +14,7 @@ from markupsafe import Markup
 from pydantic import BaseModel
 
 from . import charts
-from .numbers import format_ci_ms, format_date, format_ms, format_ratio, format_ratio_ci, format_share
+from .numbers import format_ci_ms, format_date, format_ms, format_of_suite, format_ratio, format_ratio_ci, format_share
 # (Known by these names here too, where tests/test_render_fast.py compares the fast paths with the plain code.)
 from .numbers import DASH, _ci_ms_of_ints, _interval, _ms_of_int  # noqa: F401
 
@@ -284,6 +284,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         ratio=format_ratio,
         ratio_ci=format_ratio_ci,
         share=format_share,
+        of_suite=format_of_suite,
         date=format_date,
         value=format_value,
         short_digest=short_digest,
@@ -295,6 +296,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         trend_chart=charts.trend_chart,
         host_speedup_chart=charts.host_speedup_chart,
         implementation_speedup_chart=charts.implementation_speedup_chart,
+        fast_p_chart=charts.fast_p_chart,
     )
     env.globals.update(globals_)
     return env

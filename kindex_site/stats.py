@@ -2,50 +2,64 @@
 rule, trends, geometric means. Pure functions on numbers; the about page states each rule with its
 formula, and these functions are the only place it is computed.
 
-One comparison, used everywhere (rank, tie, speedup, trend, fast_1): the ratio of two means with a
-95% interval by the delta method on the log ratio, each mean widened by half the source's rounding
-step (`ratio`). "A is faster than B beyond noise" means that interval of A / B lies wholly below 1.
+One comparison, used everywhere (rank, tie, speedup, trend, "beyond noise"): the ratio of two means
+with an interval by the delta method on the log ratio, each mean widened by half the source's
+rounding step (`ratio`). "A is faster than B beyond noise" means that interval of A / B lies wholly
+below 1. fast_p is KernelBench's: the point speedup against p, over the whole suite (leaderboard.py).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 Z95 = 1.96  # two-sided 95% normal quantile, the one the sources use for their intervals
 CUT = 20 * math.log(10)  # the widest a ratio's interval is drawn: 10^±20 times the ratio
 
 
-def rounding_step(value: int, significant_figures: int | None = None, step_ns: int | None = None) -> float:
+def rounding_step(value: int, significant_figures: int | None = None, step_ns: int | None = None) -> int | Fraction:
     """The rounding step of a value the source reported to `significant_figures` (of any unit: a
     power of ten either way) and/or in multiples of `step_ns`; the larger of the two, 0 for neither.
+    Exact (an int, or a Fraction below a nanosecond): decisions at the source's resolution are exact.
 
     3 significant figures: 4_940_000 ns (4.94 ms) → 10_000 ns; 26_600_000 ns → 100_000 ns.
     """
-    step = 0.0
+    step: int | Fraction = 0
     if significant_figures is not None and value > 0:
-        step = 10.0 ** (len(str(int(value))) - significant_figures)  # (a value of d digits: its last shown is 10^(d − sf))
+        places = len(str(int(value))) - significant_figures  # (a value of d digits: its last shown is 10^(d − sf))
+        step = 10 ** places if places >= 0 else Fraction(1, 10 ** -places)
     if step_ns is not None:
-        step = max(step, float(step_ns))
+        step = max(step, step_ns)
     return step
+
+
+_ROUNDING_CAP = Fraction(9, 10)  # a half step as coarse as the value would put the mean at zero: kept short of that
 
 
 @dataclass(frozen=True, slots=True)
 class Noise:
     """A value compared on a board (ns), with what makes it uncertain: its 95% interval, as a
-    relative standard error se / value with se = (hi − lo) / 2 / 1.96 (0 without an interval), and
-    the source's rounding, as half the rounding step over the value (the mean may be off by that much,
-    either way: a bound, not a spread)."""
+    relative standard error s = (hi − lo) / 2 / 1.96 / value (0 without an interval), and the
+    source's rounding: the mean may be off by half a rounding step either way (`half_step`, exact;
+    a bound, not a spread)."""
 
     value: int
     relative_se: float
-    rounding: float = 0.0  # half the rounding step / value
+    half_step: int | Fraction = 0
 
     @classmethod
-    def of(cls, value: int, ci95: tuple[int, int] | None, step: float = 0.0) -> Noise:
+    def of(cls, value: int, ci95: tuple[int, int] | None, step: int | Fraction = 0) -> Noise:
         half_width = (ci95[1] - ci95[0]) / 2 if ci95 is not None else 0.0
-        # (A step as coarse as the value itself would put the mean at zero: kept short of that.)
-        return cls(value, half_width / Z95 / value, min(step / 2 / value, 0.9))
+        half_step = min(Fraction(step) / 2, _ROUNDING_CAP * value) if step else 0
+        if isinstance(half_step, Fraction) and half_step.denominator == 1:
+            half_step = int(half_step)
+        return cls(value, half_width / Z95 / value, half_step)
+
+    @property
+    def rounding(self) -> float:
+        """Half the rounding step over the value."""
+        return float(self.half_step / self.value) if self.half_step else 0.0
 
     @property
     def up(self) -> float:
@@ -63,75 +77,115 @@ class Speedup:
     """A ratio of two means (a speedup: reference / run; a trend: current / previous)."""
 
     value: float
-    ci_low: float | None = None  # its 95% interval; None when neither side has any noise
+    ci_low: float | None = None  # its interval; None when neither side has any noise or rounding
     ci_high: float | None = None
+    # What the interval is: "ci95" (at least one side gave a 95% interval) or "rounding" (neither did:
+    # the interval only bounds the sources' rounding); None without an interval.
+    kind: str | None = None
+    # +1 when the interval lies wholly above 1, −1 wholly below, 0 otherwise (decided exactly when
+    # only rounding makes the interval).
+    beyond: int = 0
 
     @property
     def ci95(self) -> tuple[float, float] | None:
+        """The 95% interval, when the ratio has one (rounding bounds are not one)."""
+        return (self.ci_low, self.ci_high) if self.kind == "ci95" else None
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """Its interval, whatever it is (a 95% interval or rounding bounds)."""
         return None if self.ci_low is None else (self.ci_low, self.ci_high)
 
     @property
-    def above_1(self) -> bool:
-        """Beyond noise above 1: the interval lies wholly above 1 (without one, the value does)."""
-        return self.above(1.0)
+    def rounding_bounds(self) -> tuple[float, float] | None:
+        return (self.ci_low, self.ci_high) if self.kind == "rounding" else None
 
-    def above(self, p: float) -> bool:
-        """Beyond noise above p (fast_p: faster than p × the reference)."""
-        return (self.ci_low if self.ci_low is not None else self.value) > p
+    @property
+    def above_1(self) -> bool:
+        """Beyond noise (or rounding) above 1: the interval lies wholly above 1 (without one, the value does)."""
+        return self.beyond > 0 if self.kind is not None else self.value > 1
 
     @property
     def below_1(self) -> bool:
-        return (self.ci_high if self.ci_high is not None else self.value) < 1
+        return self.beyond < 0 if self.kind is not None else self.value < 1
 
 
 def ratio(numerator: Noise, denominator: Noise) -> Speedup:
-    """a / b with a 95% interval: the delta method on the log ratio for the intervals, widened by
-    each mean's rounding (a as high as a + h_a, b as low as b − h_b, and the other way round):
+    """a / b with an interval: the delta method on the log ratio for the noise, widened by each
+    mean's rounding (a as high as a + h_a, b as low as b − h_b, and the other way round):
 
-        sd = √((se_a / a)² + (se_b / b)²)
+        sd = √(s_a² + s_b²)
         interval = [(a − h_a) / (b + h_b) · exp(−1.96 · sd), (a + h_a) / (b − h_b) · exp(+1.96 · sd)]
 
-    Asymmetric, never below 0; the interval of b / a is that of a / b inverted.
+    A 95% interval when either side has noise; rounding bounds, decided exactly, when only rounding;
+    none for neither. Asymmetric, never below 0; the interval of b / a is that of a / b inverted.
     """
-    value = numerator.value / denominator.value
-    sd = math.hypot(numerator.relative_se, denominator.relative_se)
-    if sd == 0 and numerator.rounding == 0 and denominator.rounding == 0:
-        return Speedup(value)
+    a, b = numerator, denominator
+    value = a.value / b.value
+    sd = math.hypot(a.relative_se, b.relative_se)
+    if sd == 0:
+        if not a.half_step and not b.half_step:
+            return Speedup(value)
+        # Exact: compared with 1 on the given nanoseconds (a + h_a < b − h_b), never in floats.
+        low = Fraction(a.value - a.half_step) / (b.value + b.half_step)
+        high = Fraction(a.value + a.half_step) / (b.value - b.half_step)
+        beyond = 1 if low > 1 else -1 if high < 1 else 0
+        return Speedup(value, float(low), float(high), "rounding", beyond)
     log_value = math.log(value)
-    low = log_value - Z95 * sd - numerator.down - denominator.up
-    high = log_value + Z95 * sd + numerator.up + denominator.down
+    low = log_value - Z95 * sd - a.down - b.up
+    high = log_value + Z95 * sd + a.up + b.down
     # An interval many orders of magnitude wide (a run whose noise dwarfs its mean) is cut at
     # 10^±20 times the ratio: it says "anything" either way, and stays a number JSON and pages can show.
-    return Speedup(value, math.exp(max(low, log_value - CUT)), math.exp(min(high, log_value + CUT)))
+    low, high = math.exp(max(low, log_value - CUT)), math.exp(min(high, log_value + CUT))
+    return Speedup(value, low, high, "ci95", 1 if low > 1 else -1 if high < 1 else 0)
 
 
 def faster_beyond_noise(a: Noise, b: Noise) -> bool:
-    """A is faster than B beyond noise: the interval of A / B lies wholly below 1."""
-    return ratio(a, b).below_1
+    """A is faster than B beyond noise (or rounding): the interval of A / B lies wholly below 1."""
+    return ratio(a, b).beyond < 0
 
 
 def ranks(values: list[Noise]) -> list[tuple[int, bool]]:
-    """(rank, tied) for each value: rank = 1 + the number of others faster beyond noise;
-    tied when another shares that rank. Any order in, same order out."""
-    order = sorted(range(len(values)), key=lambda i: values[i].value)
+    """(rank, tied) for each value: rank(i) = 1 + the number of values faster beyond noise than i
+    or than any value at most i's; tied when another shares that rank. So a smaller value never
+    ranks below a larger one, and one faster beyond noise always ranks better. Any order in, same
+    order out."""
+    n = len(values)
+    order = sorted(range(n), key=lambda i: values[i].value)
     widest = max((v.relative_se for v in values), default=0.0)
     highest = max((v.up for v in values), default=0.0)
-    result = [0] * len(values)
-    for position, i in enumerate(order):
-        me = values[i]
-        faster = 0
-        for back in range(position - 1, -1, -1):  # from the next slower value down to the fastest
-            other = values[order[back]]
-            if other.value == me.value:
-                continue
-            # Beyond this gap every faster value is faster beyond noise (the widest noise cannot
-            # cover it): count them all at once. The margin keeps the shortcut on the safe side.
-            if math.log(me.value / other.value) > Z95 * math.hypot(me.relative_se, widest) + highest + me.down + 1e-9:
-                faster += back + 1
-                break
-            if faster_beyond_noise(other, me):
-                faster += 1
-        result[i] = faster + 1
+    counted = bytearray(n)  # by position in `order`: faster beyond noise than some value so far
+    prefix = 0  # positions below this are all counted
+    total = 0
+    result = [0] * n
+    start = 0
+    while start < n:
+        end = start
+        while end < n and values[order[end]].value == values[order[start]].value:
+            end += 1
+        for position in range(start, end):
+            me = values[order[position]]
+            for back in range(start - 1, prefix - 1, -1):  # from the next slower value down to the fastest
+                if counted[back]:
+                    continue
+                other = values[order[back]]
+                # Beyond this gap every faster value is faster beyond noise (the widest noise cannot
+                # cover it): count them all at once. The margin keeps the shortcut on the safe side.
+                if math.log(me.value / other.value) > Z95 * math.hypot(me.relative_se, widest) + highest + me.down + 1e-9:
+                    for q in range(prefix, back + 1):
+                        if not counted[q]:
+                            counted[q] = 1
+                            total += 1
+                    prefix = back + 1
+                    break
+                if faster_beyond_noise(other, me):
+                    counted[back] = 1
+                    total += 1
+            while prefix < start and counted[prefix]:
+                prefix += 1
+        for position in range(start, end):
+            result[order[position]] = total + 1
+        start = end
     sizes: dict[int, int] = {}
     for r in result:
         sizes[r] = sizes.get(r, 0) + 1
@@ -142,8 +196,8 @@ TREND_VERDICTS = ("regressed", "improved", "unchanged")
 
 
 def trend_verdict(change: Speedup) -> str:
-    """current / previous: regressed when its interval lies wholly above 1 (slower beyond noise),
-    improved when wholly below 1, else unchanged."""
+    """current / previous: regressed when its interval lies wholly above 1 (slower beyond noise or
+    rounding), improved when wholly below 1, else unchanged."""
     if change.above_1:
         return "regressed"
     if change.below_1:

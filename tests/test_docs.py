@@ -214,15 +214,16 @@ def _constants() -> dict[str, object]:
 # (doc, pattern whose groups are numbers, constant)
 STATED = [
     # the one comparison: 1.96, a 95% interval
-    ("content/pages/about.md", r"exp\(± ([\d.]+) × sd\)", "z95"),
-    ("content/pages/about.md", r"/ 2 \+ step / 2\) / ([\d.]+)", "z95"),
+    ("content/pages/about.md", r"\(a \+ h_a\) / \(b − h_b\) × exp\(\+([\d.]+) × sd\)", "z95"),
+    ("content/pages/about.md", r"s = \(hi − lo\) / 2 / ([\d.]+) / mean", "z95"),
+    ("content/pages/about.md", r"\(a − h_a\) / \(b \+ h_b\) × exp\(−([\d.]+) × sd\)", "z95"),
     ("content/pages/about.md", r"mean ± ([\d.]+) × std / √samples", "z95_importer"),
     ("content/pages/about.md", r"\b(\d+)% (?:CI|confidence interval|interval)\b", "ci_percent"),
     ("README.md", r"\b(\d+)% (?:CI|confidence interval|interval)\b", "ci_percent"),
     ("docs/pages.md", r"\b(\d+)% (?:CI|confidence interval|interval)\b", "ci_percent"),
     # speedups, summaries and warnings
     ("content/pages/about.md", r"for p = (\d+(?:\.\d+)?), (\d+(?:\.\d+)?), (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)\)", "fast_p"),
-    ("content/pages/about.md", r"A speedup above (\d+)× or below 1/(\d+) \(`implausible_speedup`", "implausible"),
+    ("content/pages/about.md", r"A speedup of (\d+)× or more \(`implausible_speedup`", "implausible"),
     ("docs/building.md", r"\| `implausible_speedup` \| `([\d.]+)` \|", "implausible"),
     ("content/pages/about.md", r"the standard deviation is above (\d+)% of the mean", "high_variance_percent"),
     ("content/pages/about.md", r"the slowest sample is above (twice|three times|four times|\d+ times) the mean", "outlier_factor"),

@@ -1,0 +1,314 @@
+"""What the rules give, compared with what the built API says: one function per rule, each returning
+`Difference`s. `recompute(content, settings, site)` runs them all.
+
+The API shape compared (apiVersion kindex-site/v1):
+- problems/<slug>.json: {"workloads": [{"digest"}], "boards": [{"host", "workload", "protocol", "reference",
+  "entries": [E], "history": [E]}]} with E = {"run", "implementation", "rank", "tied", "mixed_hardware",
+  "speedup": {"value", "ci95", "rounding_bounds"} | null, "implausible", "trend": T | null} and
+  T = {"previous", "ratio", "ratio_ci95", "ratio_rounding_bounds", "verdict"};
+- hosts/<host>.json: {"implementations": [{"implementation", "host", "levels": {"1", …, "other", "all": S}}]}
+  with S = {"suite", "attempted", "passed", "held_out_implausible", "held_out_runs", "fast_p", "fast_p_count",
+  "faster_beyond_noise", "geomean_speedup", "geomean_over"}.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import rules
+from .inputs import Run, Settings, read_api, read_runs, read_settings
+
+VALUE_TOLERANCE = 1e-12  # the exact ratio, as a float
+INTERVAL_TOLERANCE = 1e-9  # exp(±1.96·sd): the order of float operations may differ
+SHARE_TOLERANCE = 1e-12
+GEOMEAN_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Difference:
+    where: str
+    what: str
+    expected: object
+    got: object
+    note: str = ""
+
+    def __str__(self) -> str:
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.where}: {self.what}: expected {self.expected!r}, got {self.got!r}{note}"
+
+
+@dataclass
+class Report:
+    differences: list[Difference] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # values compared, by rule
+    borderline: list[str] = field(default_factory=list)
+
+    def summary(self, limit: int = 20) -> str:
+        lines = [f"{len(self.differences)} differences between the API and the about page's rules "
+                 f"(checked: {dict(self.checked)})"]
+        by_kind: dict[str, int] = defaultdict(int)
+        for d in self.differences:
+            by_kind[d.what.split("[")[0].split(".")[0]] += 1
+        lines.append(f"by field: {dict(sorted(by_kind.items()))}")
+        lines += [f"  {d}" for d in self.differences[:limit]]
+        if len(self.differences) > limit:
+            lines.append(f"  … and {len(self.differences) - limit} more")
+        return "\n".join(lines)
+
+
+def close(expected, got, rel: float) -> bool:
+    """Equal, numbers within a relative tolerance, lists element by element."""
+    if expected is None or got is None:
+        return expected is None and got is None
+    if isinstance(expected, (list, tuple)):
+        return isinstance(got, (list, tuple)) and len(got) == len(expected) and all(
+            close(e, g, rel) for e, g in zip(expected, got))
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return expected is got
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
+        return expected == got or abs(expected - got) <= rel * max(abs(expected), abs(got))
+    return expected == got
+
+
+# --- Building the boards from the raw runs --------------------------------------------------------------
+
+def entries_of(board_doc: dict) -> list[dict]:
+    return list(board_doc.get("entries") or [])
+
+
+def history_of(board_doc: dict) -> list[dict]:
+    return list(board_doc.get("history") or [])
+
+
+def board_key(problem: str, doc: dict) -> tuple[str, str, str, str]:
+    return problem, doc["workload"], doc["host"], doc["protocol"]
+
+
+def boards_from_inputs(runs: dict[str, Run], problems: dict[str, dict], settings: Settings,
+                       report: Report) -> dict[tuple, rules.Board]:
+    """Every board (problem × workload × host × protocol) of the raw runs. Which problem a workload is on
+    is taken from the API's problem documents (naming, not a statistical rule), and so is which runs are
+    on another GPU (the `mixed_hardware` flag)."""
+    problem_of: dict[str, str] = {}
+    mixed: set[str] = set()
+    for slug, doc in problems.items():
+        for w in doc.get("workloads", []):
+            digest = w["digest"] if isinstance(w, dict) else w
+            if digest in problem_of and problem_of[digest] != slug:
+                report.differences.append(Difference(f"workload {digest}", "problem", problem_of[digest], slug,
+                                                     "one workload on two problems"))
+            problem_of[digest] = slug
+        for b in doc.get("boards", []):
+            for e in entries_of(b) + history_of(b):
+                if e.get("mixed_hardware"):
+                    mixed.add(e["run"])
+    grouped: dict[tuple, list[Run]] = defaultdict(list)
+    for run in runs.values():
+        problem = problem_of.get(run.workload)
+        if problem is None:
+            report.differences.append(Difference(f"run {run.name} ({run.file})", "problem", "a problem page",
+                                                 None, "its workload is on no problem of the API"))
+            continue
+        grouped[(problem, run.workload, run.host, run.protocol)].append(run)
+    return {key: rules.make_board(*key, group, frozenset(r.name for r in group if r.name in mixed), settings)
+            for key, group in grouped.items()}
+
+
+# --- One function per rule ------------------------------------------------------------------------------
+
+def check_board_membership(board: rules.Board | None, doc: dict | None, key: tuple, report: Report) -> None:
+    """The board exists on both sides; its current entries, history and reference are the rule's
+    (History: one current entry per implementation, its latest run by observedAt)."""
+    where = board.where if board else f"{key[0]} · {key[2]} · {key[3]} · {key[1].removeprefix('sha256:')[:12]}"
+    if board is None or doc is None:
+        report.differences.append(Difference(where, "board", "present" if board else "absent",
+                                             "present" if doc else "absent"))
+        return
+    report.checked["boards"] += 1
+    got_entries = sorted(e["run"] for e in entries_of(doc))
+    got_history = sorted(e["run"] for e in history_of(doc))
+    expected_entries = sorted(r.name for r in board.current)
+    expected_history = sorted(r.name for r in board.history)
+    if got_entries != expected_entries:
+        report.differences.append(Difference(where, "entries (current runs)", expected_entries, got_entries))
+    if got_history != expected_history:
+        report.differences.append(Difference(where, "history", expected_history, got_history))
+    expected_ref = board.reference.name if board.reference else None
+    if doc.get("reference") != expected_ref:
+        report.differences.append(Difference(where, "reference", expected_ref, doc.get("reference")))
+    runs = {r.name: r for r in board.runs}
+    for e in entries_of(doc) + history_of(doc):
+        run = runs.get(e["run"])
+        if run is not None and "implementation" in e and e["implementation"] != run.label:
+            report.differences.append(Difference(f"{where} · {run.name}", "implementation", run.label,
+                                                 e["implementation"]))
+
+
+def check_ranks(board: rules.Board, doc: dict, report: Report) -> None:
+    """Rank and tied by the rule in "Ranks"; runs not ranked have no rank."""
+    ranks = board.rank
+    counts: dict[int, int] = defaultdict(int)
+    for r in ranks.values():
+        counts[r] += 1
+    note = f"borderline float decisions on this board: {board.borderline}" if board.borderline else ""
+    for e in entries_of(doc):
+        where = f"{board.where} · {e['run']}"
+        expected = ranks.get(e["run"])
+        report.checked["rank"] += 1
+        if e.get("rank") != expected:
+            report.differences.append(Difference(where, "rank", expected, e.get("rank"), note))
+        expected_tied = expected is not None and counts[expected] > 1
+        if bool(e.get("tied")) != expected_tied:
+            report.differences.append(Difference(where, "tied", expected_tied, e.get("tied"), note))
+
+
+def check_rank_invariants(board: rules.Board, doc: dict, report: Report) -> None:
+    """On the API's own ranks: a faster mean is never ranked below a slower one, and a run faster than
+    another beyond noise has the better rank."""
+    runs = {r.name: r for r in board.ranked}
+    got = {e["run"]: e.get("rank") for e in entries_of(doc) if e["run"] in runs and e.get("rank") is not None}
+    for a in got:
+        for b in got:
+            if a == b:
+                continue
+            ra, rb = runs[a], runs[b]
+            if ra.mean < rb.mean and got[a] > got[b]:
+                report.differences.append(Difference(f"{board.where} · {a}", "rank (invariant)",
+                                                     f"≤ {got[b]} (rank of slower {b}, {rb.mean} ns)", got[a],
+                                                     f"its mean is {ra.mean} ns"))
+            if rules.faster_beyond_noise(ra, rb) and not got[a] < got[b]:
+                report.differences.append(Difference(f"{board.where} · {a}", "rank (invariant)",
+                                                     f"< {got[b]} (rank of {b}, slower beyond noise)", got[a]))
+
+
+def _speedup_doc(e: dict) -> dict | None:
+    sp = e.get("speedup")
+    return None if sp is None or sp.get("value") is None else sp
+
+
+def check_speedups(board: rules.Board, doc: dict, report: Report) -> None:
+    """speedup = reference mean / run mean for every ranked entry of a board with a reference, with "ci95"
+    when either run gave an interval, "rounding_bounds" when neither did but a resolution is stated."""
+    for e in entries_of(doc):
+        where = f"{board.where} · {e['run']}"
+        expected, got = board.speedup.get(e["run"]), _speedup_doc(e)
+        report.checked["speedup"] += 1
+        if expected is None or got is None:
+            if expected is not got:
+                report.differences.append(Difference(where, "speedup", expected, e.get("speedup")))
+            continue
+        if not close(expected["value"], got.get("value"), VALUE_TOLERANCE):
+            report.differences.append(Difference(where, "speedup.value", expected["value"], got.get("value")))
+        for kind in ("ci95", "rounding_bounds"):
+            if not close(expected[kind], got.get(kind), INTERVAL_TOLERANCE):
+                report.differences.append(Difference(where, f"speedup.{kind}", expected[kind], got.get(kind)))
+
+
+def check_implausible(board: rules.Board, doc: dict, report: Report) -> None:
+    """speedup ≥ implausible_speedup and the run not in reviewed_runs."""
+    for e in entries_of(doc):
+        expected = e["run"] in board.implausible
+        report.checked["implausible"] += 1
+        if bool(e.get("implausible")) != expected:
+            report.differences.append(Difference(f"{board.where} · {e['run']}", "implausible", expected,
+                                                 e.get("implausible")))
+
+
+def check_trends(board: rules.Board, doc: dict, report: Report) -> None:
+    """Each run against the implementation's previous passed run on the table (History)."""
+    for e in entries_of(doc) + history_of(doc):
+        where = f"{board.where} · {e['run']}"
+        expected, got = board.trend.get(e["run"]), e.get("trend")
+        report.checked["trend"] += 1
+        if expected is None or got is None:
+            if expected is not got:
+                report.differences.append(Difference(where, "trend", expected, got))
+            continue
+        for key, tolerance in (("previous", 0), ("verdict", 0), ("ratio", VALUE_TOLERANCE),
+                               ("ratio_ci95", INTERVAL_TOLERANCE), ("ratio_rounding_bounds", INTERVAL_TOLERANCE)):
+            if not close(expected[key], got.get(key), tolerance):
+                report.differences.append(Difference(where, f"trend.{key}", expected[key], got.get(key)))
+
+
+SUMMARY_FIELDS = (("suite", 0), ("attempted", 0), ("passed", 0), ("held_out_implausible", 0),
+                  ("held_out_runs", 0), ("fast_p_count", 0), ("fast_p", SHARE_TOLERANCE),
+                  ("faster_beyond_noise", 0), ("geomean_speedup", GEOMEAN_TOLERANCE), ("geomean_over", 0))
+
+
+def check_summary(where: str, expected: dict, got: dict, report: Report) -> None:
+    """One implementation on one host, level by level (Summaries: fast_p over the suite)."""
+    if sorted(expected["levels"]) != sorted(got.get("levels") or {}):
+        report.differences.append(Difference(where, "levels", sorted(expected["levels"]),
+                                             sorted(got.get("levels") or {})))
+    if got.get("host") != expected["host"]:
+        report.differences.append(Difference(where, "host", expected["host"], got.get("host")))
+    for level, s in expected["levels"].items():
+        g = (got.get("levels") or {}).get(level)
+        if g is None:
+            continue
+        for key, tolerance in SUMMARY_FIELDS:
+            report.checked["summary values"] += 1
+            e_value, g_value = s[key], g.get(key)
+            if key == "held_out_runs" and isinstance(g_value, list):
+                g_value = sorted(g_value)  # the about page gives them no order
+            if isinstance(e_value, dict):
+                same = isinstance(g_value, dict) and sorted(e_value) == sorted(g_value) and all(
+                    close(e_value[p], g_value[p], tolerance) for p in e_value)
+            else:
+                same = close(e_value, g_value, tolerance)
+            if not same:
+                report.differences.append(Difference(f"{where} · level {level}", key, e_value, g_value))
+
+
+def check_host(host: str, expected: list[dict], doc: dict | None, report: Report) -> None:
+    """The host's implementations (all but the reference), each summarised, in the site's order."""
+    if doc is None:
+        report.differences.append(Difference(f"host {host}", "host document", "present", "absent"))
+        return
+    got = list(doc.get("implementations") or [])
+    order_expected = [s["implementation"] for s in expected]
+    order_got = [s.get("implementation") for s in got]
+    if order_got != order_expected:
+        report.differences.append(Difference(f"host {host}", "implementations (order: fast_1, fast_0, name)",
+                                             order_expected, order_got))
+    by_label = {s.get("implementation"): s for s in got}
+    for s in expected:
+        if s["implementation"] in by_label:
+            check_summary(f"host {host} · {s['implementation']}", s, by_label[s["implementation"]], report)
+
+
+# --- All of it ------------------------------------------------------------------------------------------
+
+BOARD_RULES = (check_ranks, check_rank_invariants, check_speedups, check_implausible, check_trends)
+
+
+def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], hosts: dict[str, dict]) -> Report:
+    report = Report()
+    boards = boards_from_inputs(runs, problems, settings, report)
+    docs = {board_key(slug, b): b for slug, doc in problems.items() for b in doc.get("boards", [])}
+    for key in sorted(set(boards) | set(docs)):
+        board, doc = boards.get(key), docs.get(key)
+        check_board_membership(board, doc, key, report)
+        if board is None or doc is None:
+            continue
+        report.borderline += [f"{board.where}: {pair}" for pair in board.borderline]
+        for rule in BOARD_RULES:
+            rule(board, doc, report)
+    runs_of_problem: dict[str, list[Run]] = defaultdict(list)
+    for b in boards.values():
+        runs_of_problem[b.problem] += b.runs
+    levels = {slug: rules.problem_level(runs_of_problem.get(slug, [])) for slug in problems}
+    board_list = list(boards.values())
+    expected_hosts = sorted({b.host for b in board_list})
+    if sorted(hosts) != expected_hosts:
+        report.differences.append(Difference("hosts", "host documents", expected_hosts, sorted(hosts)))
+    for host in expected_hosts:
+        check_host(host, rules.host_summaries(host, board_list, levels, settings), hosts.get(host), report)
+    return report
+
+
+def recompute(content: Path, settings_file: Path | None, site: Path) -> Report:
+    problems, hosts = read_api(site)
+    return compare(read_runs(content), read_settings(settings_file), problems, hosts)

@@ -1,0 +1,339 @@
+"""The about page's rules, one function each, written from its text (content/pages/about.md) alone.
+
+Exact decisions are made on Fractions of the given nanoseconds; floats (math.exp, math.log) only where a
+formula needs exp(±1.96·sd) or a logarithm.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from fractions import Fraction
+
+from .inputs import Run, Settings
+
+Z = 1.96
+P_VALUES = {"0": Fraction(0), "1": Fraction(1), "1.5": Fraction(3, 2), "2": Fraction(2)}
+
+
+# --- Precision ------------------------------------------------------------------------------------------
+
+def resolution_stated(run: Run) -> bool:
+    return run.significant_figures is not None or run.step_ns is not None
+
+
+def rounding_step(run: Run) -> Fraction:
+    """The rounding step of the mean: 10^(digits(mean) − n) at n significant figures, the larger of that and
+    stepNs when both are stated, 0 when neither is."""
+    steps = []
+    if run.significant_figures is not None:
+        steps.append(Fraction(10) ** (len(str(abs(int(run.mean)))) - run.significant_figures))
+    if run.step_ns is not None:
+        steps.append(Fraction(run.step_ns))
+    return max(steps) if steps else Fraction(0)
+
+
+def half_step(run: Run) -> Fraction:
+    """h = step / 2, never more than 0.9 × mean."""
+    return min(rounding_step(run) / 2, Fraction(9, 10) * Fraction(run.mean))
+
+
+def relative_se(run: Run) -> float:
+    """s = (hi − lo) / 2 / 1.96 / mean; 0 without an interval."""
+    if run.ci95 is None:
+        return 0.0
+    lo, hi = run.ci95
+    return (hi - lo) / 2 / Z / run.mean
+
+
+# --- Comparing two runs ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ratio:
+    """a / b with its interval (see "Comparing two runs")."""
+
+    exact: Fraction
+    low: float
+    high: float
+    kind: str | None  # "ci95", "rounding_bounds" or None (no interval)
+    noiseless: bool  # sd == 0: decided exactly
+    low_exact: Fraction  # (a − h_a) / (b + h_b)
+    high_exact: Fraction  # (a + h_a) / (b − h_b)
+
+    def interval(self, kind: str) -> list[float] | None:
+        return [self.low, self.high] if self.kind == kind else None
+
+
+def ratio(a: Run, b: Run) -> Ratio:
+    s_a, s_b = relative_se(a), relative_se(b)
+    sd = math.sqrt(s_a * s_a + s_b * s_b)
+    h_a, h_b = half_step(a), half_step(b)
+    low_exact = (a.mean - h_a) / (b.mean + h_b)
+    high_exact = (a.mean + h_a) / (b.mean - h_b)
+    if a.ci95 is not None or b.ci95 is not None:
+        kind = "ci95"
+    elif resolution_stated(a) or resolution_stated(b):
+        kind = "rounding_bounds"
+    else:
+        kind = None
+    noiseless = _width(a) == 0 and _width(b) == 0
+    return Ratio(Fraction(a.mean, b.mean), float(low_exact) * math.exp(-Z * sd), float(high_exact) * math.exp(Z * sd),
+                 kind, noiseless, low_exact, high_exact)
+
+
+def _width(run: Run) -> int:
+    return 0 if run.ci95 is None else run.ci95[1] - run.ci95[0]
+
+
+def wholly_below_one(r: Ratio) -> bool:
+    """high < 1; without noise exactly: a + h_a < b − h_b."""
+    return r.high_exact < 1 if r.noiseless else r.high < 1
+
+
+def wholly_above_one(r: Ratio) -> bool:
+    """low > 1; without noise exactly: a − h_a > b + h_b."""
+    return r.low_exact > 1 if r.noiseless else r.low > 1
+
+
+def faster_beyond_noise(a: Run, b: Run) -> bool:
+    """A is faster than B beyond noise (or beyond rounding) when high of a / b is below 1."""
+    return wholly_below_one(ratio(a, b))
+
+
+def borderline(r: Ratio, tolerance: float = 1e-9) -> bool:
+    """A float decision this close to 1 may go either way by the order of the float operations."""
+    return not r.noiseless and (abs(r.high - 1) <= tolerance or abs(r.low - 1) <= tolerance)
+
+
+# --- History: current entries, previous runs, trends ----------------------------------------------------
+
+_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+
+
+def time_order(run: Run) -> tuple:
+    """Latest last: by observedAt (none counts as the earliest), then of the same time the name sorting last."""
+    return (run.observed_at is not None, run.observed_at or _EARLIEST, run.name)
+
+
+def implementation_of(run: Run) -> tuple[str, str]:
+    return run.label, run.implementation_digest
+
+
+def current_and_history(runs: list[Run]) -> tuple[list[Run], list[Run]]:
+    by_impl: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        by_impl[implementation_of(run)].append(run)
+    current = [max(group, key=time_order) for group in by_impl.values()]
+    names = {r.name for r in current}
+    return sorted(current, key=lambda r: r.name), sorted((r for r in runs if r.name not in names), key=lambda r: r.name)
+
+
+def previous_run(run: Run, runs: list[Run]) -> Run | None:
+    """The implementation's latest passed run on the table observed strictly before `run` (runs without
+    observedAt are not ordered in time: neither compared nor a previous run)."""
+    if run.observed_at is None or run.status != "passed":
+        return None
+    earlier = [p for p in runs if p.name != run.name and implementation_of(p) == implementation_of(run)
+               and p.status == "passed" and p.mean is not None
+               and p.observed_at is not None and p.observed_at < run.observed_at]
+    return max(earlier, key=time_order) if earlier else None
+
+
+def trend(run: Run, previous: Run) -> dict:
+    """change = run mean / previous mean with its interval; regressed above 1, improved below, else unchanged."""
+    r = ratio(run, previous)
+    verdict = "regressed" if wholly_above_one(r) else "improved" if wholly_below_one(r) else "unchanged"
+    return {"previous": previous.name, "ratio": float(r.exact), "ratio_ci95": r.interval("ci95"),
+            "ratio_rounding_bounds": r.interval("rounding_bounds"), "verdict": verdict}
+
+
+# --- Ranks ----------------------------------------------------------------------------------------------
+
+def ranks(ranked: list[Run]) -> dict[str, int]:
+    """rank(i) = 1 + |∪ faster(k) for every k with mean_k ≤ mean_i|, faster(k) = runs faster than k beyond noise."""
+    faster = {k.name: {j.name for j in ranked if j.name != k.name and faster_beyond_noise(j, k)} for k in ranked}
+    out = {}
+    for i in ranked:
+        union: set[str] = set()
+        for k in ranked:
+            if k.mean <= i.mean:
+                union |= faster[k.name]
+        out[i.name] = 1 + len(union)
+    return out
+
+
+# --- Speedups -------------------------------------------------------------------------------------------
+
+def reference_of(current: list[Run], mixed: frozenset[str], settings: Settings) -> Run | None:
+    """The table's current passed reference run; none when there are several (of different digests)."""
+    refs = [r for r in current if r.label == settings.reference and r.status == "passed" and r.name not in mixed]
+    return refs[0] if len(refs) == 1 else None
+
+
+def speedup(reference: Run, run: Run) -> dict:
+    if run.name == reference.name:
+        return {"value": 1.0, "ci95": None, "rounding_bounds": None}
+    r = ratio(reference, run)
+    return {"value": float(r.exact), "ci95": r.interval("ci95"), "rounding_bounds": r.interval("rounding_bounds")}
+
+
+def implausible(reference: Run, run: Run, settings: Settings) -> bool:
+    """speedup ≥ implausible_speedup (exactly, the setting read as the decimal it is written as), unreviewed."""
+    bound = Fraction(str(settings.implausible_speedup))
+    return Fraction(reference.mean, run.mean) >= bound and run.name not in settings.reviewed_runs
+
+
+# --- A board --------------------------------------------------------------------------------------------
+
+@dataclass
+class Board:
+    problem: str
+    workload: str
+    host: str
+    protocol: str
+    runs: list[Run]
+    mixed: frozenset[str]  # runs on another GPU (the API's mixed_hardware flag: not a statistical rule)
+    current: list[Run] = field(default_factory=list)
+    history: list[Run] = field(default_factory=list)
+    ranked: list[Run] = field(default_factory=list)
+    reference: Run | None = None
+    rank: dict[str, int] = field(default_factory=dict)
+    speedup: dict[str, dict] = field(default_factory=dict)  # run name → speedup document
+    speedup_exact: dict[str, Fraction] = field(default_factory=dict)
+    beyond_noise: dict[str, bool] = field(default_factory=dict)  # run faster than the reference beyond noise
+    implausible: set[str] = field(default_factory=set)
+    trend: dict[str, dict | None] = field(default_factory=dict)
+    borderline: list[str] = field(default_factory=list)  # float decisions within 1e-9 of 1
+
+    @property
+    def where(self) -> str:
+        return f"{self.problem} · {self.host} · {self.protocol} · {self.workload.removeprefix('sha256:')[:12]}"
+
+
+def make_board(problem: str, workload: str, host: str, protocol: str, runs: list[Run], mixed: frozenset[str],
+               settings: Settings) -> Board:
+    b = Board(problem, workload, host, protocol, runs, mixed)
+    b.current, b.history = current_and_history(runs)
+    b.ranked = [r for r in b.current if r.status == "passed" and r.mean is not None and r.name not in mixed]
+    for i in b.ranked:
+        for j in b.ranked:
+            if i.name != j.name and borderline(ratio(i, j)):
+                b.borderline.append(f"{i.name} / {j.name}")
+    b.rank = ranks(b.ranked)
+    b.reference = reference_of(b.current, mixed, settings)
+    if b.reference is not None:
+        for run in b.ranked:
+            b.speedup[run.name] = speedup(b.reference, run)
+            b.speedup_exact[run.name] = Fraction(b.reference.mean, run.mean)
+            b.beyond_noise[run.name] = run.name != b.reference.name and faster_beyond_noise(run, b.reference)
+            if implausible(b.reference, run, settings):
+                b.implausible.add(run.name)
+    for run in runs:
+        previous = previous_run(run, runs)
+        b.trend[run.name] = trend(run, previous) if previous is not None else None
+    return b
+
+
+# --- Summaries: fast_p over the suite -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Result:
+    """An implementation's result on a problem on a host."""
+
+    run: Run
+    board: Board
+    passed: bool  # passed, ranked and not held out as implausible
+    held_out: bool
+    speedup: Fraction | None
+
+    def order(self) -> tuple:  # "the best of them, if several tables"
+        return (self.passed, self.held_out, self.speedup is not None, self.speedup or 0, self.run.name)
+
+
+def result_on(board: Board, run: Run) -> Result:
+    ranked = run.name in board.rank
+    held_out = ranked and run.name in board.implausible
+    return Result(run, board, ranked and not held_out, held_out, board.speedup_exact.get(run.name))
+
+
+def problem_level(runs: list[Run]) -> str:
+    levels = {r.level for r in runs} - {"other"}
+    return min(levels, key=int) if levels else "other"
+
+
+def newest_workload(workloads: set[str], first_seen: dict[str, tuple]) -> str:
+    """The newest workload: the one observed first latest (then last latest, then by digest)."""
+    return max(workloads, key=lambda w: first_seen[w])
+
+
+def level_summary(suite: list[str], results: dict[str, Result]) -> dict:
+    counts = {p: 0 for p in P_VALUES}
+    beyond, logs, held = 0, [], []
+    attempted = passed = 0
+    for problem in suite:
+        result = results.get(problem)
+        if result is None:
+            continue
+        attempted += 1
+        if result.held_out:
+            held.append(result.run.name)
+        if not result.passed:
+            continue
+        passed += 1
+        run = result.run
+        for p, value in P_VALUES.items():
+            if p == "0":
+                counts[p] += 1
+            elif result.speedup is not None and Fraction(result.board.reference.mean) > value * run.mean:
+                counts[p] += 1
+        if result.speedup is not None:
+            logs.append(math.log(result.board.reference.mean) - math.log(run.mean))
+            beyond += result.board.beyond_noise[run.name]
+    n = len(suite)
+    return {
+        "suite": n, "attempted": attempted, "passed": passed,
+        "held_out_implausible": len(held), "held_out_runs": sorted(held),
+        "fast_p": {p: k / n for p, k in counts.items()}, "fast_p_count": counts,
+        "faster_beyond_noise": beyond,
+        "geomean_speedup": math.exp(math.fsum(logs) / len(logs)) if logs else None,
+        "geomean_over": len(logs),
+    }
+
+
+def host_summaries(host: str, boards: list[Board], levels: dict[str, str], settings: Settings) -> list[dict]:
+    """Each implementation other than the reference on the host, in the order the site ranks them."""
+    first_seen: dict[str, tuple] = {}
+    seen: dict[str, list[datetime]] = defaultdict(list)
+    for b in boards:
+        seen[b.workload] += [r.observed_at for r in b.runs if r.observed_at is not None]
+    for w, times in seen.items():
+        first_seen[w] = (min(times, default=_EARLIEST), max(times, default=_EARLIEST), w)
+    mine = [b for b in boards if b.host == host]
+    workloads: dict[str, set[str]] = defaultdict(set)
+    for b in mine:
+        workloads[b.problem].add(b.workload)
+    newest = {p: newest_workload(ws, first_seen) for p, ws in workloads.items()}
+    host_levels = sorted({levels[p] for p in workloads}, key=lambda x: (x == "other", int(x) if x != "other" else 0))
+    suites = {level: sorted(p for p, lv in levels.items() if lv == level) for level in host_levels}
+    suites["all"] = sorted(p for level in host_levels for p in suites[level])
+    results: dict[str, dict[str, Result]] = defaultdict(dict)
+    for b in mine:
+        if b.workload != newest[b.problem]:
+            continue
+        for run in b.current:
+            if run.label == settings.reference or run.name in b.mixed:
+                continue
+            result = result_on(b, run)
+            held = results[run.label].get(b.problem)
+            if held is None or result.order() > held.order():
+                results[run.label][b.problem] = result
+    labels = {r.label for b in mine for r in b.current if r.label != settings.reference and r.name not in b.mixed}
+    out = []
+    for label in labels:
+        out.append({"implementation": label, "host": host,
+                    "levels": {level: level_summary(suite, results[label]) for level, suite in suites.items()}})
+    out.sort(key=lambda s: (-s["levels"]["all"]["fast_p_count"]["1"], -s["levels"]["all"]["fast_p_count"]["0"],
+                            s["implementation"]))
+    return out
