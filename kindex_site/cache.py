@@ -1057,12 +1057,19 @@ class OutputKeys:
     def __init__(self, lb, base: str, problems: dict[str, ProblemKeys], pages_markdown: dict[str, str]):
         self.base = base
         order = [p.slug for p in lb.problems]
+        # Summaries count the whole suite, problems a page does not list included: the pages that
+        # show them are keyed by the summaries themselves as well (a few hundred values per host).
+        summaries_of: dict[str, list] = {}
+        for name, summaries in lb.summaries.items():
+            for s in summaries:
+                summaries_of.setdefault(s.implementation_slug, []).append(s)
         self.host: dict[str, str] = {}
         for name in lb.content.environments:
-            self.host[name] = _digest(base, name, *(f"{slug}:{problems[slug].host[name]}" for slug in order
-                                                    if name in problems[slug].host))
+            self.host[name] = _digest(base, name, repr(lb.summaries.get(name)),
+                                      *(f"{slug}:{problems[slug].host[name]}" for slug in order
+                                        if name in problems[slug].host))
         self.implementation = {
-            impl.slug: _digest(base, impl.slug, impl.label, *(
+            impl.slug: _digest(base, impl.slug, impl.label, repr(summaries_of.get(impl.slug)), *(
                 f"{slug}:{problems[slug].implementation[impl.slug]}" for slug in order
                 if impl.slug in problems[slug].implementation))
             for impl in lb.implementations}

@@ -376,7 +376,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
                 ranked = restored_ranking(kept[1], problem, runs) if kept is not None and kept[0] == key else None
                 if ranked is not None:
                     restored[slug] = kept[1]
-                state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, content, rules)))
+                state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, content, rules)), rules.reference)
             if memo is not None:
                 state.made_from = made_from
         keys[slug] = key
@@ -649,7 +649,7 @@ def _grouping(run: Run, known_problems: dict, label_slugs: dict[str, str]) -> tu
 class _ProblemState:
     """One problem's boards and workloads, made from the runs its key names, with maps by run."""
 
-    def __init__(self, key: str, boards: list[Board], workloads: list[Workload]):
+    def __init__(self, key: str, boards: list[Board], workloads: list[Workload], reference: str):
         self.key, self.boards, self.workloads = key, boards, workloads
         # (A resident builder's) what `key` was hashed from: the rules, the problem, the run objects
         # and their source files. Runs of a file kept unchanged are the same objects in the next build.
@@ -675,19 +675,18 @@ class _ProblemState:
             for host in w.hosts:
                 self.newest_on_host[host] = (utc(w.first_observed) if w.first_observed else "", w.digest)
         for host, (_, digest) in self.newest_on_host.items():
-            self.results[host] = _results([b for b in boards if b.host == host and b.workload == digest])
+            self.results[host] = _results([b for b in boards if b.host == host and b.workload == digest], reference)
 
 
-def _results(boards: list[Board]) -> list[tuple[str, Result]]:
+def _results(boards: list[Board], reference: str) -> list[tuple[str, Result]]:
     """Each implementation's Result on one problem on one host, from the host's tables of the
-    problem's newest workload there (the best passed run among them)."""
+    problem's newest workload there (the best passed run among them). The reference is what the
+    others are measured against, not one of them."""
     attempted: dict[str, list[tuple[Board, Entry]]] = {}
     for b in boards:
         for e in b.entries:
-            if e.is_reference or e.mixed_hardware:  # (another GPU is no attempt on this host)
+            if e.mixed_hardware or e.run.grouping[1] == reference:  # (another GPU is no attempt on this host)
                 continue
-            if b.reference is not None and e.implementation == b.reference.implementation:
-                continue  # (the reference is what the others are measured against)
             attempted.setdefault(e.implementation_slug, []).append((b, e))
     found = []
     for impl_slug, pairs in attempted.items():

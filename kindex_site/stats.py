@@ -82,8 +82,8 @@ class Speedup:
     # What the interval is: "ci95" (at least one side gave a 95% interval) or "rounding" (neither did:
     # the interval only bounds the sources' rounding); None without an interval.
     kind: str | None = None
-    # +1 when the interval lies wholly above 1, −1 wholly below, 0 otherwise (decided exactly when
-    # only rounding makes the interval).
+    # +1 when the interval (without one, the value) lies wholly above 1, −1 wholly below, 0 otherwise;
+    # decided exactly where no noise makes the interval.
     beyond: int = 0
 
     @property
@@ -103,11 +103,11 @@ class Speedup:
     @property
     def above_1(self) -> bool:
         """Beyond noise (or rounding) above 1: the interval lies wholly above 1 (without one, the value does)."""
-        return self.beyond > 0 if self.kind is not None else self.value > 1
+        return self.beyond > 0
 
     @property
     def below_1(self) -> bool:
-        return self.beyond < 0 if self.kind is not None else self.value < 1
+        return self.beyond < 0
 
 
 def ratio(numerator: Noise, denominator: Noise) -> Speedup:
@@ -124,8 +124,8 @@ def ratio(numerator: Noise, denominator: Noise) -> Speedup:
     value = a.value / b.value
     sd = math.hypot(a.relative_se, b.relative_se)
     if sd == 0:
-        if not a.half_step and not b.half_step:
-            return Speedup(value)
+        if not a.half_step and not b.half_step:  # no interval: the means alone, compared exactly
+            return Speedup(value, beyond=(a.value > b.value) - (a.value < b.value))
         # Exact: compared with 1 on the given nanoseconds (a + h_a < b − h_b), never in floats.
         low = Fraction(a.value - a.half_step) / (b.value + b.half_step)
         high = Fraction(a.value + a.half_step) / (b.value - b.half_step)
@@ -206,6 +206,9 @@ def trend_verdict(change: Speedup) -> str:
 
 
 def geometric_mean(values: list[float]) -> float | None:
+    """exp(mean of ln v); None for no values, and a lone value is itself (exp(ln v) may miss it by an ulp)."""
     if not values:
         return None
+    if len(values) == 1:
+        return values[0]
     return math.exp(math.fsum(math.log(v) for v in values) / len(values))

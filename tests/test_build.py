@@ -190,11 +190,15 @@ def test_home_page_counts_and_levels(project):
     html = project.page("")
     text = visible_text(html)
     assert "3 problems" in text and "1 timing host " in text and "3 runs" in text and "2 implementations" in text
-    headings = re.findall(r"<h3[^>]*>([^<]+)</h3>", html)
-    assert headings == ["Level 1", "Level 2", "Other problems"]
-    assert 'href="/problems/level1-1-square-matrix-multiplication/"' in html
-    assert 'href="/problems/fused-attention/"' in html
+    # A line per level on the home page, each leading to the level's page of problems.
+    levels = re.search(r'<ul class="levels">.*?</ul>', html, re.S).group(0)
+    assert [visible_text(li) for li in re.findall(r"<li>.*?</li>", levels)] == [
+        "Level 1 — 1 problem", "Level 2 — 1 problem", "Other problems — 1 problem"]
+    assert re.findall(r'href="([^"]+)"', levels) == ["/levels/1/", "/levels/2/", "/levels/other/"]
     assert "<title>Kernel Index</title>" in html
+    assert 'href="/problems/level1-1-square-matrix-multiplication/"' in project.page("levels/1")
+    assert 'href="/problems/fused-attention/"' in project.page("levels/other")
+    assert "<title>Other problems · Kernel Index</title>" in project.page("levels/other")
 
 
 def test_host_implementation_and_protocol_pages(project):
@@ -239,10 +243,12 @@ def test_config_file_and_flags(project):
     project.built()
     html = (project.root / "public/index.html").read_text()
     assert "<title>GPU &lt;Board&gt;</title>" in html
-    assert 'href="/board/problems/level2-84-gemm-batchnorm-scaling-softmax/"' in html
+    assert 'href="/board/levels/2/"' in html
+    assert 'href="/board/problems/level2-84-gemm-batchnorm-scaling-softmax/"' in (
+        project.root / "public/levels/2/index.html").read_text()
     assert 'href="/board/static/style.css"' in html
     project.built("--out", "other", "--base-url", "/")
-    assert 'href="/problems/' in (project.root / "other/index.html").read_text()
+    assert 'href="/problems/' in (project.root / "other/levels/2/index.html").read_text()
 
 
 def test_check_validates_without_writing(project):

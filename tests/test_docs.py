@@ -128,8 +128,10 @@ def test_the_built_about_page_states_the_rules(project):
     for formula in formulas():
         assert " ".join(formula.split()) in text, formula
     for sentence in [
-        "A is faster than B beyond noise when the interval of a / b lies wholly below 1.",
-        "rank = 1 + the number of runs in the table faster than it beyond noise",
+        "A is faster than B beyond noise (or beyond rounding) when high of a / b is below 1.",
+        "rank(i) = 1 + the number of runs in faster(k) for any run k whose mean is at most i's",
+        "fast_p = (number of problems of the suite it passed with speedup > p) / (number of problems of the suite)",
+        "a verdict drawn from it says \"beyond rounding\"",
         "1× (as fast as the reference) is marked by a dashed line.",
         "hollow when its interval crosses 1× (within noise)",
         "A cell is coloured only when some implementation in that table beats the reference beyond noise",

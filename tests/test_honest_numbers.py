@@ -49,7 +49,7 @@ def test_speedup_and_its_interval_by_the_delta_method(project):
     got = entries(project)
     assert got["Triton kernel"]["speedup"]["value"] == 2.0
     assert got["Triton kernel"]["speedup"]["ci95"] == pytest.approx([1.95595, 2.04504], rel=1e-5)
-    assert got["PyTorch eager"]["speedup"] == {"value": 1.0, "ci95": [1.0, 1.0]}
+    assert got["PyTorch eager"]["speedup"] == {"value": 1.0, "ci95": None, "rounding_bounds": None}  # exactly 1
     # Without an interval of its own, only the reference's noise (rel. se 40000/1.96/2e6) widens it.
     assert got["No CI kernel"]["speedup"]["value"] == 0.5
     assert got["No CI kernel"]["speedup"]["ci95"] == pytest.approx([0.490099, 0.510101], rel=1e-5)
@@ -157,8 +157,9 @@ def test_run_on_another_gpu_is_marked_unranked_and_left_out_of_summaries(project
     assert rows[3][:2] == ["—", "Triton kernel (77777777) other GPU"]
     host = project.api("hosts/h.json")
     [summary] = host["implementations"]
-    assert summary["implementation"] == "Triton kernel" and summary["problems"] == 1
-    assert summary["geomean_speedup"] == 2.0  # from the H100 run alone, not the H200 one
+    everything = summary["levels"]["all"]
+    assert summary["implementation"] == "Triton kernel" and everything["passed"] == 1
+    assert everything["geomean_speedup"] == 2.0  # from the H100 run alone, not the H200 one
 
 
 @pytest.mark.parametrize("recorded, product, form_factor, same", [
@@ -177,35 +178,49 @@ def test_mixed_hardware_rules(recorded, product, form_factor, same):
     assert same_gpu(recorded, product, form_factor) is same
 
 
-def test_host_summary_geomean_fast1_and_share(project):
-    def problem(n: int, impl: str, mean: int, ci) -> dict:
-        doc = timed("h", impl, mean, ci)
-        doc["run"]["metadata"]["name"] = f"p{n}-{impl.split()[0].lower()}"
-        doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level1/{n}_Problem_{n}.py"
-        doc["run"]["spec"]["workloadDigest"] = f"sha256:{n:064x}"
+def test_host_summary_is_kernelbench_fast_p_over_the_whole_suite_per_level(project):
+    def problem(level: int, n: int, impl: str, mean: int, ci, status: str = "passed") -> dict:
+        doc = timed("h", impl, mean, ci, status=status)
+        doc["run"]["metadata"]["name"] = f"l{level}-p{n}-{impl.split()[0].lower()}"
+        doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level{level}/{n}_Problem_{n}.py"
+        doc["run"]["spec"]["workloadDigest"] = f"sha256:{level:032x}{n:032x}"
         return doc
 
     project.write("content/a.json", [
-        problem(1, "PyTorch eager", 2_000_000, (1_990_000, 2_010_000)),
-        problem(1, "Triton kernel", 1_000_000, (990_000, 1_010_000)),   # 2× and clearly faster
-        problem(2, "PyTorch eager", 1_000_000, (990_000, 1_010_000)),
-        problem(2, "Triton kernel", 2_000_000, (1_990_000, 2_010_000)),  # 0.5×
-        problem(3, "PyTorch eager", 1_000_000, (900_000, 1_100_000)),
-        problem(3, "Triton kernel", 990_000, (890_000, 1_090_000)),      # 1.01×, inside the noise
+        problem(1, 1, "PyTorch eager", 2_000_000, (1_990_000, 2_010_000)),
+        problem(1, 1, "Triton kernel", 1_000_000, (990_000, 1_010_000)),   # 2×, clearly faster
+        problem(1, 2, "PyTorch eager", 1_000_000, (990_000, 1_010_000)),
+        problem(1, 2, "Triton kernel", 2_000_000, (1_990_000, 2_010_000)),  # 0.5×: slow, and counted
+        problem(1, 3, "PyTorch eager", 1_000_000, (900_000, 1_100_000)),
+        problem(1, 3, "Triton kernel", 990_000, (890_000, 1_090_000)),      # 1.0101×, inside the noise
+        problem(1, 4, "PyTorch eager", 1_000_000, (990_000, 1_010_000)),    # not attempted: not fast
+        problem(2, 1, "PyTorch eager", 1_000_000, (990_000, 1_010_000)),
+        problem(2, 1, "Triton kernel", 500_000, None, status="failed"),     # failed: not fast
     ])
     project.built()
     [summary] = project.api("hosts/h.json")["implementations"]
-    assert summary["problems"] == 3
-    assert summary["geomean_speedup"] == pytest.approx((2 * 0.5 * (1_000_000 / 990_000)) ** (1 / 3), rel=1e-5)
-    assert summary["fast_1"] == pytest.approx(1 / 3, rel=1e-5)
-    assert summary["faster_share"] == pytest.approx(2 / 3, rel=1e-5)
+    level1, level2, everything = (summary["levels"][g] for g in ("1", "2", "all"))
+    assert list(summary["levels"]) == ["1", "2", "all"]
+    assert (level1["suite"], level1["attempted"], level1["passed"]) == (4, 3, 3)
+    assert (level2["suite"], level2["attempted"], level2["passed"]) == (1, 1, 0)
+    assert (everything["suite"], everything["attempted"], everything["passed"]) == (5, 4, 3)
+    # KernelBench's fast_p: the point speedup above p, over the whole suite. 2× > 1 and > 1.5 but not > 2;
+    # 1.0101× > 1 (within noise or not); 0.5× is not.
+    assert level1["fast_p_count"] == {"0": 3, "1": 2, "1.5": 1, "2": 0}
+    assert level1["fast_p"] == {"0": 3 / 4, "1": 2 / 4, "1.5": 1 / 4, "2": 0.0}
+    assert everything["fast_p"] == {"0": 3 / 5, "1": 2 / 5, "1.5": 1 / 5, "2": 0.0}
+    assert level1["faster_beyond_noise"] == 1  # the site's own, stricter count
+    assert everything["geomean_speedup"] == pytest.approx((2 * 0.5 * (1_000_000 / 990_000)) ** (1 / 3), rel=1e-12)
+    assert everything["geomean_over"] == 3
     host_page = tables(project.page("hosts/h"))
-    row = next(t for t in host_page if "Speedups on" in t["caption"])["rows"][1]
-    # Attempted 3, passed 3; fast_0 3/3, fast_1 and fast_1.5 1/3 (2× with interval 1.977–2.023), fast_2 0/3.
-    assert row == ["Triton kernel", "3", "3", "100%", "33%", "33%", "0%", "1.00", "67%"]
+    row = next(t for t in host_page if t["caption"].startswith("Level 1 on Host h"))["rows"][1]
+    assert row == ["Triton kernel", "3", "3 (75%)", "2 (50%)", "1 (25%)", "0 (0%)", "1 (25%)", "1.00 over 3", "0"]
+    row = next(t for t in host_page if t["caption"].startswith("All levels on Host h"))["rows"][1]
+    assert row == ["Triton kernel", "4", "3 (60%)", "2 (40%)", "1 (20%)", "0 (0%)", "1 (20%)", "1.00 over 3", "0"]
     impl_page = tables(project.page("implementations/triton-kernel"))
-    assert next(t for t in impl_page if "within each host" in t["caption"])["rows"][1] == \
-        ["Host h", "3", "3", "100%", "33%", "33%", "0%", "1.00", "67%"]
+    assert next(t for t in impl_page if "All levels, within each host" in t["caption"])["rows"][1] == \
+        ["Host h", "4", "3 (60%)", "2 (40%)", "1 (20%)", "0 (0%)", "1 (20%)", "1.00 over 3", "0"]
+    assert "fast_p against p" in project.page("hosts/h")
 
 
 def test_problem_page_speedup_matrix_is_within_host(project):

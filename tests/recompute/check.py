@@ -52,7 +52,10 @@ class Report:
         for d in self.differences:
             by_kind[d.what.split("[")[0].split(".")[0]] += 1
         lines.append(f"by field: {dict(sorted(by_kind.items()))}")
-        lines += [f"  {d}" for d in self.differences[:limit]]
+        # The first difference of each field, then the others in order: every kind is seen.
+        firsts = list({d.what: d for d in reversed(self.differences)}.values())[::-1]
+        shown = (firsts + [d for d in self.differences if d not in firsts])[:limit]
+        lines += [f"  {d}" for d in sorted(shown, key=self.differences.index)]
         if len(self.differences) > limit:
             lines.append(f"  … and {len(self.differences) - limit} more")
         return "\n".join(lines)
@@ -141,9 +144,19 @@ def check_board_membership(board: rules.Board | None, doc: dict | None, key: tup
     runs = {r.name: r for r in board.runs}
     for e in entries_of(doc) + history_of(doc):
         run = runs.get(e["run"])
-        if run is not None and "implementation" in e and e["implementation"] != run.label:
+        if run is not None and "implementation" in e and not same_label(run, e["implementation"]):
             report.differences.append(Difference(f"{where} · {run.name}", "implementation", run.label,
                                                  e["implementation"]))
+
+
+def same_label(run: Run, shown: str) -> bool:
+    """The title's implementation, or (where a table holds two implementations of one label) that label with
+    the start of its implementationDigest: "PyTorch eager (d93662a4)"."""
+    if shown == run.label:
+        return True
+    digest = run.implementation_digest.removeprefix("sha256:")
+    prefix, _, rest = shown.rpartition(" (")
+    return prefix == run.label and rest.endswith(")") and len(rest) > 4 and digest.startswith(rest[:-1])
 
 
 def check_ranks(board: rules.Board, doc: dict, report: Report) -> None:
@@ -284,9 +297,33 @@ def check_host(host: str, expected: list[dict], doc: dict | None, report: Report
 BOARD_RULES = (check_ranks, check_rank_invariants, check_speedups, check_implausible, check_trends)
 
 
-def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], hosts: dict[str, dict]) -> Report:
-    report = Report()
+@dataclass
+class Expected:
+    """What the rules give: every board, and each host's summaries in order."""
+
+    boards: dict[tuple, rules.Board]
+    summaries: dict[str, list[dict]]
+
+
+def expect(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], report: Report) -> Expected:
     boards = boards_from_inputs(runs, problems, settings, report)
+    runs_of_problem: dict[str, list[Run]] = defaultdict(list)
+    for b in boards.values():
+        runs_of_problem[b.problem] += b.runs
+    levels = {slug: rules.problem_level(runs_of_problem.get(slug, [])) for slug in problems}
+    board_list = list(boards.values())
+    return Expected(boards, {host: rules.host_summaries(host, board_list, levels, settings)
+                             for host in sorted({b.host for b in board_list})})
+
+
+def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], hosts: dict[str, dict],
+            expected: Expected | None = None) -> Report:
+    """Every rule's values against the API documents (`expected`, if given, is `expect`'s for these runs
+    and problems: the boards do not depend on the values compared)."""
+    report = Report()
+    if expected is None:
+        expected = expect(runs, settings, problems, report)
+    boards = expected.boards
     docs = {board_key(slug, b): b for slug, doc in problems.items() for b in doc.get("boards", [])}
     for key in sorted(set(boards) | set(docs)):
         board, doc = boards.get(key), docs.get(key)
@@ -296,16 +333,10 @@ def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict],
         report.borderline += [f"{board.where}: {pair}" for pair in board.borderline]
         for rule in BOARD_RULES:
             rule(board, doc, report)
-    runs_of_problem: dict[str, list[Run]] = defaultdict(list)
-    for b in boards.values():
-        runs_of_problem[b.problem] += b.runs
-    levels = {slug: rules.problem_level(runs_of_problem.get(slug, [])) for slug in problems}
-    board_list = list(boards.values())
-    expected_hosts = sorted({b.host for b in board_list})
-    if sorted(hosts) != expected_hosts:
-        report.differences.append(Difference("hosts", "host documents", expected_hosts, sorted(hosts)))
-    for host in expected_hosts:
-        check_host(host, rules.host_summaries(host, board_list, levels, settings), hosts.get(host), report)
+    if sorted(hosts) != sorted(expected.summaries):
+        report.differences.append(Difference("hosts", "host documents", sorted(expected.summaries), sorted(hosts)))
+    for host, summaries in expected.summaries.items():
+        check_host(host, summaries, hosts.get(host), report)
     return report
 
 

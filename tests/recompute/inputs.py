@@ -16,6 +16,7 @@ class Run:
     """What the rules need of one bundle {"run", "protocol", "environment"}."""
 
     name: str
+    title: str
     label: str  # the implementation's label: the title's second " · " part
     implementation_digest: str
     status: str
@@ -97,6 +98,7 @@ def run_of(bundle: dict, file: str = "") -> Run:
     resolution = ((protocol.get("spec") or {}).get("measurement") or {}).get("resolution") or {}
     return Run(
         name=run["metadata"]["name"],
+        title=run["metadata"].get("title", ""),
         label=_label(run),
         implementation_digest=spec["implementationDigest"],
         status=spec["status"],

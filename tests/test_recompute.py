@@ -1,0 +1,231 @@
+"""Every statistical value of the JSON API, recomputed from the raw inputs by the about page's rules.
+
+The rules are written again in tests/recompute/ from the text of content/pages/about.md ("Precision",
+"Comparing two runs", "Speedups", "Summaries: fast_p over the suite", "Ranks", "History") without the
+product's code: nothing there imports kindex_site. The site is built through the real command.
+
+- the bundled site: every board's ranks, ties, speedups and their intervals, implausible flags, trends,
+  and every host's summaries, with zero differences;
+- a small site whose content exercises what the bundled one does not (trends, no interval at all,
+  stepNs, several references, a failed reference, a reviewed run, two workloads, the "other" level);
+- the comparison fails when it should: API documents written from the rules pass, and each tampered
+  value in a copy of them is reported;
+- the rules reproduce the about page's own worked examples.
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from recompute import rules, synthetic
+from recompute.check import compare, recompute
+from recompute.ideal import ideal_api, problem_key
+from recompute.inputs import Run, read_runs, read_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def build(content: Path, config: Path, out: Path) -> None:
+    """`kindex-site build` in a subprocess: the product's modules never enter this process."""
+    exe = Path(sys.executable).parent / "kindex-site"
+    command = [str(exe)] if exe.is_file() else [
+        sys.executable, "-c", "import sys; from kindex_site.cli import main; sys.exit(main(sys.argv[1:]))"]
+    done = subprocess.run([*command, "build", "--config", str(config), "--content", str(content), "--out", str(out)],
+                          cwd=out.parent, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"build failed:\n{done.stdout}\n{done.stderr}"
+
+
+@pytest.fixture(scope="session")
+def bundled_site(tmp_path_factory) -> Path:
+    """This repository's content/ and kindex.toml, built once per session."""
+    site = tmp_path_factory.mktemp("recompute-bundled") / "site"
+    build(ROOT / "content", ROOT / "kindex.toml", site)
+    return site
+
+
+def test_every_statistic_of_the_bundled_site_follows_the_about_page(bundled_site):
+    report = recompute(ROOT / "content", ROOT / "kindex.toml", bundled_site)
+    assert report.checked["boards"] > 1000 and report.checked["summary values"] > 100, report.summary()
+    if report.differences:
+        pytest.fail(report.summary(20), pytrace=False)
+
+
+def test_the_rules_the_bundled_content_does_not_exercise_hold_on_a_small_site(tmp_path):
+    content, settings = synthetic.write(tmp_path)
+    build(content, settings, tmp_path / "site")
+    report = recompute(content, settings, tmp_path / "site")
+    assert report.checked["boards"] >= 8, report.summary()
+    if report.differences:
+        pytest.fail(report.summary(20), pytrace=False)
+
+
+# --- The comparison can fail ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def ideal(tmp_path_factory):
+    """The synthetic content's runs and settings, and API documents written from the rules."""
+    content, settings_file = synthetic.write(tmp_path_factory.mktemp("recompute-ideal"))
+    runs, settings = read_runs(content), read_settings(settings_file)
+    problems, hosts, expected = ideal_api(runs, settings, problem_key)
+    return runs, settings, problems, hosts, expected
+
+
+def _entry(problems: dict, run: str) -> dict:
+    for doc in problems.values():
+        for board in doc["boards"]:
+            for e in board["entries"] + board["history"]:
+                if e["run"] == run:
+                    return e
+    raise KeyError(run)
+
+
+def _board(problems: dict, run: str) -> dict:
+    return next(b for doc in problems.values() for b in doc["boards"]
+                if any(e["run"] == run for e in b["entries"] + b["history"]))
+
+
+def _summary(hosts: dict, host: str, implementation: str, level: str = "all") -> dict:
+    return next(s for s in hosts[host]["implementations"] if s["implementation"] == implementation)["levels"][level]
+
+
+def _scale(value, factor):
+    return [v * factor for v in value] if isinstance(value, list) else value * factor
+
+
+def _set(key, value):
+    def change(d):
+        d[key] = value
+    return change
+
+
+def _move_history_run_to_entries(problems, hosts):
+    board = _board(problems, "alpha-a-1")
+    board["entries"].append(next(e for e in board["history"] if e["run"] == "alpha-a-1"))
+    board["history"] = [e for e in board["history"] if e["run"] != "alpha-a-1"]
+
+
+def _swap_first_two(problems, hosts):
+    impls = hosts["h1"]["implementations"]
+    impls[0], impls[1] = impls[1], impls[0]
+
+
+TAMPERINGS = {
+    # name: (change of the documents, the field the difference names, a text the difference holds)
+    "speedup value": (lambda p, h: _entry(p, "alpha-b")["speedup"].update(
+        value=_entry(p, "alpha-b")["speedup"]["value"] * (1 + 1e-10)), "speedup.value", "alpha-b"),
+    "speedup ci95": (lambda p, h: _entry(p, "alpha-b")["speedup"].update(
+        ci95=_scale(_entry(p, "alpha-b")["speedup"]["ci95"], 1 + 1e-7)), "speedup.ci95", "alpha-b"),
+    "rounding bounds called ci95": (lambda p, h: _entry(p, "beta-h2-a")["speedup"].update(
+        ci95=_entry(p, "beta-h2-a")["speedup"]["rounding_bounds"], rounding_bounds=None), "speedup.ci95", "beta-h2-a"),
+    "speedup left out": (lambda p, h: _set("speedup", None)(_entry(p, "beta-a-2")), "speedup", "beta-a-2"),
+    "speedup on a table with several references": (lambda p, h: _set("speedup", {
+        "value": 2.0, "ci95": None, "rounding_bounds": None})(_entry(p, "delta-a")), "speedup", "delta-a"),
+    "rank": (lambda p, h: _set("rank", _entry(p, "alpha-e")["rank"] - 1)(_entry(p, "alpha-e")), "rank", "alpha-e"),
+    "tied": (lambda p, h: _set("tied", not _entry(p, "alpha-c-2")["tied"])(_entry(p, "alpha-c-2")), "tied",
+             "alpha-c-2"),
+    "implausible": (lambda p, h: _set("implausible", True)(_entry(p, "alpha-slow")), "implausible", "alpha-slow"),
+    "reviewed run flagged": (lambda p, h: _set("implausible", True)(_entry(p, synthetic.REVIEWED)), "implausible",
+                             synthetic.REVIEWED),
+    "trend verdict": (lambda p, h: _entry(p, "alpha-c-2")["trend"].update(verdict="unchanged"), "trend.verdict",
+                      "alpha-c-2"),
+    "trend previous": (lambda p, h: _entry(p, "alpha-a-3")["trend"].update(previous="alpha-a-2"), "trend.previous",
+                       "alpha-a-3"),
+    "trend ratio": (lambda p, h: _entry(p, "beta-a-2")["trend"].update(
+        ratio=_entry(p, "beta-a-2")["trend"]["ratio"] * (1 + 1e-10)), "trend.ratio", "beta-a-2"),
+    "trend rounding bounds": (lambda p, h: _entry(p, "alpha-d-2")["trend"].update(
+        ratio_rounding_bounds=None), "trend.ratio_rounding_bounds", "alpha-d-2"),
+    "trend invented": (lambda p, h: _set("trend", {"previous": "alpha-touch-1", "ratio": 1.0, "ratio_ci95": None,
+                                                  "ratio_rounding_bounds": None, "verdict": "unchanged"})(
+        _entry(p, "alpha-touch-1")), "trend", "alpha-touch-1"),
+    "reference": (lambda p, h: _set("reference", "delta-eager-1")(_board(p, "delta-a")), "reference", "delta"),
+    "current entry": (_move_history_run_to_entries, "entries (current runs)", "alpha"),
+    "suite": (lambda p, h: _summary(h, "h1", "A", "1").update(suite=3), "suite", "level 1"),
+    "attempted": (lambda p, h: _summary(h, "h1", "A").update(attempted=0), "attempted", "h1 · A"),
+    "fast_p count": (lambda p, h: _summary(h, "h1", "A")["fast_p_count"].update(
+        {"1.5": _summary(h, "h1", "A")["fast_p_count"]["1.5"] + 1}), "fast_p_count", "h1 · A"),
+    "fast_p share": (lambda p, h: _summary(h, "h1", "A")["fast_p"].update(
+        {"1": _summary(h, "h1", "A")["fast_p"]["1"] + 1e-9}), "fast_p", "h1 · A"),
+    "faster beyond noise": (lambda p, h: _summary(h, "h1", "A").update(faster_beyond_noise=0), "faster_beyond_noise",
+                            "h1 · A"),
+    "geomean": (lambda p, h: _summary(h, "h1", "A").update(
+        geomean_speedup=_summary(h, "h1", "A")["geomean_speedup"] * (1 + 1e-6)), "geomean_speedup", "h1 · A"),
+    "geomean coverage": (lambda p, h: _summary(h, "h1", "A").update(geomean_over=1), "geomean_over", "h1 · A"),
+    "held-out runs": (lambda p, h: _summary(h, "h1", "G").update(held_out_runs=[]), "held_out_runs", "h1 · G"),
+    "held-out count": (lambda p, h: _summary(h, "h1", "G").update(held_out_implausible=0), "held_out_implausible",
+                       "h1 · G"),
+    "order": (_swap_first_two, "implementations (order: fast_1, fast_0, name)", "h1"),
+}
+
+
+def test_documents_written_from_the_rules_pass_and_cover_each_rule(ideal):
+    runs, settings, problems, hosts, expected = ideal
+    report = compare(runs, settings, problems, hosts, expected)
+    assert not report.differences, report.summary()
+    entries = [e for doc in problems.values() for b in doc["boards"] for e in b["entries"] + b["history"]]
+    # The synthetic content exercises every branch of the rules it claims to.
+    assert {e["trend"]["verdict"] for e in entries if e["trend"]} == {"improved", "regressed", "unchanged"}
+    speedups = [e["speedup"] for e in entries if e["speedup"]]
+    assert any(s["ci95"] for s in speedups) and any(s["rounding_bounds"] for s in speedups)
+    assert any(not s["ci95"] and not s["rounding_bounds"] and s["value"] != 1.0 for s in speedups)
+    assert any(e["tied"] for e in entries) and any(e["implausible"] for e in entries)
+    assert any(b["reference"] is None and len(b["entries"]) > 1 for doc in problems.values() for b in doc["boards"])
+    summaries = [s for host in hosts.values() for s in host["implementations"]]
+    assert any(s["levels"]["all"]["held_out_implausible"] for s in summaries)
+    assert any("other" in s["levels"] for s in summaries)
+    # The union rule decides a rank here: E's own "faster beyond noise" set is empty, C's (a faster mean) is not.
+    alpha = expected.boards[next(k for k in expected.boards if k[0] == "alpha" and k[2] == "h1")]
+    e_run, c_run = (next(r for r in alpha.ranked if r.name == n) for n in ("alpha-e", "alpha-c-2"))
+    assert not any(rules.faster_beyond_noise(r, e_run) for r in alpha.ranked)
+    assert alpha.rank["alpha-e"] >= alpha.rank["alpha-c-2"] > 1 and c_run.mean < e_run.mean
+
+
+@pytest.mark.parametrize("name", sorted(TAMPERINGS))
+def test_a_tampered_value_is_reported(ideal, name):
+    runs, settings, problems, hosts, expected = ideal
+    change, what, where = TAMPERINGS[name]
+    problems, hosts = copy.deepcopy(problems), copy.deepcopy(hosts)
+    change(problems, hosts)
+    report = compare(runs, settings, problems, hosts, expected)
+    found = [d for d in report.differences if d.what == what and where in str(d)]
+    assert found, f"{name} not reported as {what} at {where}: {report.summary()}"
+
+
+# --- The about page's own examples ----------------------------------------------------------------------
+
+def _run(mean: int, ci=None, figures: int | None = 3, step_ns: int | None = None, name: str = "r") -> Run:
+    return Run(name=name, title="", label="x", implementation_digest="d", status="passed", mean=mean,
+               ci95=ci, observed_at=None, host="h", protocol="p", workload="w", significant_figures=figures,
+               step_ns=step_ns, level="1", file="")
+
+
+def test_the_rules_give_the_about_pages_examples():
+    # 4.94 ms to three figures: step 0.01 ms, h = 0.005 ms; stepNs when larger; never more than 0.9 × mean.
+    assert rules.rounding_step(_run(4_940_000)) == 10_000 and rules.half_step(_run(4_940_000)) == 5_000
+    assert rules.half_step(_run(4_940_000, step_ns=50_000)) == 25_000
+    assert rules.half_step(_run(4_940_000, figures=None)) == 0
+    assert rules.half_step(_run(10, figures=None, step_ns=100)) == 9
+    assert rules.half_step(_run(12, figures=3)) == Fraction(1, 20)
+    # Two means that touch at their rounding bounds (4.94 ms and 4.95 ms to three figures) are not told apart.
+    a, b, c = _run(4_940_000, name="a"), _run(4_950_000, name="b"), _run(4_960_000, name="c")
+    assert not rules.faster_beyond_noise(a, b) and rules.faster_beyond_noise(a, c)
+    assert rules.ranks([a, b]) == {"a": 1, "b": 1}
+    # Without noise or rounding the means decide; the ratio has no interval.
+    plain = [_run(900, figures=None, name="x"), _run(1000, figures=None, name="y")]
+    assert rules.ratio(*plain).kind is None and rules.ranks(plain) == {"x": 1, "y": 2}
+    # The kind of interval: a CI from either run; rounding bounds from neither.
+    assert rules.ratio(a, _run(4_950_000, ci=(4_900_000, 5_000_000))).kind == "ci95"
+    assert rules.speedup(b, a)["rounding_bounds"] == [4_945_000 / 4_945_000, 4_955_000 / 4_935_000]
+    # The reference's own speedup is exactly 1, with no interval.
+    assert rules.speedup(a, a) == {"value": 1.0, "ci95": None, "rounding_bounds": None}
+    # A 10× speedup is implausible (≥), a slow one never.
+    settings = read_settings(None)
+    assert rules.implausible(_run(10_000_000), _run(1_000_000), settings)
+    assert not rules.implausible(_run(1_000_000), _run(100_000_000), settings)
+    # fast_p compares exactly: a speedup of exactly 1.5 is not > 1.5.
+    assert not Fraction(3_000_000) > Fraction(3, 2) * 2_000_000
