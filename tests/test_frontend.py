@@ -18,6 +18,7 @@ import pytest
 
 from conftest import SEED, bundle, read_html, tables, visible_text
 from kindex_site import charts
+from kindex_site.numbers import format_ratio
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "static" / "kindex.js"
@@ -268,17 +269,42 @@ def test_distribution_charts_on_host_and_implementation_pages(site):
     [svg] = re.findall(r"<svg class=\"chart dist\".*?</svg></svg>", host, re.S)
     labels = [t.text for t in _svg(svg).iter(f"{SVG}text") if t.get("class") is None]
     notes = [t.text for t in _svg(svg).iter(f"{SVG}text") if t.get("class") == "note"]
-    assert labels == ["CUDA kernel", "Rough kernel", "torch.compile default", "Triton kernel"]
-    assert notes[0].startswith("6 problems, geometric mean") and notes[1].startswith("1 problem, ")
+    api = site.api("hosts/gpu-a.json")["implementations"]  # in the summaries' one order
+    with_speedups = [s for s in api if s["levels"]["all"]["geomean_over"]]
+    assert labels == [s["implementation"] for s in with_speedups]
+    for note, s in zip(notes, with_speedups):
+        n, suite = s["levels"]["all"]["geomean_over"], s["levels"]["all"]["suite"]
+        assert note.startswith(f"{n} problem{'s' if n != 1 else ''} of {suite} passed, geometric mean")
     impl = site.page("implementations/triton-kernel")
     [svg] = re.findall(r"<svg class=\"chart dist\".*?</svg></svg>", impl, re.S)
     labels = [t.text for t in _svg(svg).iter(f"{SVG}text") if t.get("class") is None]
     notes = [t.text for t in _svg(svg).iter(f"{SVG}text") if t.get("class") == "note"]
     assert labels == ["Host gpu-a", "Host gpu-b"]
-    summary = next(t for t in tables(impl) if "within each host" in t["caption"])
-    assert summary["rows"][1][:2] == ["Host gpu-a", "8"]  # both workloads of level 1 #1 count
-    assert notes[0].startswith("8 problems") and notes[1].startswith("6 problems")  # as in the summary table
+    summary = next(t for t in tables(impl) if "All levels, within each host" in t["caption"])
+    triton = next(s for s in api if s["implementation"] == "Triton kernel")["levels"]["all"]
+    assert summary["rows"][1][:3] == ["Host gpu-a", str(triton["attempted"]), f"{triton['passed']} " + summary["rows"][1][2].split(" ", 1)[1]]
+    assert notes[0].startswith(f"{triton['geomean_over']} problems of {triton['suite']} passed")  # as in the summary table
     assert "<svg" not in site.page("implementations/pytorch-eager")  # the reference: no speedups to show
+
+
+def test_fast_p_chart_draws_a_line_per_implementation_readable_without_script(site):
+    host = site.page("hosts/gpu-a")
+    [figure] = re.findall(r'<figure class="fastp">.*?</figure>', host, re.S)
+    api = site.api("hosts/gpu-a.json")["implementations"]
+    svg = _svg(re.search(r"(<svg class=\"chart fastp\".*?)<figcaption>", figure, re.S).group(1))
+    lines = [p for p in svg.iter(f"{SVG}path") if (p.get("class") or "").startswith("fp ")]
+    assert len(lines) == len(api)
+    legend = [visible_text(li) for li in re.findall(r"<li>.*?</li>", figure, re.S)]
+    for item, s in zip(legend, api):
+        everything = s["levels"]["all"]
+        assert item == (f"{s['implementation']} fast_0 {everything['fast_p_count']['0']}, "
+                        f"fast_1 {everything['fast_p_count']['1']} of {everything['suite']}")
+    # Each line starts at fast_0 of the passed with a speedup (p = 0) and falls one step per speedup.
+    first = api[0]["levels"]["all"]
+    start = float(re.match(r"M0 ([\d.]+)", lines[0].get("d")).group(1))
+    top, bottom = 18, charts.FASTP_H - 22
+    assert start == pytest.approx(bottom - (bottom - top) * first["geomean_over"] / first["suite"], abs=0.06)
+    assert lines[0].get("d").count("V") == min(first["geomean_over"], lines[0].get("d").count("V"))
 
 
 def test_chart_text_is_escaped(project):
@@ -374,35 +400,37 @@ def api_problems_with_a_win(site) -> list[str]:
     return found
 
 
-def test_home_headline_orders_implementations_per_host_by_geometric_mean(site):
+def test_home_headline_ranks_by_fast_1_over_the_suite_per_level(site):
     html = site.page("")
     text = visible_text(html)
-    assert text.index("Which implementation is best on which GPU?") < text.index("Newest runs") < text.index("Level 1")
+    assert text.index("Which implementation is best on which GPU?") < text.index("Newest runs")
     cards = re.findall(r'<section class="host-card" aria-labelledby="best-([^"]+)">(.*?)</section>', html, re.S)
     assert [name for name, _ in cards] == ["gpu-a", "gpu-b"]
     for name, card in cards:
         [table] = tables(card, "best")
         host = site.api(f"hosts/{name}.json")
         api = {s["implementation"]: s for s in host["implementations"]}
-        compared = 0  # the host's tables with a reference run: what an implementation could have attempted
-        for board in host["boards"]:
-            problem = site.api(f"problems/{board['problem']}.json")
-            compared += any(b["host"] == name and b["workload"] == board["workload"] and b["protocol"] == board["protocol"]
-                            and any(e["reference"] for e in b["entries"]) for b in problem["boards"])
-        assert table["rows"][0] == ["Implementation", "Geometric-mean speedup (×)", "fast_1",
-                                    f"Passed / attempted, of {compared}"]
-        assert all(s["attempted"] <= compared for s in api.values()) and compared
-        assert f"(attempted, of the {compared} tables here with one)" in visible_text(site.page(f"hosts/{name}"))
+        groups = list(next(iter(api.values()))["levels"].items())
+        titles = {"all": "All levels", "other": "Other problems"}
+        assert table["rows"][0] == ["Implementation"] + [
+            f"fast_1, {titles.get(g) or 'Level ' + g} of {s['suite']}" for g, s in groups] + [
+            "fast_0 (passed), all", "Geometric mean over the passed (×)"]
         shown = [r[0] for r in table["rows"][1:]]
-        assert sorted(shown) == sorted(api)
-        assert shown == sorted(shown, key=lambda i: (api[i]["geomean_speedup"] is None, -(api[i]["geomean_speedup"] or 0)))
+        assert shown == [s["implementation"] for s in host["implementations"]]
+        # One order, over the same problems: fast_1 over the suite, then fast_0, then the name.
+        assert shown == sorted(shown, key=lambda i: (-api[i]["levels"]["all"]["fast_p_count"]["1"],
+                                                     -api[i]["levels"]["all"]["fast_p_count"]["0"], i.casefold()))
         for row in table["rows"][1:]:
             s = api[row[0]]
-            assert row[1] == "—" if s["geomean_speedup"] is None else float(row[1]) == pytest.approx(s["geomean_speedup"], rel=0.005)
-            assert row[2] == f"{round(100 * s['fast_1'])}%" and row[3] == f"{s['problems']} of {s['attempted']}"
-    assert cards[0][1].index("Triton kernel") < cards[0][1].index("torch.compile default")
+            for cell, (g, _) in zip(row[1:], groups):
+                level = s["levels"][g]
+                assert level["fast_p"]["1"] == level["fast_p_count"]["1"] / level["suite"]
+                assert cell.startswith(f"{level['fast_p_count']['1']} (")
+            everything = s["levels"]["all"]
+            assert row[-2].startswith(f"{everything['fast_p_count']['0']} (")
+            assert row[-1] == "—" if everything["geomean_speedup"] is None else \
+                row[-1] == f"{format_ratio(everything['geomean_speedup'])} over {everything['geomean_over']}"
     # An implementation timed on a host with no run compared with the reference is named, not dropped.
-    assert "Also timed here, with no run compared with PyTorch eager:" in visible_text(cards[1][1])
     assert "My kernel" in visible_text(cards[1][1]) and "My kernel" not in visible_text(cards[0][1])
 
 

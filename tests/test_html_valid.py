@@ -1,6 +1,6 @@
 """Every built page passes the Nu HTML checker (v.Nu, the W3C's validator), as do the stylesheet and SVG.
 
-The representative site (tests/test_frontend.py) holds every kind of page: home, problems (one with
+The representative site (tests/test_frontend.py) holds every kind of page: home, levels, problems (one with
 two workloads, one board with warnings and a failed run, one from another source), hosts,
 implementations, protocols, runs (a failed one too), the search page, a Markdown page and the 404
 page. Warnings fail the test as well as errors.
@@ -52,7 +52,7 @@ def test_every_page_of_a_representative_site_is_valid_html(project):
     site = project.root / "site"
     pages = sorted(site.rglob("*.html"))
     kinds = {p.relative_to(site).parts[0] for p in pages if len(p.relative_to(site).parts) > 1}
-    assert kinds == {"about", "hosts", "implementations", "problems", "protocols", "runs", "search"}
+    assert kinds == {"about", "hosts", "implementations", "levels", "problems", "protocols", "runs", "search"}
     assert len(pages) > 60 and (site / "404.html") in pages and (site / "index.html") in pages
     files = [str(p) for p in pages] + [str(site / "static/style.css"), str(site / "static/favicon.svg")]
     done = subprocess.run(command + ["--format", "json", "--stdout", "--also-check-css", "--also-check-svg"] + files,
