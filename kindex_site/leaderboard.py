@@ -413,6 +413,13 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         groups_of_host.setdefault(host, set()).add(group)
         for impl_slug, result in results_of[slug].get(host, ()):
             results.setdefault((host, impl_slug), {}).setdefault(group, []).append(result)
+    # Every implementation timed on a host is summarised there, one with no result in the host's
+    # suite (timed on older workloads only, or on another GPU) as not fast on any problem.
+    for impl in implementations.values():
+        if impl.label != rules.reference:
+            for host in impl.hosts:
+                if host in groups_of_host:
+                    results.setdefault((host, impl.slug), {})
     return Leaderboard(
         content=content,
         problems=in_order,

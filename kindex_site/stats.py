@@ -51,9 +51,12 @@ class Noise:
     @classmethod
     def of(cls, value: int, ci95: tuple[int, int] | None, step: int | Fraction = 0) -> Noise:
         half_width = (ci95[1] - ci95[0]) / 2 if ci95 is not None else 0.0
-        half_step = min(Fraction(step) / 2, _ROUNDING_CAP * value) if step else 0
-        if isinstance(half_step, Fraction) and half_step.denominator == 1:
-            half_step = int(half_step)
+        if not step:
+            half_step = 0
+        elif type(step) is int and type(value) is int and 5 * step <= 9 * value:  # (the usual case, in integers)
+            half_step = step // 2 if step % 2 == 0 else Fraction(step, 2)
+        else:
+            half_step = min(Fraction(step) / 2, _ROUNDING_CAP * Fraction(value))
         return cls(value, half_width / Z95 / value, half_step)
 
     @property
@@ -127,10 +130,10 @@ def ratio(numerator: Noise, denominator: Noise) -> Speedup:
         if not a.half_step and not b.half_step:  # no interval: the means alone, compared exactly
             return Speedup(value, beyond=(a.value > b.value) - (a.value < b.value))
         # Exact: compared with 1 on the given nanoseconds (a + h_a < b − h_b), never in floats.
-        low = Fraction(a.value - a.half_step) / (b.value + b.half_step)
-        high = Fraction(a.value + a.half_step) / (b.value - b.half_step)
-        beyond = 1 if low > 1 else -1 if high < 1 else 0
-        return Speedup(value, float(low), float(high), "rounding", beyond)
+        low_num, low_den = a.value - a.half_step, b.value + b.half_step
+        high_num, high_den = a.value + a.half_step, b.value - b.half_step
+        beyond = 1 if low_num > low_den else -1 if high_num < high_den else 0
+        return Speedup(value, float(low_num) / float(low_den), float(high_num) / float(high_den), "rounding", beyond)
     log_value = math.log(value)
     low = log_value - Z95 * sd - a.down - b.up
     high = log_value + Z95 * sd + a.up + b.down

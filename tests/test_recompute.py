@@ -15,6 +15,7 @@ product's code: nothing there imports kindex_site. The site is built through the
 
 from __future__ import annotations
 
+import ast
 import copy
 import subprocess
 import sys
@@ -232,3 +233,13 @@ def test_the_rules_give_the_about_pages_examples():
     assert not rules.implausible(_run(1_000_000), _run(100_000_000), settings)
     # fast_p compares exactly: a speedup of exactly 1.5 is not > 1.5.
     assert not Fraction(3_000_000) > Fraction(3, 2) * 2_000_000
+
+
+def test_the_recomputation_does_not_import_the_products_code():
+    """Independent means independent: no module of tests/recompute/ nor this file imports kindex_site."""
+    files = [Path(__file__), *sorted((Path(__file__).parent / "recompute").glob("*.py"))]
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n == "kindex_site" or n.startswith("kindex_site.") for n in names), (file, names)

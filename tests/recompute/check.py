@@ -58,6 +58,8 @@ class Report:
         lines += [f"  {d}" for d in sorted(shown, key=self.differences.index)]
         if len(self.differences) > limit:
             lines.append(f"  … and {len(self.differences) - limit} more")
+        if self.borderline:
+            lines.append(f"float decisions within 1e-9 of 1 (either answer may be right): {self.borderline[:5]}")
         return "\n".join(lines)
 
 
@@ -311,8 +313,9 @@ def expect(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], 
     for b in boards.values():
         runs_of_problem[b.problem] += b.runs
     levels = {slug: rules.problem_level(runs_of_problem.get(slug, [])) for slug in problems}
+    slots = {slug: rules.problem_slot(slug, runs_of_problem.get(slug, []), levels[slug]) for slug in problems}
     board_list = list(boards.values())
-    return Expected(boards, {host: rules.host_summaries(host, board_list, levels, settings)
+    return Expected(boards, {host: rules.host_summaries(host, board_list, levels, slots, settings)
                              for host in sorted({b.host for b in board_list})})
 
 

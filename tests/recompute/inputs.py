@@ -30,6 +30,7 @@ class Run:
     step_ns: int | None
     level: str  # KernelBench level ("1", "2", …) or "other"
     file: str
+    number: int | None = None  # KernelBench problem number, where the level has one
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,15 @@ def _label(run: dict) -> str:
 
 
 _LEVEL = re.compile(r"(?:^|/)level(\d+)/")
+_NUMBER = re.compile(r"(?:^|/)level\d+/(\d+)_")
+
+
+def _number(spec: dict) -> int | None:
+    if _level(spec) == "other":
+        return None
+    native = spec.get("sourceNative") or {}
+    found = _NUMBER.search(str(native.get("externalId", "")))
+    return int(found.group(1)) if found else None
 
 
 def _level(spec: dict) -> str:
@@ -111,6 +121,7 @@ def run_of(bundle: dict, file: str = "") -> Run:
         significant_figures=resolution.get("significantFigures"),
         step_ns=resolution.get("stepNs"),
         level=_level(spec),
+        number=_number(spec),
         file=file,
     )
 

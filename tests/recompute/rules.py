@@ -263,11 +263,6 @@ def problem_level(runs: list[Run]) -> str:
     return min(levels, key=int) if levels else "other"
 
 
-def newest_workload(workloads: set[str], first_seen: dict[str, tuple]) -> str:
-    """The newest workload: the one observed first latest (then last latest, then by digest)."""
-    return max(workloads, key=lambda w: first_seen[w])
-
-
 def level_summary(suite: list[str], results: dict[str, Result]) -> dict:
     counts = {p: 0 for p in P_VALUES}
     beyond, logs, held = 0, [], []
@@ -302,24 +297,55 @@ def level_summary(suite: list[str], results: dict[str, Result]) -> dict:
     }
 
 
-def host_summaries(host: str, boards: list[Board], levels: dict[str, str], settings: Settings) -> list[dict]:
-    """Each implementation other than the reference on the host, in the order the site ranks them."""
-    first_seen: dict[str, tuple] = {}
+def problem_slot(slug: str, runs: list[Run], level: str) -> tuple | str:
+    """A problem's place in the suite: its KernelBench level and number (a number whose problem was replaced
+    is one place); a problem without a level is its own."""
+    numbers = {r.number for r in runs if r.number is not None}
+    return (level, min(numbers)) if level != "other" and numbers else slug
+
+
+def level_order(level: str) -> tuple:
+    return (level == "other", int(level) if level != "other" else 0)
+
+
+def suites(levels: dict[str, str], slots: dict[str, object], host_problems: set[str]) -> dict[str, list]:
+    """The suite of a level is its slots (problems counted by KernelBench number); a host is summarised over
+    the levels it has tables in; "all" is those levels' suites together."""
+    host_levels = sorted({levels[p] for p in host_problems}, key=level_order)
+    out = {level: sorted({slots[p] for p, lv in levels.items() if lv == level}, key=repr) for level in host_levels}
+    out["all"] = [s for level in host_levels for s in out[level]]
+    return out
+
+
+def summarised(boards_on_host: list[Board], settings: Settings) -> set[str]:
+    """The implementations a host summarises: every label with a current run on its tables (on another GPU
+    too), but the reference's."""
+    return {r.label for b in boards_on_host for r in b.current if r.label != settings.reference}
+
+
+def workload_order(boards: list[Board]) -> dict[str, tuple]:
+    """Workloads from oldest to newest: by when first observed (site-wide; never observed: newest), then digest."""
     seen: dict[str, list[datetime]] = defaultdict(list)
     for b in boards:
         seen[b.workload] += [r.observed_at for r in b.runs if r.observed_at is not None]
-    for w, times in seen.items():
-        first_seen[w] = (min(times, default=_EARLIEST), max(times, default=_EARLIEST), w)
-    mine = [b for b in boards if b.host == host]
+    return {w: (not times, min(times) if times else _EARLIEST, w) for w, times in seen.items()}
+
+
+def newest_workloads(boards: list[Board], host: str) -> dict[str, str]:
+    """Each problem's newest workload timed on the host."""
+    order = workload_order(boards)
     workloads: dict[str, set[str]] = defaultdict(set)
-    for b in mine:
-        workloads[b.problem].add(b.workload)
-    newest = {p: newest_workload(ws, first_seen) for p, ws in workloads.items()}
-    host_levels = sorted({levels[p] for p in workloads}, key=lambda x: (x == "other", int(x) if x != "other" else 0))
-    suites = {level: sorted(p for p, lv in levels.items() if lv == level) for level in host_levels}
-    suites["all"] = sorted(p for level in host_levels for p in suites[level])
+    for b in boards:
+        if b.host == host:
+            workloads[b.problem].add(b.workload)
+    return {p: max(ws, key=order.__getitem__) for p, ws in workloads.items()}
+
+
+def results_on_host(boards_on_host: list[Board], newest: dict[str, str], settings: Settings) -> dict[str, dict[str, Result]]:
+    """label → problem → its result: its current run on the tables of the problem's newest workload (the best
+    of them, if several)."""
     results: dict[str, dict[str, Result]] = defaultdict(dict)
-    for b in mine:
+    for b in boards_on_host:
         if b.workload != newest[b.problem]:
             continue
         for run in b.current:
@@ -329,11 +355,32 @@ def host_summaries(host: str, boards: list[Board], levels: dict[str, str], setti
             held = results[run.label].get(b.problem)
             if held is None or result.order() > held.order():
                 results[run.label][b.problem] = result
-    labels = {r.label for b in mine for r in b.current if r.label != settings.reference and r.name not in b.mixed}
-    out = []
-    for label in labels:
-        out.append({"implementation": label, "host": host,
-                    "levels": {level: level_summary(suite, results[label]) for level, suite in suites.items()}})
-    out.sort(key=lambda s: (-s["levels"]["all"]["fast_p_count"]["1"], -s["levels"]["all"]["fast_p_count"]["0"],
-                            s["implementation"]))
-    return out
+    return results
+
+
+def implementation_order(summary: dict) -> tuple:
+    """By fast_1 over the suite, highest first; then by fast_0; then by name."""
+    counts = summary["levels"]["all"]["fast_p_count"]
+    return (-counts["1"], -counts["0"], summary["implementation"].casefold(), summary["implementation"])
+
+
+def host_summaries(host: str, boards: list[Board], levels: dict[str, str], slots: dict[str, object],
+                   settings: Settings) -> list[dict]:
+    """Each implementation other than the reference on the host, in the order the site ranks them."""
+    mine = [b for b in boards if b.host == host]
+    suite = suites(levels, slots, {b.problem for b in mine})
+    newest = newest_workloads(boards, host)
+    order = workload_order(boards)
+    # On each slot, the problem whose newest workload on this host is the newest.
+    on_slot: dict[object, str] = {}
+    for problem, workload in newest.items():
+        held = on_slot.get(slots[problem])
+        if held is None or order[workload] > order[newest[held]]:
+            on_slot[slots[problem]] = problem
+    results = results_on_host(mine, newest, settings)
+    by_slot = {label: {slots[p]: r for p, r in found.items() if on_slot.get(slots[p]) == p}
+               for label, found in results.items()}
+    out = [{"implementation": label, "host": host,
+            "levels": {level: level_summary(problems, by_slot.get(label, {})) for level, problems in suite.items()}}
+           for label in summarised(mine, settings)]
+    return sorted(out, key=implementation_order)

@@ -1,7 +1,8 @@
 """A small content folder for the rules the bundled content does not exercise: history and trends,
 no interval at all, rounding bounds with stepNs, several references, no reference, a failed reference,
 implausible and reviewed speedups (and a slow one, never held out), a rank that needs the union rule,
-two workloads on one host, a problem without a KernelBench level, a run on another GPU.
+two workloads on one host, a replaced KernelBench problem (one place in the suite), a problem without
+a KernelBench level, a run on another GPU.
 
 Each case is clearly within the about page's text: its ambiguous corners (runs observed at the same
 time, runs without observedAt, several tables for one workload) are left out on purpose."""
@@ -170,6 +171,22 @@ def bundles() -> dict[str, list[dict]]:
                 status="failed", level=3),
             run("zeta-a", problem="1_Zeta", implementation="A", host="h1", protocol=SIG3, mean=1_000_000,
                 ci=(990_000, 1_010_000), level=3),
+        ],
+        # KernelBench replaced level 3 #2: two problems, one place in the suite. h1 timed the old one
+        # first and the new one later (the new one counts there); h2 timed the old one only.
+        "replaced.json": [
+            run("eta-old-eager", problem="2_Eta_Old", implementation=EAGER, host="h1", protocol=SIG3,
+                mean=2_000_000, ci=(1_990_000, 2_010_000), observed=T0, level=3),
+            run("eta-old-a", problem="2_Eta_Old", implementation="A", host="h1", protocol=SIG3, mean=500_000,
+                ci=(490_000, 510_000), observed=T0, level=3),
+            run("eta-new-eager", problem="2_Eta_New", implementation=EAGER, host="h1", protocol=SIG3,
+                mean=1_000_000, ci=(990_000, 1_010_000), level=3),
+            run("eta-new-b", problem="2_Eta_New", implementation="B", host="h1", protocol=SIG3, mean=800_000,
+                ci=(790_000, 810_000), level=3),
+            run("eta-old-eager-h2", problem="2_Eta_Old", implementation=EAGER, host="h2", protocol=SIG3,
+                mean=2_100_000, ci=(2_090_000, 2_110_000), observed=T0, level=3),
+            run("eta-old-a-h2", problem="2_Eta_Old", implementation="A", host="h2", protocol=SIG3, mean=600_000,
+                ci=(590_000, 610_000), observed=T0, level=3),
         ],
         # A problem from another source: the "other" group.
         "other.jsonl": [
