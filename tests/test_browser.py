@@ -38,16 +38,17 @@ CHROMIUM = Path(os.environ.get("KINDEX_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic"]
 REQUIRED = os.environ.get("KINDEX_REQUIRE_BROWSER") == "1"
-PAGES = {"home": "", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/", "host": "hosts/gpu-a/",
-         "about": "about/"}
+PAGES = {"home": "", "level": "levels/1/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
+         "host": "hosts/gpu-a/", "about": "about/"}
 # The bundled site: one page of each kind, with its longest names and most tables.
-BUNDLED = {"home": "", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
+BUNDLED = {"home": "", "level": "levels/2/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
            "host": "hosts/kernelbench-h100-pcie-lambdalabs/",
            "implementation": "implementations/torch-compile-inductor-max-autotune-no-cudagraphs/",
            "run": "runs/kernelbench-leaderboard-gpt-o1-l2-84-gemm-batchnorm-scaling-softmax/"}
 WIDTHS = {"desktop": 1280, "phone": 360}
 SERIOUS = ("serious", "critical")
-SCREENSHOT_MAX_HEIGHT = 3000  # px of a long page photographed: its top (the home page runs to 20,000)
+SCREENSHOT_MAX_HEIGHT = 3000  # px of a long page photographed: its top (a level page runs to 13,000)
+HOME_MAX_HEIGHT = 6000  # px: the home page at 1280 px wide, its problems on the level pages
 
 
 def unavailable(reason: str):
@@ -242,6 +243,20 @@ def test_the_bundled_site_fits_1280_and_360_px_and_is_photographed(visit, bundle
             _photograph(page, SCREENSHOTS / f"{name}-{label}{'-dark' if scheme == 'dark' else ''}.png")
 
 
+def test_the_bundled_home_page_is_short(visit, bundled):
+    """The home page leads to the level pages instead of holding every problem's row: at 1280 px wide
+    it is under HOME_MAX_HEIGHT px tall (it was 32,000 with the grid), and links to each level."""
+    page = visit(width=1280, height=900).goto(bundled)
+    height = page.evaluate("document.documentElement.scrollHeight")
+    assert height < HOME_MAX_HEIGHT, height
+    assert page.locator("table.overview").count() == 0
+    levels = page.locator("ul.levels a")
+    assert [levels.nth(i).inner_text() for i in range(levels.count())] == ["Level 1", "Level 2", "Level 3"]
+    with page.expect_navigation():
+        levels.nth(1).click()
+    assert page.url == bundled + "levels/2/" and page.locator("table.overview tbody tr").count() > 100
+
+
 def _marks(page, section) -> list[dict]:
     """Each row's point in a board's chart, in row order: its label and its centre in page pixels."""
     return page.evaluate("""section => {
@@ -292,7 +307,7 @@ def _column(page, table, index: int) -> list[str]:
 
 
 def test_sorting_reorders_rows_by_value_and_sets_aria_sort(visit, site):
-    page = visit().goto(site)
+    page = visit().goto(site + PAGES["level"])
     table = page.locator("table.overview").nth(0)  # Level 1
     header = table.locator("thead th", has_text="Host gpu-b")
     index = header.evaluate("th => th.cellIndex")
@@ -336,17 +351,17 @@ def test_sorting_reorders_rows_by_value_and_sets_aria_sort(visit, site):
 
 
 def test_filter_narrows_rows_as_you_type(visit, site):
-    page = visit().goto(site)
+    page = visit().goto(site + PAGES["level"])
     rows = page.locator("table.overview tbody tr")
     total = rows.count()
-    box = page.get_by_label("Filter these tables")
+    box = page.get_by_label("Filter this table")
     box.fill("softmax")
     visible = [r for r in rows.all() if r.is_visible()]
     assert 0 < len(visible) < total and all("softmax" in r.inner_text().lower() for r in visible)
     assert page.locator(".filter [role=status]").inner_text() == f"{len(visible)} of {total} rows shown"
-    box.fill("fused attention")
-    assert [r.locator("th").inner_text() for r in rows.all() if r.is_visible()] == ["Fused attention"]
-    assert not page.locator("section", has=page.locator("h3", has_text="Level 1")).is_visible()
+    box.fill("matrix multiplication")
+    assert [r.locator("th").inner_text() for r in rows.all() if r.is_visible()] == [
+        "Square matrix multiplication", "Standard matrix multiplication", "Batched matrix multiplication"]
     box.fill("")
     assert all(r.is_visible() for r in rows.all())
     # Host and implementation pages filter their long tables too.
@@ -403,8 +418,11 @@ def test_search_finds_a_problem_with_the_keyboard(visit, site):
 
 def test_without_javascript_everything_is_there(visit, site):
     v = visit(java_script_enabled=False)
-    page = v.goto(site)
-    assert page.locator("table.overview tbody tr").count() == 8
+    rows = 0
+    for level in ("1", "2", "other"):  # every problem, on its level's page
+        page = v.goto(site + f"levels/{level}/")
+        rows += page.locator("table.overview tbody tr").count()
+    assert rows == 8
     assert page.locator("th button").count() == 0 and page.locator(".filter").count() == 0
     page.locator("#site-search").fill("gemm")
     with page.expect_navigation():

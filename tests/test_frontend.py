@@ -336,21 +336,22 @@ def test_script_is_small_and_on_every_page_without_inline_code(site):
 
 def test_sortable_tables_stay_lean(site):
     # Latency tables sort by the numbers as shown (no per-cell attributes: problem pages stay small);
-    # the home overview, whose cells hold a name beside the number, carries the raw speedup.
+    # the level pages' overview, whose cells hold a name beside the number, carries the raw speedup.
     html = site.page(SEED_PAGE)
     row = re.search(r"<tr><td>1<th><a href=\"/runs/l2-84-gpu-a-triton-kernel/\">.*?\n", html).group(0)
     assert "data-sort-value" not in row and "<td>passed<td>" in row  # (cells' end tags implied)
-    home = site.page("")
-    cells = re.findall(r'<td class="b\d" data-sort-value="([\d.]+)"><a href="[^"]+">([\d.]+)×', home)
+    level = site.page("levels/2")
+    cells = re.findall(r'<td class="b\d" data-sort-value="([\d.]+)"><a href="[^"]+">([\d.]+)×', level)
     assert cells and all(float(raw) == pytest.approx(float(shown), rel=0.01) for raw, shown in cells)
 
 
-# --- Home page overview -----------------------------------------------------------------------
+# --- The overview, a page per level ----------------------------------------------------------
 
 
-def test_home_overview_names_the_best_run_per_host_and_links_its_board(site):
-    html = site.page("")
-    level2 = next(t for t in tables(html) if t["caption"].startswith("Level 2"))
+def test_the_overview_names_the_best_run_per_host_and_links_its_board(site):
+    html = site.page("levels/2")
+    [level2] = tables(html, "overview")
+    assert level2["caption"].startswith("Level 2")
     assert level2["rows"][0] == ["#", "Problem", "Host gpu-a", "Host gpu-b"]
     row = next(r for r in level2["rows"] if r[1] == "Gemm BatchNorm Scaling Softmax")
     assert row[2].endswith("Triton kernel") and row[3].endswith("Triton kernel")
@@ -360,7 +361,8 @@ def test_home_overview_names_the_best_run_per_host_and_links_its_board(site):
     assert speedup == pytest.approx(board["entries"][0]["speedup"]["value"], rel=0.01)
     assert 'href="/problems/level2-84-gemm-batchnorm-scaling-softmax/#board-gpu-a"' in html
     # Two workloads on gpu-a for level 1 #1: the newest one's board, and the cell says so.
-    level1 = next(t for t in tables(html) if t["caption"].startswith("Level 1"))
+    html = site.page("levels/1")
+    [level1] = tables(html, "overview")
     row = next(r for r in level1["rows"] if r[1] == "Square matrix multiplication")
     assert "‡" in row[2] and "‡" not in row[3]
     assert "newest workload" in visible_text(html)
@@ -370,11 +372,11 @@ def test_home_overview_names_the_best_run_per_host_and_links_its_board(site):
     assert legend.count("<li>") == 6 and "4× or more" in legend and "nothing beats PyTorch eager beyond noise" in legend
 
 
-def test_home_overview_colours_only_wins_beyond_noise_and_names_ties(site):
+def test_the_overview_colours_only_wins_beyond_noise_and_names_ties(site):
     """Level 1 #3 on gpu-a: the Triton kernel is 0.5% faster than PyTorch eager, within noise: the two
     share rank 1, the cell names both and is muted; where a run beats the reference beyond noise, the
     cell is coloured by its speedup."""
-    html = site.page("")
+    html = "".join(site.page(f"levels/{level}") for level in ("1", "2", "other"))
     api = site.api("problems/level1-3-batched-matrix-multiplication.json")
     [board] = api["boards"]
     assert [(e["implementation"], e["rank"], e["tied"]) for e in board["entries"]] == [

@@ -554,7 +554,7 @@ def test_damaged_rankings_are_read_around(project, always_incremental, damage):
 
 
 def test_a_command_line_rebuild_renders_only_the_changed_problems_rows(project, monkeypatch, always_incremental):
-    """The pages listing every problem (home, hosts, implementations) take the rows of unchanged
+    """The pages listing every problem (levels, hosts, implementations) take the rows of unchanged
     problems as the last builds rendered them, even when those were rendered by writing workers."""
     from kindex_site import build as build_module
 
@@ -569,7 +569,7 @@ def test_a_command_line_rebuild_renders_only_the_changed_problems_rows(project, 
     CHANGES["a-mean-reorders-a-board"](project)  # one run of problem 1, on host h0 as Impl 0
     code, out, err = project.build()
     assert code == 0 and "changed" in out, err
-    # Its row on the home page, on h0's page and on Impl 0's page; no other problem's.
+    # Its row on its level's page, on h0's page and on Impl 0's page; no other problem's.
     assert sorted(rendered) == ["home_row.html", "host_row.html", "implementation_row.html"]
     rendered.clear()
     monkeypatch.setattr(build_module._Renderer, "fragment", real)

@@ -177,9 +177,10 @@ def test_links_carry_the_sub_path(project):
     rich_content(project)
     project.built("--base-url", "https://example.org/kindex")  # the trailing slash is optional
     home = project.page("")
-    assert 'href="/kindex/static/style.css"' in home
-    assert 'href="/kindex/problems/' + SEED_SLUG + '/"' in home
-    hrefs = re.findall(r'(?:href|src)="([^"]+)"', home)
+    assert 'href="/kindex/static/style.css"' in home and 'href="/kindex/levels/2/"' in home
+    level = project.page("levels/2")
+    assert 'href="/kindex/problems/' + SEED_SLUG + '/"' in level
+    hrefs = re.findall(r'(?:href|src)="([^"]+)"', home + level)
     assert all(h.startswith(("/kindex/", "https://", "#")) for h in hrefs), hrefs
     assert project.api("index.json")["problems"][0]["url"].startswith("/kindex/problems/")
 

@@ -1,5 +1,5 @@
 """Settings and layouts that keep a million-run site under GitHub Pages' 1 GB (docs/scale.md):
-`board_csvs`, `api_entries`, lean pages without run pages, home, host and implementation pages split
+`board_csvs`, `api_entries`, lean pages without run pages, level, host and implementation pages split
 into pages, and the build's advice when a site nears the limit."""
 
 from __future__ import annotations
@@ -173,8 +173,8 @@ def test_short_lists_stay_on_one_page(project, monkeypatch):
     problems(project, 2)
     project.built()
     assert not (project.root / "site/hosts/gpu-a/page").exists()
-    assert not (project.root / "site/page").exists()
-    assert 'class="pager"' not in project.page("hosts/gpu-a") and 'class="pager"' not in project.page("")
+    assert not (project.root / "site/levels/1/page").exists()
+    assert 'class="pager"' not in project.page("hosts/gpu-a") and 'class="pager"' not in project.page("levels/1")
 
 
 def test_a_site_at_the_limit_is_the_same_as_one_far_under_it(project, monkeypatch):
@@ -186,49 +186,46 @@ def test_a_site_at_the_limit_is_the_same_as_one_far_under_it(project, monkeypatc
     assert project.snapshot() == unsplit
 
 
-# --- the home page split into pages -----------------------------------------------------------
+# --- a level's page of the overview split into pages ------------------------------------------
 
 
-def home_listed(html: str) -> list[str]:
-    """The problems' links in the home overview's tables, in order."""
+def level_listed(html: str) -> list[str]:
+    """The problems' links in a level page's overview table, in order."""
     return re.findall(r'<th scope="row"><a href="([^"]+)">', html)
 
 
-def test_a_long_home_page_is_split_and_lists_every_problem_once_in_order(project, monkeypatch):
-    problems(project, 5, level=lambda n: 1 if n <= 3 else 2)
+def test_a_long_level_page_is_split_and_lists_every_problem_once_in_order(project, monkeypatch):
+    problems(project, 6, level=lambda n: 1 if n <= 5 else 2)
     project.built("--base-url", "https://example.org/kindex/")
-    unsplit = home_listed(project.page(""))
+    unsplit = level_listed(project.page("levels/1"))
     assert len(unsplit) == 5
     monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
     project.built("--base-url", "https://example.org/kindex/", "--clean")  # (no input changed)
     site = project.root / "site"
-    urls = ["", "page/2/", "page/3/"]
-    assert not (site / "page/4").exists() and not (site / "page/1").exists()
+    urls = ["levels/1/", "levels/1/page/2/", "levels/1/page/3/"]
+    assert not (site / "levels/1/page/4").exists() and not (site / "levels/1/page/1").exists()
+    assert not (site / "levels/2/page").exists() and not (site / "page").exists()
     listed = []
     for n, url in enumerate(urls, start=1):
         html = project.page(url)
-        listed += home_listed(html)
+        listed += level_listed(html)
         assert html.count('class="pager"') == 2 and '<strong aria-current="page">' + str(n) in html
         for other in set(urls) - {url}:  # each page links to every other one
             assert f'href="/kindex/{other}"' in html
         assert "of 5; page" in visible_text(html)
+        assert 'class="legend"' in html and '<a href="/kindex/api/v1/index.json">this page as JSON</a>' in html
     assert listed == unsplit  # each problem once, in the unsplit page's order
 
-    first, second = project.page(""), project.page("page/2/")
-    assert "<title>Kernel Index</title>" in first
-    assert "<title>Problems (page 2 of 3) · Kernel Index</title>" in second
-    # What the site is and its counts are on the first page only; the legend and API link on each.
-    for shown in ('class="counts"', "Numbers are comparable only within one table"):
-        assert shown in first and shown not in second
-    for shown in ('class="legend"', '<a href="/kindex/api/v1/index.json">this page as JSON</a>'):
-        assert shown in first and shown in second
-    assert 'href="/kindex/">the first page</a>' in second
-    # Level 1 (problems 1-3) is cut by the page break: its captions say so.
-    assert [t["caption"].split(";")[0] for t in tables(first, "overview")] == ["Level 1: 2 problems here, of 3"]
-    assert [t["caption"].split(";")[0] for t in tables(second, "overview")] == [
-        "Level 1: 1 problem here, of 3", "Level 2: 1 problem here, of 2"]
+    first, second = project.page("levels/1/"), project.page("levels/1/page/2/")
+    assert "<title>Level 1 · Kernel Index</title>" in first
+    assert "<title>Level 1 (page 2 of 3) · Kernel Index</title>" in second
+    assert [t["caption"].split(";")[0] for t in tables(first, "overview")] == ["Level 1: 2 problems here, of 5"]
+    assert [t["caption"].split(";")[0] for t in tables(project.page("levels/1/page/3/"), "overview")] == [
+        "Level 1: 1 problem here, of 5"]
+    # The home page is not split: a line per level, whatever its length.
+    assert 'class="pager"' not in project.page("") and "Level 1 — 5 problems" in visible_text(project.page(""))
     assert crawl(site, "https://example.org/kindex/") > 0
-    assert "https://example.org/kindex/page/3/" in (site / "sitemap.xml").read_text()
+    assert "https://example.org/kindex/levels/1/page/3/" in (site / "sitemap.xml").read_text()
 
 
 def test_a_markdown_page_may_not_take_the_home_pages_folder(project):
@@ -245,14 +242,14 @@ def test_pages_added_and_dropped_incrementally_equal_a_clean_build(project, monk
     project.built()
     problems(project, 3)  # three pages become two
     rebuild_matches_clean(project)
-    assert not (project.root / "site/hosts/gpu-a/page/3").exists() and not (project.root / "site/page/3").exists()
+    assert not (project.root / "site/hosts/gpu-a/page/3").exists() and not (project.root / "site/levels/1/page/3").exists()
     problems(project, 7)  # and four
     rebuild_matches_clean(project)
     assert (project.root / "site/implementations/pytorch-eager/page/4/index.html").is_file()
-    assert (project.root / "site/page/4/index.html").is_file()
+    assert (project.root / "site/levels/1/page/4/index.html").is_file()
     problems(project, 2)  # and one: no pager left on any page
     rebuild_matches_clean(project)
-    assert not (project.root / "site/page").exists() and 'class="pager"' not in project.page("")
+    assert not (project.root / "site/levels/1/page").exists() and 'class="pager"' not in project.page("levels/1")
 
 
 # --- the build's advice -----------------------------------------------------------------------
