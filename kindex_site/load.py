@@ -241,7 +241,7 @@ class Content:
 
 
 # Section names the site uses itself; a Markdown page may not take one.
-RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search", "page",
+RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols", "runs", "static", "search", "page", "levels",
                        "sources", "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 

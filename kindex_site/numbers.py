@@ -110,17 +110,6 @@ def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
     return f"{rounded if decimals == shown else _rounded(value, decimals):f}"
 
 
-def significant_ratio(x: float, figures: int | None = None) -> float:
-    """A derived ratio (speedup, trend, share) to one significant figure more than its source's values
-    have, else six: it carries no more precision than that. (Not remembered: a look-up would cost
-    more than the rounding, made for each place the ratio is shown.)"""
-    spec = _G_SPECS.get(figures)
-    return float(format(x, spec if spec is not None else f".{figures + 1 if figures else 6}g"))
-
-
-_G_SPECS = {None: ".6g", 0: ".6g", **{n: f".{n + 1}g" for n in range(1, 17)}}
-
-
 def _interval(lo: Decimal, hi: Decimal, center: Decimal | None, max_decimals: int, figures: int | None = None) -> str:
     """Enough digits to show the width to two figures (and the center to three), rounded outwards;
     never the center to more than `figures` significant figures (the source's, plus one)."""

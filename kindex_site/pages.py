@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
                           group_order, group_title, std_ns, utc)
-from .numbers import significant_ratio as _sig
 from .search import page_context
 from .stats import Speedup
 
@@ -727,15 +726,17 @@ def _comparability(protocol) -> dict:
 
 
 def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: int | None = None) -> dict:
-    """An API entry as an "arrays" row: speedup → speedup, speedup_ci95; trend → trend (its verdict),
-    trend_ratio, trend_ratio_ci95, trend_previous; the implementation by its index in the document's
-    list; url only where runs have pages of their own."""
+    """An API entry as an "arrays" row: speedup → speedup, speedup_ci95, speedup_rounding_bounds; trend →
+    trend (its verdict), trend_ratio, trend_ratio_ci95, trend_ratio_rounding_bounds, trend_previous; the
+    implementation by its index in the document's list; url only where runs have pages of their own."""
     row = entry_row(entry, urls, figures)
     speedup = row.pop("speedup")
-    row["speedup"], row["speedup_ci95"] = (speedup["value"], speedup["ci95"]) if speedup else (None, None)
+    row["speedup"], row["speedup_ci95"], row["speedup_rounding_bounds"] = (
+        (speedup["value"], speedup["ci95"], speedup["rounding_bounds"]) if speedup else (None,) * 3)
     trend = row.pop("trend")
-    row["trend"], row["trend_ratio"], row["trend_ratio_ci95"], row["trend_previous"] = (
-        (trend["verdict"], trend["ratio"], trend["ratio_ci95"], trend["previous"]) if trend else (None,) * 4)
+    (row["trend"], row["trend_ratio"], row["trend_ratio_ci95"], row["trend_ratio_rounding_bounds"],
+     row["trend_previous"]) = ((trend["verdict"], trend["ratio"], trend["ratio_ci95"], trend["ratio_rounding_bounds"],
+                               trend["previous"]) if trend else (None,) * 5)
     row["implementation"] = label_index[row["implementation"]]
     if not urls.run_pages:
         del row["url"]
@@ -788,7 +789,7 @@ def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...
             cells.append(None)
             continue
         best = _best(b)
-        value = _sig(best.speedup.value) if best is not None and best.speedup is not None else None
+        value = best.speedup.value if best is not None and best.speedup is not None else None  # (rounded once, by the page)
         # Coloured only where some run beats the reference beyond noise (its speedup's interval lies
         # wholly above 1) and is not flagged implausible, as the tables flag it (`Entry.implausible`);
         # elsewhere the cell is muted, so the eye finds the wins. A fastest run flagged implausible is

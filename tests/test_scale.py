@@ -116,12 +116,14 @@ def test_api_entries_arrays_hold_the_same_values_as_objects(project, run_pages):
             for row, entry in zip(board["rows"], expected["entries"], strict=True):
                 got = dict(zip(doc["columns"], row, strict=True))
                 got["implementation"] = doc["implementations"][got["implementation"]]
-                value, ci95 = got.pop("speedup"), got.pop("speedup_ci95")
-                got["speedup"] = None if value is None else {"value": value, "ci95": ci95}
+                value, ci95, bounds = got.pop("speedup"), got.pop("speedup_ci95"), got.pop("speedup_rounding_bounds")
+                got["speedup"] = None if value is None else {"value": value, "ci95": ci95, "rounding_bounds": bounds}
                 verdict, previous = got.pop("trend"), got.pop("trend_previous")
                 ratio, ratio_ci95 = got.pop("trend_ratio"), got.pop("trend_ratio_ci95")
+                ratio_bounds = got.pop("trend_ratio_rounding_bounds")
                 got["trend"] = None if verdict is None else {
-                    "previous": previous, "ratio": ratio, "ratio_ci95": ratio_ci95, "verdict": verdict}
+                    "previous": previous, "ratio": ratio, "ratio_ci95": ratio_ci95,
+                    "ratio_rounding_bounds": ratio_bounds, "verdict": verdict}
                 got.setdefault("url", board.get("url"))
                 assert got == entry
             assert len(board["history"]) == len(expected["history"])
