@@ -323,8 +323,8 @@ def rank_text(entry) -> str:
 
 def board_chart(board, reference: str, host_title: str) -> Markup:
     """A board's ranked runs, fastest first, as a `dot_chart`: with a reference run, each run's speedup
-    vs it (Entry.speedup, as the table gives it: filled when Speedup.above_1 or below_1 says it is
-    beyond noise); without one, its value of the ranking statistic, with the mean's 95% interval.
+    vs it (Entry.speedup, as the table gives it: its interval a line, its 95% interval or rounding
+    bounds; filled when Speedup.above_1 or below_1 says it is beyond them); without one, its value of the ranking statistic, with the mean's 95% interval.
     '' when fewer than two runs are ranked (nothing to compare)."""
     ranked = [e for e in board.entries if e.rank is not None]
     if len(ranked) < 2:
@@ -334,10 +334,14 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
         return f"{rank_text(e)} {e.implementation}{' (reference)' if e is board.reference else ''}"
 
     if board.reference is not None and all(e.speedup is not None for e in ranked):
-        points = [Point(label(e), e.speedup.value, e.speedup.ci95, reference=e is board.reference,
+        points = [Point(label(e), e.speedup.value, e.speedup.bounds, reference=e is board.reference,
                         beyond=e.speedup.above_1 or e.speedup.below_1) for e in ranked]
+        kinds = {e.speedup.kind for e in ranked if e.speedup.kind is not None}
+        lines = {frozenset({"ci95"}): "95% intervals (lines)", frozenset({"rounding"}): "the sources' rounding bounds (lines)",
+                 frozenset(): "no intervals"}.get(frozenset(kinds), "95% intervals or, where a run gave none, rounding bounds (lines)")
+        within = "within noise" if kinds == {"ci95"} else "within rounding" if kinds == {"rounding"} else "within noise or rounding"
         return dot_chart(points, f"Speedup vs {reference} on {host_title}",
-                         "Speedups (points), 95% intervals (lines), log axis; dashed: 1×; hollow: within noise "
+                         f"Speedups (points), {lines}, log axis; dashed: 1×; hollow: {within} "
                          "of it. Numbers: the table below.")
     stat = board.statistic
     use_ci = stat == "mean"  # intervals are of the mean
