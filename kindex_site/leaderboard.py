@@ -662,9 +662,7 @@ class _ProblemState:
         # and their source files. Runs of a file kept unchanged are the same objects in the next build.
         self.made_from: tuple | None = None
         self.entries_of_implementation: dict[str, list[Entry]] = {}
-        # (host, implementation slug, its Result) per host, for the summaries: a flat list, as a dict
-        # of one-element lists per problem weighs more than the results themselves.
-        self.results: dict[str, list[tuple[str, Result]]] = {}  # host → (implementation slug, its Result)
+        self.results: dict[str, list[tuple[str, Result]]] = {}  # host → (implementation slug, its Result), for the summaries
         # host → its newest workload's (first observed, digest): which of a slot's problems a host's summaries take
         self.newest_on_host: dict[str, tuple[str, str]] = {}
         self.hosts_of_implementation: dict[str, set[str]] = {}

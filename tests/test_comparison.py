@@ -5,14 +5,13 @@ Numbers are computed by hand in the comments (about page: "Comparing two runs").
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SEED, bundle, latency_tables, read_html, tables, visible_text
+from conftest import SEED, bundle, latency_tables, tables, visible_text
 from kindex_site.stats import Noise, faster_beyond_noise, ranks, ratio
 
 PROBLEM = "problems/level2-84-gemm-batchnorm-scaling-softmax"
