@@ -36,10 +36,13 @@ FIELDS: dict[str, tuple] = {
     # How a problem's API document holds its runs: "objects" (one per entry, as first published) or
     # "arrays" (one array per entry under the document's "columns"; 40% smaller). pages.API_ENTRIES.
     "api_entries": ("objects", ("objects", "arrays"), None, None),
-    # A speedup above this, or below its inverse, against the reference on its board is flagged
-    # `implausible` and left out of summaries until its run is listed in reviewed_runs.
+    # A speedup at or above this against the reference on its board is flagged `implausible` and held
+    # out of summaries until its run is listed in reviewed_runs.
     "implausible_speedup": (10.0, float, None, None),
-    "reviewed_runs": ((), list, None, None),  # run names whose implausible speedups were checked by hand
+    # A latency more than this many times above or below the median of its workload's runs on the
+    # other hosts (a unit error upstream, most likely) is flagged and held out likewise.
+    "implausible_latency": (1000.0, float, None, None),
+    "reviewed_runs": ((), list, None, None),  # run names whose implausible speedups or latencies were checked by hand
 }
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -145,6 +148,7 @@ class Config:
     board_csvs: bool
     api_entries: str
     implausible_speedup: float
+    implausible_latency: float
     reviewed_runs: tuple[str, ...]
     root: Path  # where relative folders start
     model_fields_set: frozenset[str]  # the settings given rather than defaulted (root included)

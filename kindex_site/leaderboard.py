@@ -74,6 +74,12 @@ class Entry:
     trend: Trend | None = None  # against its implementation's previous passed run
     last_passed: str | None = None  # (a current run that did not pass) when its implementation last passed
     implausible: bool = False  # a speedup beyond the implausible bound, not yet reviewed
+    implausible_latency: bool = False  # a latency far off its workload's on the other hosts, not yet reviewed
+
+    @property
+    def held_out(self) -> bool:
+        """Left out of the summaries until reviewed: an implausible speedup or latency."""
+        return self.implausible or self.implausible_latency
 
     @property
     def ci95(self) -> tuple[int, int] | None:
@@ -227,15 +233,17 @@ class Rules:
 
     reference: str = "PyTorch eager"
     implausible_speedup: float = 10.0  # a speedup at or above this vs the reference: flagged
-    reviewed_runs: frozenset[str] = frozenset()  # runs whose implausible speedup was checked by hand
+    reviewed_runs: frozenset[str] = frozenset()  # runs whose implausible speedup or latency was checked by hand
+    implausible_latency: float = 1000.0  # a latency this many times off its workload's on other hosts: flagged
 
     @classmethod
     def of(cls, config) -> Rules:
-        return cls(config.reference, config.implausible_speedup, frozenset(config.reviewed_runs))
+        return cls(config.reference, config.implausible_speedup, frozenset(config.reviewed_runs),
+                   config.implausible_latency)
 
     @property
     def key(self) -> str:
-        return repr((self.reference, self.implausible_speedup, sorted(self.reviewed_runs)))
+        return repr((self.reference, self.implausible_speedup, sorted(self.reviewed_runs), self.implausible_latency))
 
 
 @dataclass
@@ -695,9 +703,9 @@ def _results(boards: list[Board], reference: str) -> list[tuple[str, Result]]:
             attempted.setdefault(e.implementation_slug, []).append((b, e))
     found = []
     for impl_slug, pairs in attempted.items():
-        passed = [(b, e) for b, e in pairs if e.rank is not None and not e.implausible]
+        passed = [(b, e) for b, e in pairs if e.rank is not None and not e.held_out]
         if not passed:
-            held = tuple(e.run.name for _, e in pairs if e.rank is not None and e.implausible)
+            held = tuple(e.run.name for _, e in pairs if e.rank is not None and e.held_out)
             found.append((impl_slug, Result(False, None, None, None, held)))
             continue
         with_speedup = [(b, e) for b, e in passed if e.speedup is not None]
@@ -731,7 +739,7 @@ def _board_record(b: Board) -> tuple:
             [(e.run.name, e.implementation, e.implementation_slug, e.rank, e.tied, e.mixed_hardware,
               e.is_reference, _speedup_record(e.speedup), e.current, e.superseded_by,
               None if e.trend is None else (place[id(e.trend.previous)], _speedup_record(e.trend.change), e.trend.verdict),
-              e.last_passed, e.implausible) for e in runs])
+              e.last_passed, e.implausible, e.implausible_latency) for e in runs])
 
 
 def _speedup_record(s: Speedup | None) -> tuple | None:
@@ -756,9 +764,9 @@ def restored_ranking(data: bytes, problem: Problem, runs: list[Run]) -> tuple[li
 def _board_of(record: tuple, problem: Problem, run_of: dict[str, Run]) -> Board:
     workload, host, protocol, statistic, anchor, figures, current, reference, warnings, rows = record
     made = [Entry(run_of[name], label, slug, rank, tied, mixed, is_reference, s and Speedup(*s), None,
-                  is_current, superseded_by, None, last_passed, implausible)
+                  is_current, superseded_by, None, last_passed, implausible, implausible_latency)
             for (name, label, slug, rank, tied, mixed, is_reference, s, is_current, superseded_by, _,
-                 last_passed, implausible) in rows]
+                 last_passed, implausible, implausible_latency) in rows]
     for e, row in zip(made, rows):
         if row[10] is not None:
             previous, change, verdict = row[10]
@@ -784,6 +792,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: 
             runs_of_board[key] = []
         runs_of_board[key].append(Entry(run, label, impl_slug))
     problem_boards = list(boards.values())
+    _flag_implausible_latencies(problem_boards, runs_of_board, rules)
     for key, board in boards.items():
         environment = content.environments[board.host]
         figures, step_ns = _resolution(content.protocols[board.protocol])
@@ -959,6 +968,36 @@ def _flag_implausible(board: Board, rules: Rules) -> None:
             e.implausible = e.run.name not in rules.reviewed_runs
 
 
+def _flag_implausible_latencies(boards: list[Board], runs_of_board: dict[tuple, list[Entry]], rules: Rules) -> None:
+    """A passed run more than `implausible_latency` times above the upper middle, or below the lower
+    middle, of the other hosts' medians of its workload (about page, "Implausible"): one bad host
+    among three does not flag the two good ones, and two hosts that disagree are both flagged.
+    Exact, in fractions."""
+    factor = Fraction(str(rules.implausible_latency))
+    by_host: dict[str, dict[str, list[tuple[Entry, int]]]] = {}  # workload → host → (entry, value)
+    for b in boards:
+        for e in runs_of_board[(b.workload, b.host, b.protocol)]:
+            value = primary_value(e, b.statistic)
+            if value is not None and e.run.facts.status == "passed":
+                by_host.setdefault(b.workload, {}).setdefault(b.host, []).append((e, value))
+    for hosts in by_host.values():
+        if len(hosts) < 2:
+            continue
+        medians = {host: _middle(sorted(v for _, v in runs)) for host, runs in hosts.items()}
+        for host, runs in hosts.items():
+            others = sorted(m for h, m in medians.items() if h != host)
+            low, high = others[(len(others) - 1) // 2], others[len(others) // 2]
+            for e, value in runs:
+                if value > factor * high or value * factor < low:
+                    e.implausible_latency = e.run.name not in rules.reviewed_runs
+
+
+def _middle(values: list[int]) -> Fraction:
+    """The median of sorted values: the middle one, or the mean of the middle two."""
+    half = len(values) // 2
+    return Fraction(values[half]) if len(values) % 2 else Fraction(values[half - 1] + values[half], 2)
+
+
 def std_ns(entry: Entry) -> int | float | None:
     """The latency standard deviation the run reports in nanoseconds, if it does."""
     return entry.run.facts.std_ns
@@ -1031,6 +1070,14 @@ def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
                              "against the reference, which is rarely real (a wrong unit, a kernel that skips work): "
                              "ranked, but held out of summaries until reviewed.",
                              [e.run.name for e in implausible]))
+
+    far = [e for e in board.runs if e.implausible_latency]
+    if far:
+        factor = f"{rules.implausible_latency:,g}"
+        found.append(Warning("implausible-latency", f"{_runs(len(far))} had a latency more than {factor}× above or "
+                             "below the median of the same workload on the other hosts, which is rarely real (a unit "
+                             "error, most likely): ranked, but held out of summaries until reviewed.",
+                             [e.run.name for e in far]))
 
     digests = {e.run.facts.environment_digest for e in board.runs}
     if len(digests) > 1:

@@ -116,6 +116,7 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
     row = {
         "run": entry.run.name,
         "implementation": entry.implementation,
+        "lab": lab_of(facts),
         "status": facts.status,
         "rank": entry.rank,
         "mean_ns": facts.mean,
@@ -132,11 +133,19 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
         "speedup": speedup_json(entry.speedup, figures),
         "trend": trend_json(entry.trend, figures),
         "implausible": entry.implausible,
+        "implausible_latency": entry.implausible_latency,
         "last_passed": entry.last_passed,
         "superseded_by": entry.superseded_by,
         "source_url": urls.source(entry.run.files["implementation"].rel) if "implementation" in entry.run.files else None,
     }
     return row
+
+
+def lab_of(facts) -> str | None:
+    """Who produced a run: its title's parts after the implementation (problem · implementation · lab,
+    by convention), None when the title names no one."""
+    parts = facts.title_parts
+    return " · ".join(parts[2:]) if len(parts) > 2 else None
 
 
 def speedup_json(s: Speedup | None, figures: int | None = None) -> dict | None:
@@ -206,6 +215,8 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
         "protocol": protocol,
         "rows": [entry_row(e, urls, figures) for e in board.entries],
         "history": [entry_row(e, urls, figures) for e in board.history],
+        # Who produced the runs: said once above the table when one lab made them all, else on each row.
+        "labs": sorted({lab for e in board.runs if (lab := lab_of(e.run.facts))}),
         "figures": figures + 1 if figures else None,  # the most significant figures a value is shown with
         "mean_figures": min(3, figures + 1) if figures else 3,
         "trends": trend_series(board),
@@ -791,11 +802,11 @@ def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...
         best = _best(b)
         value = best.speedup.value if best is not None and best.speedup is not None else None  # (rounded once, by the page)
         # Coloured only where some run beats the reference beyond noise (its speedup's interval lies
-        # wholly above 1) and is not flagged implausible, as the tables flag it (`Entry.implausible`);
+        # wholly above 1) and is not flagged implausible, as the tables flag it (`Entry.held_out`: an implausible speedup or latency);
         # elsewhere the cell is muted, so the eye finds the wins. A fastest run flagged implausible is
         # shown flagged and never coloured: its number is no win until someone has checked it.
-        implausible = bool(best and best.implausible)
-        win = any(e.speedup is not None and e.speedup.above_1 and not e.implausible
+        implausible = bool(best and best.held_out)
+        win = any(e.speedup is not None and e.speedup.above_1 and not e.held_out
                   for e in b.entries if e.rank is not None)
         cells.append({"url": urls.board(b), "best": best.implementation if best else None,
                       "tied": bool(best and best.tied), "tied_with": _tied_with(b), "speedup": value,

@@ -47,7 +47,7 @@ def test_seed_api_has_exact_nanoseconds(project):
     assert board["workload"] == SEED["run"]["spec"]["workloadDigest"]
     assert board["comparability"] == SEED["protocol"]["spec"]["comparability"]
     assert board["entries"] == [{
-        "run": SEED_RUN, "implementation": "PyTorch eager", "status": "passed", "rank": 1,
+        "run": SEED_RUN, "implementation": "PyTorch eager", "lab": "Lambda Labs", "status": "passed", "rank": 1,
         "mean_ns": 4940000, "ci95_ns": [4931062, 4948938], "min_ns": 4780000, "max_ns": 4970000,
         "std_ns": 45600, "samples": 100, "observed_at": "2026-03-05T08:38:15.000Z",
         "url": f"/runs/{SEED_RUN}/", "tied": False, "mixed_hardware": False, "reference": True,

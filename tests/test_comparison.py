@@ -425,3 +425,50 @@ def test_implementation_pages_never_put_two_workloads_in_one_row(project):
                                        "Gemm BatchNorm Scaling Softmax workload 2 of 2"]
     for row in body:  # each row holds one workload's numbers only
         assert sum(cell != "—" for cell in row[1:]) == 1
+
+
+def _on(host: str, name: str, mean: int, implementation: str = "PyTorch eager") -> dict:
+    return run(name, implementation, mean, (mean - mean // 100, mean + mean // 100), host=host,
+               digest=None if implementation == "PyTorch eager" else "5")
+
+
+def test_a_latency_far_off_its_workloads_on_other_hosts_is_flagged_and_held_out_until_reviewed(project):
+    # Square matmul at 2.66 ms on two hosts; on the third, 33,179 ms (a unit error upstream): 12,473× the
+    # median of the others. Its kernel there is 2× its eager, so nothing about its speedup is odd.
+    project.write("content/a.json", [
+        _on("h1", "eager-h1", 2_660_000), _on("h2", "eager-h2", 2_700_000),
+        _on("h3", "eager-h3", 33_179_000_000), _on("h3", "kernel-h3", 16_589_500_000, "Kernel"),
+        _on("h1", "kernel-h1", 2_000_000, "Kernel"),
+    ])
+    project.built()
+    boards = {b["host"]: b for b in project.api(API)["boards"]}
+    runs = {e["run"]: e for b in boards.values() for e in b["entries"]}
+    assert runs["eager-h3"]["implausible_latency"] and runs["kernel-h3"]["implausible_latency"]
+    assert not any(runs[n]["implausible_latency"] for n in ("eager-h1", "eager-h2", "kernel-h1"))
+    assert runs["kernel-h3"]["rank"] == 1 and runs["kernel-h3"]["speedup"]["value"] == 2.0  # still ranked
+    [warning] = [w for w in boards["h3"]["warnings"] if w["code"] == "implausible-latency"]
+    assert sorted(warning["runs"]) == ["eager-h3", "kernel-h3"] and "1,000×" in warning["message"]
+    html = project.page(PROBLEM)
+    assert "Kernel implausible latency" in visible_text(html)
+    everything = project.api("hosts/h3.json")["implementations"][0]["levels"]["all"]
+    assert (everything["passed"], everything["held_out_runs"]) == (0, ["kernel-h3"])
+
+    project.write("kindex.toml", 'reviewed_runs = ["kernel-h3"]\nimplausible_latency = 20000\n')
+    project.built()
+    runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
+    assert not runs["eager-h3"]["implausible_latency"] and not runs["kernel-h3"]["implausible_latency"]
+    assert project.api("hosts/h3.json")["implementations"][0]["levels"]["all"]["passed"] == 1
+
+
+def test_a_latency_exactly_at_the_bound_is_a_result(project):
+    project.write("content/a.json", [_on("h1", "a", 1_000_000), _on("h2", "b", 3_000_000), _on("h3", "c", 3_000_000_000)])
+    project.built()  # h3: exactly 1,000 × h2 (the upper middle of h1 and h2)
+    runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
+    assert not any(e["implausible_latency"] for e in runs.values())
+
+
+def test_two_hosts_that_disagree_by_more_than_the_bound_are_both_flagged(project):
+    project.write("content/a.json", [_on("h1", "a", 1_000_000), _on("h2", "b", 1_000_000_001)])
+    project.built()  # which one is wrong cannot be told
+    runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
+    assert runs["a"]["implausible_latency"] and runs["b"]["implausible_latency"]

@@ -69,7 +69,7 @@ def verdict(cls, values: dict):
     return dump, set(c.model_fields_set), c.root, shown
 
 
-NEWER = ("implausible_speedup", "reviewed_runs")  # checked by test_statistics_settings
+NEWER = ("implausible_speedup", "implausible_latency", "reviewed_runs")  # checked by test_statistics_settings
 
 
 SCALARS = [
@@ -148,3 +148,8 @@ def test_statistics_settings():
             ("implausible_speedup", "Input should be a number greater than 1")], bad
     for bad in ("a-run", [1], {"a": 1}, None):
         assert verdict(Config, {"reviewed_runs": bad}) == [("reviewed_runs", "Input should be a list of run names")], bad
+    assert Config(root=Path("x")).implausible_latency == 1000.0
+    assert Config(implausible_latency=50, root=Path("x")).implausible_latency == 50.0
+    for bad in (1, 0.5, True, "1000", math.inf, None):
+        assert verdict(Config, {"implausible_latency": bad}) == [
+            ("implausible_latency", "Input should be a number greater than 1")], bad

@@ -185,6 +185,7 @@ def _constants() -> dict[str, object]:
         "ci_percent": Fraction(round(100 * (2 * NormalDist().cdf(stats.Z95) - 1))),
         "fast_p": [Fraction(str(p)) for p in leaderboard.FAST_P],
         "implausible": Fraction(str(config.FIELDS["implausible_speedup"][0])),
+        "implausible_latency": Fraction(str(config.FIELDS["implausible_latency"][0])),
         "reference": config.FIELDS["reference"][0],
         "high_variance_percent": Fraction(str(leaderboard.HIGH_VARIANCE)) * 100,
         "outlier_factor": Fraction(leaderboard.OUTLIER_FACTOR),
@@ -227,6 +228,8 @@ STATED = [
     ("content/pages/about.md", r"for p = (\d+(?:\.\d+)?), (\d+(?:\.\d+)?), (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)\)", "fast_p"),
     ("content/pages/about.md", r"A speedup of (\d+)× or more \(`implausible_speedup`", "implausible"),
     ("docs/building.md", r"\| `implausible_speedup` \| `([\d.]+)` \|", "implausible"),
+    ("docs/building.md", r"\| `implausible_latency` \| `([\d.]+)` \|", "implausible_latency"),
+    ("content/pages/about.md", r"more than ([\d,]+) times above or below", "implausible_latency"),
     ("content/pages/about.md", r"the standard deviation is above (\d+)% of the mean", "high_variance_percent"),
     ("content/pages/about.md", r"the slowest sample is above (twice|three times|four times|\d+ times) the mean", "outlier_factor"),
     ("content/pages/about.md", r"the colour then tells the fastest speedup: under ([\d.]+)×, [\d.]+× to ([\d.]+)×, "

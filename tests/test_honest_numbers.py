@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import DELETE, latency_tables, seed_problem_run, tables, visible_text
@@ -264,3 +266,27 @@ def test_reference_implementation_is_configurable(project):
     got = entries(project)
     assert got["PyTorch eager"]["speedup"]["value"] == 0.5 and got["Triton kernel"]["reference"] is True
     assert "Speedup vs Triton kernel (×)" in latency_tables(project.page(PROBLEM))[0]["rows"][0]
+
+
+def test_the_lab_is_shown_beside_its_implementation_and_absent_values_read_not_given(project):
+    mine = timed("h", "Triton kernel", 1_000_000, None)
+    mine["run"]["metadata"]["title"] = "Gemm BatchNorm Scaling Softmax · Triton kernel · Acme Lab"
+    mine["run"]["spec"]["timing"]["latencyNs"] = {"mean": 1_000_000}  # means only
+    del mine["run"]["spec"]["timing"]["samples"]
+    project.write("content/a.json", [timed("h", "PyTorch eager", 2_000_000, (1_990_000, 2_010_000)), mine])
+    project.built()
+    rows = {r[1]: r for r in latency_tables(project.page(PROBLEM))[0]["rows"][1:]}
+    assert "Triton kernel · Acme Lab" in rows and "PyTorch eager · Somewhere reference" in rows  # two labs: each row its own
+    assert entries(project)["Triton kernel"]["lab"] == "Acme Lab"
+    run_page = visible_text(project.page(f"runs/{mine['run']['metadata']['name']}"))
+    assert re.search(r"Lab ?Acme Lab", run_page)
+    for fact in ("Minimum", "Maximum", "Standard deviation", "Samples"):
+        assert re.search(fact + " ?not given", run_page), fact
+    assert "None" not in run_page and "— ms" not in run_page
+
+
+def test_a_table_whose_runs_share_one_lab_names_it_once(project):
+    project.write("content/a.json", clean_board())
+    project.built()
+    html = project.page(PROBLEM)
+    assert "every run by Somewhere" in visible_text(html) and 'class="lab"' not in html

@@ -131,6 +131,10 @@ TAMPERINGS = {
     "tied": (lambda p, h: _set("tied", not _entry(p, "alpha-c-2")["tied"])(_entry(p, "alpha-c-2")), "tied",
              "alpha-c-2"),
     "implausible": (lambda p, h: _set("implausible", True)(_entry(p, "alpha-slow")), "implausible", "alpha-slow"),
+    "implausible latency missed": (lambda p, h: _set("implausible_latency", False)(_entry(p, "theta-a-h2")),
+                                   "implausible_latency", "theta-a-h2"),
+    "implausible latency invented": (lambda p, h: _set("implausible_latency", True)(_entry(p, "theta-a-h1")),
+                                     "implausible_latency", "theta-a-h1"),
     "reviewed run flagged": (lambda p, h: _set("implausible", True)(_entry(p, synthetic.REVIEWED)), "implausible",
                              synthetic.REVIEWED),
     "trend verdict": (lambda p, h: _entry(p, "alpha-c-2")["trend"].update(verdict="unchanged"), "trend.verdict",
@@ -176,6 +180,7 @@ def test_documents_written_from_the_rules_pass_and_cover_each_rule(ideal):
     assert any(s["ci95"] for s in speedups) and any(s["rounding_bounds"] for s in speedups)
     assert any(not s["ci95"] and not s["rounding_bounds"] and s["value"] != 1.0 for s in speedups)
     assert any(e["tied"] for e in entries) and any(e["implausible"] for e in entries)
+    assert any(e["implausible_latency"] for e in entries)
     assert any(b["reference"] is None and len(b["entries"]) > 1 for doc in problems.values() for b in doc["boards"])
     summaries = [s for host in hosts.values() for s in host["implementations"]]
     assert any(s["levels"]["all"]["held_out_implausible"] for s in summaries)

@@ -117,8 +117,10 @@ def boards_from_inputs(runs: dict[str, Run], problems: dict[str, dict], settings
                                                  None, "its workload is on no problem of the API"))
             continue
         grouped[(problem, run.workload, run.host, run.protocol)].append(run)
-    return {key: rules.make_board(*key, group, frozenset(r.name for r in group if r.name in mixed), settings)
-            for key, group in grouped.items()}
+    boards = {key: rules.make_board(*key, group, frozenset(r.name for r in group if r.name in mixed), settings)
+              for key, group in grouped.items()}
+    rules.flag_implausible_latencies(list(boards.values()), settings)
+    return boards
 
 
 # --- One function per rule ------------------------------------------------------------------------------
@@ -231,6 +233,16 @@ def check_implausible(board: rules.Board, doc: dict, report: Report) -> None:
                                                  e.get("implausible")))
 
 
+def check_implausible_latency(board: rules.Board, doc: dict, report: Report) -> None:
+    """A latency more than implausible_latency × off the other hosts' middle medians of its workload."""
+    for e in entries_of(doc) + history_of(doc):
+        expected = e["run"] in board.implausible_latency
+        report.checked["implausible latency"] += 1
+        if bool(e.get("implausible_latency")) != expected:
+            report.differences.append(Difference(f"{board.where} · {e['run']}", "implausible_latency", expected,
+                                                 e.get("implausible_latency")))
+
+
 def check_trends(board: rules.Board, doc: dict, report: Report) -> None:
     """Each run against the implementation's previous passed run on the table (History)."""
     for e in entries_of(doc) + history_of(doc):
@@ -296,7 +308,8 @@ def check_host(host: str, expected: list[dict], doc: dict | None, report: Report
 
 # --- All of it ------------------------------------------------------------------------------------------
 
-BOARD_RULES = (check_ranks, check_rank_invariants, check_speedups, check_implausible, check_trends)
+BOARD_RULES = (check_ranks, check_rank_invariants, check_speedups, check_implausible, check_implausible_latency,
+               check_trends)
 
 
 @dataclass

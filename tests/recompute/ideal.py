@@ -33,6 +33,7 @@ def entry(board: rules.Board, run: Run) -> dict:
         "mixed_hardware": run.name in board.mixed, "reference": board.reference is not None
         and run.name == board.reference.name,
         "speedup": board.speedup.get(run.name), "implausible": run.name in board.implausible,
+        "implausible_latency": run.name in board.implausible_latency,
         "trend": board.trend.get(run.name),
     }
 

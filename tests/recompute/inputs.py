@@ -38,6 +38,7 @@ class Settings:
     reference: str = "PyTorch eager"
     implausible_speedup: float = 10.0
     reviewed_runs: frozenset[str] = frozenset()
+    implausible_latency: float = 1000.0
 
 
 def read_settings(path: Path | None) -> Settings:
@@ -49,6 +50,7 @@ def read_settings(path: Path | None) -> Settings:
         reference=toml.get("reference", "PyTorch eager"),
         implausible_speedup=toml.get("implausible_speedup", 10.0),
         reviewed_runs=frozenset(toml.get("reviewed_runs", ())),
+        implausible_latency=toml.get("implausible_latency", 1000.0),
     )
 
 

@@ -7,6 +7,7 @@ formula needs exp(±1.96·sd) or a logarithm.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -204,6 +205,7 @@ class Board:
     speedup_exact: dict[str, Fraction] = field(default_factory=dict)
     beyond_noise: dict[str, bool] = field(default_factory=dict)  # run faster than the reference beyond noise
     implausible: set[str] = field(default_factory=set)
+    implausible_latency: set[str] = field(default_factory=set)
     trend: dict[str, dict | None] = field(default_factory=dict)
     borderline: list[str] = field(default_factory=list)  # float decisions within 1e-9 of 1
 
@@ -236,6 +238,27 @@ def make_board(problem: str, workload: str, host: str, protocol: str, runs: list
     return b
 
 
+def flag_implausible_latencies(boards: list[Board], settings: Settings) -> None:
+    """A passed run whose mean is more than implausible_latency × hi, or below lo / implausible_latency, where
+    lo and hi are the middle one or two of the other hosts' medians of the workload (sorted), unreviewed."""
+    factor = Fraction(str(settings.implausible_latency))
+    by_workload: dict[str, dict[str, list[tuple[Board, Run]]]] = defaultdict(lambda: defaultdict(list))
+    for b in boards:
+        for r in b.runs:
+            if r.status == "passed" and r.mean is not None:
+                by_workload[b.workload][b.host].append((b, r))
+    for hosts in by_workload.values():
+        if len(hosts) < 2:
+            continue
+        medians = {h: statistics.median(Fraction(r.mean) for _, r in found) for h, found in hosts.items()}
+        for h, found in hosts.items():
+            others = sorted(m for k, m in medians.items() if k != h)
+            lo, hi = others[(len(others) - 1) // 2], others[len(others) // 2]
+            for b, r in found:
+                if (r.mean > factor * hi or r.mean * factor < lo) and r.name not in settings.reviewed_runs:
+                    b.implausible_latency.add(r.name)
+
+
 # --- Summaries: fast_p over the suite -------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -254,7 +277,7 @@ class Result:
 
 def result_on(board: Board, run: Run) -> Result:
     ranked = run.name in board.rank
-    held_out = ranked and run.name in board.implausible
+    held_out = ranked and (run.name in board.implausible or run.name in board.implausible_latency)
     return Result(run, board, ranked and not held_out, held_out, board.speedup_exact.get(run.name))
 
 

@@ -2,7 +2,7 @@
 no interval at all, rounding bounds with stepNs, several references, no reference, a failed reference,
 implausible and reviewed speedups (and a slow one, never held out), a rank that needs the union rule,
 two workloads on one host, a replaced KernelBench problem (one place in the suite), a problem without
-a KernelBench level, a run on another GPU.
+a KernelBench level, a run on another GPU, an implausible latency.
 
 Each case is clearly within the about page's text: its ambiguous corners (runs observed at the same
 time, runs without observedAt, several tables for one workload) are left out on purpose."""
@@ -187,6 +187,19 @@ def bundles() -> dict[str, list[dict]]:
                 mean=2_100_000, ci=(2_090_000, 2_110_000), observed=T0, level=3),
             run("eta-old-a-h2", problem="2_Eta_Old", implementation="A", host="h2", protocol=SIG3, mean=600_000,
                 ci=(590_000, 610_000), observed=T0, level=3),
+        ],
+        # An implausible latency: h2's runs of this workload are 5,000× the others' (a unit error, say).
+        "theta.json": [
+            run("theta-eager-h1", problem="3_Theta", implementation=EAGER, host="h1", protocol=SIG3, mean=2_660_000,
+                ci=(2_650_000, 2_670_000)),
+            run("theta-a-h1", problem="3_Theta", implementation="A", host="h1", protocol=SIG3, mean=1_330_000,
+                ci=(1_320_000, 1_340_000)),
+            run("theta-eager-h2", problem="3_Theta", implementation=EAGER, host="h2", protocol=SIG3,
+                mean=13_300_000_000, ci=(13_200_000_000, 13_400_000_000)),
+            run("theta-a-h2", problem="3_Theta", implementation="A", host="h2", protocol=SIG3, mean=6_650_000_000,
+                ci=(6_600_000_000, 6_700_000_000)),
+            run("theta-eager-h3", problem="3_Theta", implementation=EAGER, host="h3", protocol=SIG3, mean=2_700_000,
+                ci=(2_690_000, 2_710_000)),
         ],
         # A problem from another source: the "other" group.
         "other.jsonl": [
