@@ -318,10 +318,13 @@ def test_observed_at_flag_dates_files_provenance_does_not(tmp_path, capsys):
     [c], err = imported(capsys, src, "--out", tmp_path / "b", "--observed-at", "2025-08-01")
     assert c["run"]["spec"]["observedAt"] == "2025-08-01T00:00:00.000Z"
     assert b["run"]["spec"]["workloadDigest"] != c["run"]["spec"]["workloadDigest"]  # either side of 2025-07-02
-    # With neither, the file's modification time is used, and the user is told.
-    [d], err = imported(capsys, src, "--out", tmp_path / "c")
-    assert d["run"]["spec"]["observedAt"].endswith("Z")
-    assert "modification time" in err
+    # With neither, the file has no date: an error naming it (its modification time is when it was copied).
+    err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "c")
+    assert err.splitlines() == [
+        f"{src / 'MI250' / 'baseline_time_torch.json'}: no date for its timings: no PROVENANCE.txt line names it and "
+        "--observed-at is not given; add 'MI250/baseline_time_torch.json [COMMIT] DATE-TIME' to a PROVENANCE.txt in "
+        "the folder holding its host folder, or give --observed-at",
+        "error: 1 problem in 1 file; nothing was written"]
 
 
 def test_problems_checkout_makes_the_workload_the_source_file(tmp_path, capsys):
@@ -487,15 +490,49 @@ def test_file_not_in_the_history_uses_the_version_in_force_at_its_date(tmp_path,
 
 
 @needs_git
-def test_file_naming_problems_no_version_has_is_an_error(tmp_path, capsys):
-    repo, _ = _resized_and_renamed(tmp_path)
+def test_file_naming_problems_of_several_versions_imports_each_problem_by_its_nearest_version(tmp_path, capsys):
+    # A file copied from another era into a later commit: it names problems from before the resize (2_Old), from
+    # after it (35_LSTM), one that only a pull request's branch ever had (5_Side), and two no tree has.
+    repo, kb = _resized_and_renamed(tmp_path)
+    repo.git("checkout", "-q", "-b", "pull-request")
+    side_source = problem_source("Side", 32)
+    side = repo.commit("2025-07-20T00:00:00Z", {f"{KB}/level2/5_Side.py": side_source}, "a problem, never merged")
+    repo.git("checkout", "-q", "main")
     src = tmp_path / "timing"
-    bad = write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(), "7_Nowhere.py": row()}},
-                       date="2026-01-01T00:00:00Z")
-    code, _, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
-    assert code == 1
-    assert f"{bad}: names 1 problem" in err and "level1/7_Nowhere.py" in err
-    assert "Traceback" not in err and not (tmp_path / "out").exists()
+    l40s = row(hardware="NVIDIA L40S")
+    copied = write_timing(src, "L40S_matx3", "torch", {
+        "level1": {"1_A.py": l40s, "2_Old.py": l40s, "7_Nowhere.py": l40s},
+        "level2": {"5_Side.py": l40s, "6_Gone.py": None},
+        "level3": {"35_LSTM.py": l40s}}, date="2025-08-01T00:00:00Z")
+    added = repo.commit("2025-08-01T00:00:00Z", {f"{TIMING}/L40S_matx3/{copied.name}": copied.read_bytes()})
+
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 0, err
+    warnings = [line.removeprefix("warning: ") for line in err.splitlines()]
+    assert all(line.startswith(f"{copied}: ") for line in warnings), warnings
+    # One warning for each problem that cannot be identified; its entry is not imported.
+    for lost in ("level1/7_Nowhere.py", "level2/6_Gone.py"):
+        assert f"{copied}: {lost}: no KernelBench version has this problem, nor any commit on a ref of " \
+               f"{repo.root}; its entry is not imported" in warnings
+    # One saying which version each other problem is of.
+    [matched] = [line for line in warnings if "no one KernelBench version has together" in line]
+    assert f"matched to version {added[:7]} (2025-08-01), the commit that added this file, which has 2 of its " \
+           "6 problems" in matched
+    assert f"level1/2_Old.py ({kb['old'][:7]} (2025-01-01))" in matched
+    assert f"level2/5_Side.py ({side[:7]} (2025-07-20))" in matched
+    assert len(warnings) == 3
+    assert f"L40S_matx3/{copied.name}: KernelBench version {added[:7]} (2025-08-01)" in out
+    assert "Imported 4 runs (4 passed) from 1 file" in out
+
+    bundles = json.loads((tmp_path / "out" / "L40S_matx3" / copied.name).read_text())
+    workloads = {b["run"]["spec"]["sourceNative"]["externalId"].split("/", 2)[2]: b["run"]["spec"]["workloadDigest"]
+                 for b in bundles}
+    assert workloads == {
+        "level1/1_A.py": source_workload("level1/1_A.py", kb["A-new"]),
+        "level1/2_Old.py": source_workload("level1/2_Old.py", kb["Old"]),
+        "level2/5_Side.py": source_workload("level2/5_Side.py", side_source),
+        "level3/35_LSTM.py": source_workload("level3/35_LSTM.py", kb["LSTM"]),
+    }
 
 
 @needs_git
@@ -576,6 +613,151 @@ def test_without_history_a_late_file_naming_pre_rename_problems_is_of_the_old_si
     assert native["externalId"] == "L40S_matx3/torch_compile_inductor_default/level3/35_LSTM.py"
     assert native["formerExternalId"] == "L40S_matx3/torch_compile_inductor_default/level3/35_LTSM.py"
     assert "formerExternalId" not in spec_of(bundles, "torch_compile_cudagraphs", "level3/35_LSTM.py")["sourceNative"]
+
+
+# --- a host timed again ------------------------------------------------------------------------
+
+
+def problem_api(capsys, content: Path, site: Path, slug: str) -> dict:
+    """Build `content` and return the built site's API document of one problem."""
+    code, _, err = run_cli(capsys, "build", "--content", content, "--out", site)
+    assert code == 0, err
+    return json.loads((site / "api" / "v1" / "problems" / f"{slug}.json").read_text(encoding="utf-8"))
+
+
+def h100(mean: float) -> dict:
+    return row(mean=mean, lo=round(mean - 0.1, 3), hi=round(mean + 0.1, 3), hardware="NVIDIA H100 80GB HBM3")
+
+
+@needs_git
+def test_host_folders_differing_in_case_are_one_host_timed_twice(tmp_path, capsys):
+    # KernelBench's H100_modal (timed in November) and H100_Modal (January): one GPU at one provider, timed again.
+    repo = GitRepo(tmp_path / "kb")
+    repo.commit("2025-10-01T00:00:00Z", {f"{KB}/level1/1_A.py": problem_source("A", 1024),
+                                         f"{KB}/level1/2_B.py": problem_source("B", 64)})
+    src = tmp_path / "timing"
+    nov = write_timing(src, "H100_modal", "torch", {"level1": {"1_A.py": h100(1.5), "2_B.py": h100(2.0)}},
+                       date="2025-11-20T10:00:00Z")
+    jan = write_timing(src, "H100_Modal", "torch", {"level1": {"1_A.py": h100(1.2), "2_B.py": h100(2.0)}},
+                       date="2026-01-10T10:00:00Z")
+    repo.commit("2025-11-20T10:00:00Z", {f"{TIMING}/H100_modal/{nov.name}": nov.read_bytes()})
+    repo.commit("2026-01-10T10:00:00Z", {f"{TIMING}/H100_Modal/{jan.name}": jan.read_bytes()})
+
+    content = tmp_path / "content"
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", content / "kb", "--repo", repo.root)
+    assert code == 0, err
+    assert err == ""
+    assert "Imported 4 runs (4 passed) from 2 files on 1 host" in out
+    # One host, in the host table's spelling; the later timing's runs and file carry its date.
+    assert sorted(snapshot(content)) == ["kb/H100_Modal/baseline_time_torch.20260110t100000z.json",
+                                         "kb/H100_Modal/baseline_time_torch.json"]
+    bundles = [b for p in sorted(content.rglob("*.json")) for b in json.loads(p.read_text())]
+    assert {json.dumps(b["environment"], sort_keys=True) for b in bundles} == {json.dumps(bundles[0]["environment"],
+                                                                                         sort_keys=True)}
+    assert bundles[0]["environment"]["metadata"] == {"name": "kernelbench-h100-modal",
+                                                     "title": "KernelBench host · H100 (Modal)"}
+    assert sorted(b["run"]["metadata"]["name"] for b in bundles) == [
+        "kernelbench-h100-modal-torch-20260110t100000z-l1-1-a", "kernelbench-h100-modal-torch-20260110t100000z-l1-2-b",
+        "kernelbench-h100-modal-torch-l1-1-a", "kernelbench-h100-modal-torch-l1-2-b"]
+    assert {b["run"]["spec"]["sourceNative"]["benchmark"] for b in bundles} == {
+        "H100_modal/baseline_time_torch.json", "H100_Modal/baseline_time_torch.json"}
+
+    # The site shows January's runs as current and November's as their history, with a verdict.
+    api = problem_api(capsys, content, tmp_path / "site", "level1-1-a")
+    [board] = api["boards"]
+    assert board["host"] == "kernelbench-h100-modal"
+    [current] = board["entries"]
+    [earlier] = board["history"]
+    assert (current["observed_at"], earlier["observed_at"]) == ("2026-01-10T10:00:00.000Z", "2025-11-20T10:00:00.000Z")
+    assert current["trend"]["previous"] == earlier["run"] == "kernelbench-h100-modal-torch-l1-1-a"
+    assert current["trend"]["verdict"] == "improved"
+    assert earlier["superseded_by"] == current["run"]
+    b_api = problem_api(capsys, content, tmp_path / "site", "level1-2-b")
+    assert b_api["boards"][0]["entries"][0]["trend"]["verdict"] == "unchanged"
+
+    # Imported one after the other into one --out, the folders give the same files; the second import neither
+    # clashes with the first's runs nor replaces its file.
+    one_by_one = tmp_path / "one-by-one"
+    for folder in ("H100_modal", "H100_Modal"):
+        _, err = imported(capsys, src / folder, "--out", one_by_one / "kb", "--repo", repo.root)
+        assert err == ""
+    assert snapshot(one_by_one) == snapshot(content)
+    # In the other order the later timing keeps the names it was given first, and is still the current one.
+    reversed_ = tmp_path / "reversed"
+    for folder in ("H100_Modal", "H100_modal"):
+        imported(capsys, src / folder, "--out", reversed_ / "kb", "--repo", repo.root)
+    assert sorted(snapshot(reversed_)) == ["kb/H100_Modal/baseline_time_torch.20251120t100000z.json",
+                                           "kb/H100_Modal/baseline_time_torch.json"]
+    [board] = problem_api(capsys, reversed_, tmp_path / "site2", "level1-1-a")["boards"]
+    assert [e["observed_at"] for e in board["entries"]] == ["2026-01-10T10:00:00.000Z"]
+    assert [e["observed_at"] for e in board["history"]] == ["2025-11-20T10:00:00.000Z"]
+    assert board["entries"][0]["trend"]["verdict"] == "improved"
+    # Again, together, into either: every file is unchanged.
+    for folder in (one_by_one, reversed_):
+        code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", folder / "kb", "--repo", repo.root)
+        assert code == 0 and err == "" and "(0 written, 2 unchanged)" in out, err
+
+
+def test_provenance_line_with_a_commit_dates_the_file(tmp_path, capsys):
+    # PROVENANCE.txt lines as a history's extraction writes them: path, the commit that added the file, its date.
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}})
+    write_timing(src, "My Host", "torch", {"level1": {"1_A.py": row()}})
+    (src / "PROVENANCE.txt").write_text(
+        "L4_GCP/baseline_time_torch.json 4caba1c 2026-01-14T16:21:49-08:00\n"
+        "My Host/baseline_time_torch.json 2d949ab985ccbbc91fbd4bb55da36b386abf0da5 2025-07-15T04:08:57+00:00\n",
+        encoding="utf-8")
+    bundles, err = imported(capsys, src, "--out", tmp_path / "out")
+    assert err.count("warning: ") == 1 and "'My Host' is not in the importer's table" in err
+    dates = {b["run"]["spec"]["sourceNative"]["benchmark"]: b["run"]["spec"]["observedAt"] for b in bundles}
+    assert dates == {"L4_GCP/baseline_time_torch.json": "2026-01-15T00:21:49.000Z",
+                     "My Host/baseline_time_torch.json": "2025-07-15T04:08:57.000Z"}
+
+
+@needs_git
+def test_commit_a_plain_clone_lacks_is_named_with_how_to_fetch_it(tmp_path, capsys):
+    # A timing file added by a pull request whose commit only GitHub's refs/pull/<n>/head reaches: a plain
+    # clone lacks it.
+    repo = GitRepo(tmp_path / "kb")
+    before, fixed = problem_source("A", 1024), problem_source("A", 1024) + "\n# fixed in the pull request\n"
+    repo.commit("2025-01-01T00:00:00Z", {f"{KB}/level1/1_A.py": before})
+    repo.git("checkout", "-q", "-b", "pull-request")
+    src = tmp_path / "timing"
+    timed = write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}})
+    pull = repo.commit("2025-02-01T00:00:00Z", {f"{KB}/level1/1_A.py": fixed,
+                                                f"{TIMING}/L4_GCP/{timed.name}": timed.read_bytes()})
+    repo.git("checkout", "-q", "main")
+    repo.git("update-ref", "refs/pull/7/head", pull)
+    repo.git("branch", "-q", "-D", "pull-request")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.root), str(clone)], check=True, capture_output=True, env=repo.env)
+    (src / "PROVENANCE.txt").write_text(f"L4_GCP/{timed.name} {pull} 2025-02-01T00:00:00Z\n", encoding="utf-8")
+
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", clone)
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"warning: {timed}: PROVENANCE.txt says commit {pull} added it, which {clone} lacks (commits reachable only "
+        f"from a pull request's ref are not in a plain clone: fetch them in {clone} with "
+        "git fetch origin '+refs/pull/*/head:refs/remotes/origin/pr/*'); matched by its date instead"]
+    assert (f"L4_GCP/{timed.name}: KernelBench version {repo.git('rev-parse', 'main')[:7]} (2025-01-01), in force "
+            f"on its date, 2025-02-01 (the file is not in --repo's history; commit {pull} is not in --repo)") in out
+    [b] = json.loads((tmp_path / "out" / "L4_GCP" / timed.name).read_text())
+    assert b["run"]["spec"]["workloadDigest"] == source_workload("level1/1_A.py", before)
+
+    # The command the warning gives fetches it; the file is then of the pull request's version.
+    subprocess.run(["git", "-C", str(clone), "fetch", "-q", "origin", "+refs/pull/*/head:refs/remotes/origin/pr/*"],
+                   check=True, capture_output=True, env=repo.env)
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", clone)
+    assert code == 0 and err == "", err
+    assert f"L4_GCP/{timed.name}: KernelBench version {pull[:7]} (2025-02-01), the commit that added this file" in out
+    [b] = json.loads((tmp_path / "out" / "L4_GCP" / timed.name).read_text())
+    assert b["run"]["spec"]["workloadDigest"] == source_workload("level1/1_A.py", fixed)
+    # A file whose bytes no commit holds (edited since) is of the commit PROVENANCE.txt names, when --repo has it.
+    timed.write_text(json.dumps({"level1": {"1_A.py": row(mean=1.45, hardware="NVIDIA L4")}}), encoding="utf-8")
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", clone)
+    assert code == 0 and err == "", err
+    assert (f"L4_GCP/{timed.name}: KernelBench version {pull[:7]} (2025-02-01), the commit PROVENANCE.txt names for "
+            "it (its bytes are not in --repo's history)") in out
 
 
 # --- hosts and implementations -----------------------------------------------------------------
@@ -663,13 +845,27 @@ def test_malformed_source_is_an_error_naming_it_and_nothing_is_written(tmp_path,
     assert not (tmp_path / "out").exists()
 
 
-def test_one_host_given_twice_is_one_error(tmp_path, capsys):
-    for root in ("a", "b"):
-        write_timing(tmp_path / root, "L4_GCP", "torch", {"level1": {"1_A.py": row()}}, date="2026-01-01T00:00:00Z")
-    code, _, err = run_cli(capsys, "import", "kernelbench", tmp_path / "a", tmp_path / "b", "--out", tmp_path / "out")
-    assert code == 1
-    assert "host 'L4_GCP' is also imported from" in err and "1 problem in 1 file" in err
-    assert not (tmp_path / "out").exists()
+def test_one_timing_given_twice_is_imported_once(tmp_path, capsys):
+    # The same bytes in two places (a folder extracted from two commits that both hold the file): one timing.
+    for root, date in (("a", "2026-01-01T00:00:00Z"), ("b", "2026-02-01T00:00:00Z")):
+        write_timing(tmp_path / root, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}}, date=date)
+    code, out, err = run_cli(capsys, "import", "kernelbench", tmp_path / "b", tmp_path / "a", "--out", tmp_path / "out")
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"warning: {tmp_path / 'b' / 'L4_GCP' / 'baseline_time_torch.json'}: the same bytes as "
+        f"{tmp_path / 'a' / 'L4_GCP' / 'baseline_time_torch.json'}, one timing of host 'L4_GCP': imported once, "
+        "observed at 2026-01-01T00:00:00.000Z"]
+    assert "Imported 1 run (1 passed) from 1 file on 1 host" in out
+    assert sorted(snapshot(tmp_path / "out")) == ["L4_GCP/baseline_time_torch.json"]
+
+    # Two different timings of one implementation observed at one time cannot be ordered: an error naming both.
+    write_timing(tmp_path / "c", "L4_GCP", "torch", {"level1": {"1_A.py": row(mean=1.45, hardware="NVIDIA L4")}},
+                 date="2026-01-01T00:00:00Z")
+    err = failed_import(capsys, "kernelbench", tmp_path / "a", tmp_path / "c", "--out", tmp_path / "out2")
+    assert err.splitlines()[0] == (
+        f"{tmp_path / 'c' / 'L4_GCP' / 'baseline_time_torch.json'}: another timing of host 'L4_GCP''s torch, "
+        f"{tmp_path / 'a' / 'L4_GCP' / 'baseline_time_torch.json'}, is observed at the same time "
+        "(2026-01-01T00:00:00.000Z): the site could not tell which is the newer; date each in PROVENANCE.txt")
 
 
 def test_missing_source_is_an_error(tmp_path, capsys):
@@ -781,33 +977,46 @@ def test_provenance_line_without_a_date_says_how_to_date_the_file(tmp_path, caps
     (src / "PROVENANCE.txt").write_text("My Host/baseline_time_torch.json\n", encoding="utf-8")
     err = failed_import(capsys, "kernelbench", src, "--out", tmp_path / "out")
     assert err.splitlines()[0] == (
-        f"{src / 'PROVENANCE.txt'}:1: expected 'HOST/FILE DATE-TIME', the date-time last with a time zone, e.g. "
+        f"{src / 'PROVENANCE.txt'}:1: expected 'HOST/FILE [COMMIT] DATE-TIME', the date-time last with a time zone "
+        "and the commit that added the file before it if known, e.g. "
         "'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
 
 
-def test_importing_hosts_one_at_a_time_never_replaces_another_hosts_file(tmp_path, capsys):
-    # Höst and Hást are both written to h-st/: the second import must not replace the first's runs.
+def test_hosts_whose_names_make_one_slug_get_distinct_names_and_never_replace_each_other(tmp_path, capsys):
+    # Höst and Hást both slug to h-st, but are two hosts (their environments differ): the second imported gets a
+    # name and folder of its own, ending in a digest of its environment, and the first's file is left as it was.
     src = tmp_path / "src"
     first = write_timing(src, "Höst", "torch", {"level1": {"1_A.py": row()}})
-    second = write_timing(src, "Hást", "torch", {"level1": {"1_A.py": row(mean=1.45)}})
+    write_timing(src, "Hást", "torch", {"level1": {"1_A.py": row(mean=1.45)}})
     out = tmp_path / "c" / "kb"
     imported(capsys, src / "Höst", "--out", out, "--observed-at", "2026-01-14T00:00:00Z")
     before = snapshot(out)
     assert list(before) == ["h-st/baseline_time_torch.json"]
 
-    code, stdout, err = run_cli(capsys, "import", "kernelbench", src / "Hást", "--out", out,
-                                "--observed-at", "2026-01-14T00:00:00Z")
-    assert code == 1 and stdout == ""
-    assert err.splitlines()[0] == (
-        f"{second}: would replace {out / 'h-st' / 'baseline_time_torch.json'}, which holds the runs of host 'Höst': "
-        "host folders 'Höst' and 'Hást' make one folder name (h-st) and the same run names; rename one of them")
-    assert "Traceback" not in err and snapshot(out) == before
+    _, err = imported(capsys, src / "Hást", "--out", out, "--observed-at", "2026-01-14T00:00:00Z")
+    assert "did not write" not in err
+    after = snapshot(out)
+    assert after["h-st/baseline_time_torch.json"] == before["h-st/baseline_time_torch.json"]
+    [(other, data)] = [(path, data) for path, data in after.items() if path not in before]
+    assert re.fullmatch(r"h-st-[0-9a-f]{8}/baseline_time_torch\.json", other)
+    [b] = json.loads(data)
+    assert b["environment"]["metadata"]["name"] == f"kernelbench-{other.split('/')[0]}"
+    assert b["run"]["metadata"]["name"] == f"kernelbench-{other.split('/')[0]}-torch-l1-1-a"
+    code, _, err = run_cli(capsys, "build", "--content", tmp_path / "c", "--out", tmp_path / "site")
+    assert code == 0, err
+    assert json.loads((tmp_path / "site" / "api" / "v1" / "index.json").read_text())["runs"] == 2
+
+    # Imported again, each keeps its name; together, too.
+    code, stdout, err = run_cli(capsys, "import", "kernelbench", src, "--out", out, "--observed-at",
+                                "2026-01-14T00:00:00Z")
+    assert code == 0, err
+    assert "(0 written, 2 unchanged)" in stdout and snapshot(out) == after
     # …and so with one file per run.
     imported(capsys, src / "Höst", "--out", tmp_path / "per-run", "--observed-at", "2026-01-14T00:00:00Z",
              "--one-file-per-run")
-    code, _, err = run_cli(capsys, "import", "kernelbench", src / "Hást", "--out", tmp_path / "per-run",
-                           "--observed-at", "2026-01-14T00:00:00Z", "--one-file-per-run")
-    assert code == 1 and "which holds the runs of host 'Höst'" in err
+    imported(capsys, src / "Hást", "--out", tmp_path / "per-run", "--observed-at", "2026-01-14T00:00:00Z",
+             "--one-file-per-run")
+    assert len(snapshot(tmp_path / "per-run")) == 2
 
     # The same host imported again replaces its own file, as ever.
     first.write_text(json.dumps({"level1": {"1_A.py": row(mean=1.55)}}), encoding="utf-8")

@@ -133,6 +133,7 @@ HOSTS: dict[str, Host] = {
     "MI250": Host("MI250", "amd", "AMD Instinct MI250", "OAM", "gfx90a", None, r"\bMI250"),
 }
 _HOSTS_CASEFOLD = {name.casefold(): host for name, host in HOSTS.items()}
+_HOST_NAMES_CASEFOLD = {name.casefold(): name for name in HOSTS}
 
 # The problems KernelBench renamed in its 2025-07 resize (old name → newest name), for imports
 # without --repo. Found once by `History` (git's rename detection between consecutive versions on
@@ -219,12 +220,37 @@ class SourceFile:
     implementation: str  # file-name suffix, e.g. "torch_compile_inductor_default"
     path: Path
     observed_at: datetime | None = None
+    commit: str | None = None  # the commit PROVENANCE.txt names for it, if any
     data: dict | None = None
+    sha256: str | None = None  # of its bytes: a host's copies of one timing are imported once
     version: Version | None = None  # with --repo: the KernelBench version its timings were made with
+    sources: dict[str, Version] = field(default_factory=dict)  # with --repo: each problem's version
+    stamp: str | None = None  # a host's later timing of an implementation: its date, in its runs' and file's names
 
     @property
     def benchmark(self) -> str:
         return f"{self.host}/{self.path.name}"
+
+    @property
+    def when(self) -> str:
+        """observedAt as the runs write it: what orders a host's timings of an implementation."""
+        return utc_timestamp(self.observed_at)
+
+
+@dataclass
+class TimingHost:
+    """One timing host: the host folders whose runs get one ExecutionEnvironment (H100_modal and H100_Modal)."""
+    spelling: str  # the host table's name for it (H100_Modal), else its folder's name
+    environment: dict  # its document; metadata.name is set once every host is known (`_name_hosts`)
+    identity: str  # digest of the document but its name: what makes two folders one host
+    files: list[SourceFile]
+    name: str = ""  # "kernelbench-h100-modal"
+    folder: str = ""  # under --out
+
+    @property
+    def part(self) -> str:
+        """The host's part of its runs' names: "h100-modal"."""
+        return self.name.removeprefix("kernelbench-")
 
 
 def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None = None, repo: Path | None = None,
@@ -238,25 +264,28 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
     history = History(repo) if repo is not None else None
 
     files = _find_files(sources, errors)
-    _read_and_date(files, sources, fallback, result, errors)
+    _read_and_date(files, sources, fallback, errors)
     if errors:
         raise KindexError(errors)
-    by_host = _by_host(files, errors)
+    held = _Held.read(out)
+    hosts = _hosts(files, held, result, errors)
     if errors:
         raise KindexError(errors)
+    files = [f for host in hosts for f in host.files]
     source_sha256: dict[str, str] = {}  # with --repo: problem source blob → hex SHA-256 of its bytes
     if history is not None:
         _match_versions(files, history, result, errors)
         if errors:
             raise KindexError(errors)
-        source_sha256 = history.sha256s({f.version.problems[name] for f in files for name in _names(f.data)})
-    outputs, single = _outputs(by_host, out, problems_dir, history, source_sha256, one_file_per_run, result, errors)
+        source_sha256 = history.sha256s({f.sources[name].problems[name] for f in files for name in _names(f.data)})
+    outputs, single = _outputs(hosts, out, held, problems_dir, history, source_sha256, one_file_per_run, result,
+                               errors)
     if errors:
         raise KindexError(errors)
 
     rendered = {path: _dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
-    result.hosts = len(by_host)
-    result.warnings.extend(_stale_files(out, set(rendered)))
+    result.hosts = len(hosts)
+    result.warnings.extend(held.clashes(outputs))
     changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
     result.unchanged = len(rendered) - len(changed)
     _write_all(changed)
@@ -264,7 +293,7 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
     return result
 
 
-def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: History | None,
+def _outputs(hosts: list[TimingHost], out: Path, held: _Held, problems_dir: Path | None, history: History | None,
              source_sha256: dict[str, str], one_file_per_run: bool, result: Result,
              errors: list[str]) -> tuple[dict[Path, list[dict]], set[Path]]:
     """Every output file and its bundles, and which of them hold one run (written as an object)."""
@@ -272,10 +301,9 @@ def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: Histo
     single: set[Path] = set()
     names: dict[str, str] = {}  # run name → where it came from
     missing_sources: Counter = Counter()
-    for host_name, host_files in by_host.items():
-        environment = _environment(host_name, host_files, result.warnings)
-        env_digest = digest(environment)
-        for f in host_files:
+    for host in hosts:
+        env_digest = digest(host.environment)
+        for f in host.files:
             if problems_dir is not None and f.observed_at.astimezone(timezone.utc).date() < SIZES_CHANGED:
                 result.warnings.append(
                     f"{f.path}: dated before {SIZES_CHANGED.isoformat()}, when KernelBench changed problem sizes; "
@@ -284,7 +312,8 @@ def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: Histo
                 named = _named_in_version(f, history, source_sha256)
             else:
                 named = _named_without_history(f, problems_dir, missing_sources, result.warnings)
-            bundles = _bundles(_FileContext(f, environment, env_digest, named), errors, result)
+            bundles = _bundles(_FileContext(f, host, env_digest, named), errors, result)
+            timing = (host.identity, f.implementation, f.when)
             targets = []
             for b in bundles:
                 name = b["run"]["metadata"]["name"]
@@ -292,22 +321,27 @@ def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: Histo
                 if name in names:
                     errors.append(f"{where}: run name {name!r} is also made from {names[name]}")
                 names[name] = where
+                other = held.runs.get(name)
+                if other is not None and other[0] != timing:
+                    errors.append(f"{where}: run name {name!r} is also in {other[1]}, which holds another timing "
+                                  f"({_shown_timing(other[0])}); move that file out of --out, or import into another")
                 if one_file_per_run:
-                    target = out / _safe_folder(host_name) / f"{name}.json"
+                    target = out / host.folder / f"{name}.json"
                     outputs[target] = [b]
                     single.add(target)
                     targets.append(target)
             if not one_file_per_run:
-                target = out / _safe_folder(host_name) / f.path.name
+                target = out / host.folder / (f.path.name if f.stamp is None else f"{f.path.stem}.{f.stamp}.json")
                 if target in outputs:
                     errors.append(f"{f.path}: would be written to {target}, as another source file is")
                 outputs[target] = bundles
                 targets.append(target)
-            other = next(((t, h) for t in targets if (h := _host_of(t)) not in (None, host_name)), None)
-            if other is not None:
-                errors.append(f"{f.path}: would replace {other[0]}, which holds the runs of host {other[1]!r}: host "
-                              f"folders {other[1]!r} and {host_name!r} make one folder name ({other[0].parent.name}) "
-                              "and the same run names; rename one of them")
+            for target in targets:
+                other = held.files.get(target)
+                if other is not None and other != timing:
+                    errors.append(f"{f.path}: would replace {target}, which holds another timing "
+                                  f"({_shown_timing(other)}); move that file out of --out, or import into another")
+                    break
             result.sources += 1
     if missing_sources:
         result.warnings.append(
@@ -316,47 +350,19 @@ def _outputs(by_host: dict, out: Path, problems_dir: Path | None, history: Histo
     return outputs, single
 
 
-def _host_of(path: Path) -> str | None:
-    """The source host whose runs an earlier import wrote to `path` (None if none did). Two host folders can make
-    one folder under --out (Höst and Hást both make h-st/): importing one must not replace the other's runs."""
-    try:
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        return None
-    for bundle in value if isinstance(value, list) else [value]:
-        try:
-            native = bundle["run"]["spec"]["sourceNative"]
-            benchmark = native["benchmark"]  # "<HOST>/<file name>"
-        except (KeyError, TypeError):
-            continue
-        if native.get("source") == SOURCE and isinstance(benchmark, str) and "/" in benchmark:
-            return benchmark.rsplit("/", 1)[0]
-    return None
+def _shown_timing(timing: tuple[str, str, str]) -> str:
+    _, implementation, when = timing
+    return f"{implementation}, observed at {when}"
 
 
-# --- reading ------------------------------------------------------------------------------------
+# --- hosts and their timings --------------------------------------------------------------------
 
 
-def _read_and_date(files: list[SourceFile], sources: list[Path], fallback: datetime | None, result: Result,
-                   errors: list[str]) -> None:
-    """Each file's data, and its date: PROVENANCE.txt's, else --observed-at, else its modification time."""
-    dates = _provenance(sources, errors)
-    for f in files:
-        f.data = _read(f.path, errors)
-        f.observed_at = dates.get(f.path.resolve()) or fallback
-        if f.observed_at is None:
-            try:
-                f.observed_at = datetime.fromtimestamp(f.path.stat().st_mtime, timezone.utc).replace(microsecond=0)
-            except OSError as e:
-                errors.append(f"{f.path}: cannot read: {e.strerror}")
-                continue
-            result.warnings.append(f"{f.path}: not dated by PROVENANCE.txt or --observed-at; "
-                                   "using the file's modification time as observedAt")
-
-
-def _by_host(files: list[SourceFile], errors: list[str]) -> dict[str, list[SourceFile]]:
-    by_host: dict[str, list[SourceFile]] = {}
-    folder_of: dict[str, Path] = {}  # host slug → its folder
+def _hosts(files: list[SourceFile], held: _Held, result: Result, errors: list[str]) -> list[TimingHost]:
+    """The timing hosts: host folders whose ExecutionEnvironment is the same are one host (H100_modal and
+    H100_Modal, or one folder given from several places), each named once; each host's timings of an
+    implementation are ordered by date, a copy of one (the same bytes) imported once."""
+    by_folder: dict[str, list[SourceFile]] = {}
     for f in files:
         if not slug(f.host):
             unnamed = (f"{f.path.parent}: host folder {printable(f.host)!r} has no ASCII letters or digits, of which "
@@ -365,15 +371,166 @@ def _by_host(files: list[SourceFile], errors: list[str]) -> dict[str, list[Sourc
             if unnamed not in errors:
                 errors.append(unnamed)
             continue
-        first = folder_of.setdefault(slug(f.host), f.path.parent)
-        if first != f.path.parent:
-            clash = (f"{f.path.parent}: host {f.host!r} is also imported from {first}; "
-                     "give each host once")
-            if clash not in errors:
-                errors.append(clash)
-            continue
-        by_host.setdefault(f.host, []).append(f)
-    return by_host
+        by_folder.setdefault(f.host, []).append(f)
+    hosts: dict[str, TimingHost] = {}  # identity → host
+    for folder in sorted(by_folder):
+        environment = _environment(folder, _distinct(by_folder[folder]), result.warnings)
+        identity = _identity(environment)
+        if identity in hosts:
+            hosts[identity].files += by_folder[folder]
+        else:
+            spelling = _HOST_NAMES_CASEFOLD.get(folder.casefold(), folder)
+            hosts[identity] = TimingHost(spelling, environment, identity, by_folder[folder])
+    _name_hosts(list(hosts.values()), held)
+    for host in hosts.values():
+        host.files = _timings(host, held, result, errors)
+    return sorted(hosts.values(), key=lambda h: h.name)
+
+
+def _distinct(files: list[SourceFile]) -> list[SourceFile]:
+    """One file of each content (a timing given twice counts once)."""
+    return list({f.sha256: f for f in reversed(files)}.values())[::-1]
+
+
+def _identity(environment: dict) -> str:
+    metadata = {k: v for k, v in environment["metadata"].items() if k != "name"}
+    return digest({**environment, "metadata": metadata})
+
+
+def _name_hosts(hosts: list[TimingHost], held: _Held) -> None:
+    """Each host's name: the one --out's files already give its environment; else kernelbench-<folder slug>,
+    unless another environment has that name (in --out, or a host of this import whose folder sorts first):
+    then the name ends in a digest of the environment, so that hosts whose environments differ never share a
+    name (Höst and Hást: kernelbench-h-st and kernelbench-h-st-<digest>)."""
+    taken = dict(held.environments)  # name → identity
+    known: dict[str, str] = {}
+    for name, identity in sorted(held.environments.items()):
+        known.setdefault(identity, name)
+    for host in sorted(hosts, key=lambda h: (h.identity not in known, h.spelling, h.identity)):
+        plain = f"kernelbench-{slug(host.spelling)}"
+        if host.identity in known:
+            host.name = known[host.identity]
+        elif taken.get(plain, host.identity) == host.identity:
+            host.name = plain
+        else:
+            host.name = f"{plain}-{host.identity.removeprefix('sha256:')[:8]}"
+        taken[host.name] = host.identity
+        host.folder = _safe_folder(host.spelling) if host.name == plain else host.part
+        host.environment["metadata"]["name"] = host.name
+
+
+def _timings(host: TimingHost, held: _Held, result: Result, errors: list[str]) -> list[SourceFile]:
+    """The host's files, a copy of one (the same bytes) once, each timing after the first of its implementation
+    stamped with its date. The first keeps the plain names, unless --out holds them for another timing: names
+    already given stay."""
+    by_implementation: dict[str, list[SourceFile]] = {}
+    for f in sorted(host.files, key=lambda f: (f.implementation, f.observed_at.astimezone(timezone.utc),
+                                               str(f.path))):
+        by_implementation.setdefault(f.implementation, []).append(f)
+    kept_all: list[SourceFile] = []
+    for implementation, files in by_implementation.items():
+        kept: list[SourceFile] = []
+        for f in files:
+            copy = next((k for k in kept if k.sha256 == f.sha256), None)
+            if copy is not None:
+                result.warnings.append(f"{f.path}: the same bytes as {copy.path}, one timing of host {host.spelling!r}: "
+                                       f"imported once, observed at {copy.when}")
+                continue
+            same = next((k for k in kept if k.when == f.when), None)
+            if same is not None:
+                errors.append(f"{f.path}: another timing of host {host.spelling!r}'s {implementation}, {same.path}, "
+                              f"is observed at the same time ({f.when}): the site could not tell which is the newer; "
+                              "date each in PROVENANCE.txt")
+                continue
+            kept.append(f)
+        owners = {held.runs[name][0] for f in kept for name in _plain_names(host, f) if name in held.runs}
+        first = next((f for f in kept if (host.identity, implementation, f.when) in owners), None)
+        if first is None and not owners:
+            first = kept[0] if kept else None
+        for f in kept:
+            f.stamp = None if f is first else _stamp(f.observed_at)
+        kept_all += kept
+    return kept_all
+
+
+def _plain_names(host: TimingHost, f: SourceFile) -> set[str]:
+    return {_run_name(host.part, f.implementation, int(LEVEL_PATTERN.match(level)[1]), int(m[1]), m[2], None)
+            for level, entries in f.data.items() for entry in entries if (m := ENTRY_PATTERN.match(entry))}
+
+
+def _stamp(when: datetime) -> str:
+    """A timing's date in its runs' and file's names: 20260114t002149z (UTC)."""
+    utc = when.astimezone(timezone.utc)
+    return f"{utc.year:04d}{utc:%m%d}t{utc:%H%M%S}z"
+
+
+@dataclass
+class _Held:
+    """What earlier imports wrote under --out: the runs an import must neither clash with nor replace."""
+    out: Path
+    runs: dict[str, tuple[tuple[str, str, str], Path]] = field(default_factory=dict)  # name → (timing, file)
+    files: dict[Path, tuple[str, str, str]] = field(default_factory=dict)  # file → its timing
+    environments: dict[str, str] = field(default_factory=dict)  # environment name → identity
+
+    @classmethod
+    def read(cls, out: Path) -> _Held:
+        """A timing is (host identity, implementation, observedAt)."""
+        held = cls(out)
+        if not out.is_dir():
+            return held
+        for path in sorted(out.rglob("*.json")):
+            if path.name.startswith("."):
+                continue
+            try:
+                value = json.loads(path.read_bytes())
+            except (OSError, ValueError, RecursionError):
+                continue
+            for bundle in value if isinstance(value, list) else [value]:
+                try:
+                    spec, environment = bundle["run"]["spec"], bundle["environment"]
+                    native = spec["sourceNative"]
+                    implementation = FILE_PATTERN.match(native["benchmark"].rsplit("/", 1)[1])[1]
+                    timing = (_identity(environment), implementation, spec["observedAt"])
+                    name = bundle["run"]["metadata"]["name"]
+                    if native["source"] != SOURCE or not isinstance(name, str):
+                        continue
+                    held.environments.setdefault(environment["metadata"]["name"], timing[0])
+                except (KeyError, TypeError, AttributeError, IndexError):
+                    continue
+                held.files.setdefault(path, timing)
+                held.runs.setdefault(name, (timing, path))
+        return held
+
+    def clashes(self, outputs: dict[Path, list[dict]]) -> list[str]:
+        """Files under --out this import does not write that hold runs it writes: stale copies."""
+        stale: dict[Path, str] = {}
+        for bundles in outputs.values():
+            for b in bundles:
+                name = b["run"]["metadata"]["name"]
+                if name in self.runs and self.runs[name][1] not in outputs:
+                    stale.setdefault(self.runs[name][1], name)
+        if not stale:
+            return []
+        first = min(stale)
+        return [(f"{self.out}: {plural(len(stale), 'file')} this import did not write hold runs it writes (e.g. "
+                 f"{first}: {stale[first]}); delete them, or two runs of one name will clash")]
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _read_and_date(files: list[SourceFile], sources: list[Path], fallback: datetime | None,
+                   errors: list[str]) -> None:
+    """Each file's data, and its date: PROVENANCE.txt's, else --observed-at; else it is an error (a file's
+    modification time is when it was copied, not when it was timed)."""
+    dates = _provenance(sources, errors)
+    for f in files:
+        f.data, f.sha256 = _read(f.path, errors)
+        f.observed_at, f.commit = dates.get(f.path.resolve(), (fallback, None))
+        if f.observed_at is None:
+            errors.append(f"{f.path}: no date for its timings: no PROVENANCE.txt line names it and --observed-at is "
+                          f"not given; add '{f.benchmark} [COMMIT] DATE-TIME' to a PROVENANCE.txt in the folder "
+                          "holding its host folder, or give --observed-at")
 
 
 def _parse_observed_at(text: str) -> datetime:
@@ -464,9 +621,16 @@ def _timing_files(folder: Path) -> list[Path]:
         return []
 
 
-def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
-    """PROVENANCE.txt lines `HOST/FILE ISO-DATE` in a source folder or its parent → {file: date}."""
-    dates: dict[Path, datetime] = {}
+_COMMIT = re.compile(r"^[0-9a-fA-F]{7,40}$")
+_PROVENANCE_LINE = ("expected 'HOST/FILE [COMMIT] DATE-TIME', the date-time last with a time zone and the commit "
+                    "that added the file before it if known, e.g. "
+                    "'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
+
+
+def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, tuple[datetime, str | None]]:
+    """PROVENANCE.txt lines `HOST/FILE [COMMIT] ISO-DATE` in a source folder or its parent →
+    {file: (date, commit or None)}."""
+    dates: dict[Path, tuple[datetime, str | None]] = {}
     read: set[Path] = set()
     for src in sources:
         for folder in (src, src.parent):
@@ -482,8 +646,9 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
             for number, line in enumerate(lines, start=1):
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
-                # The date-time is the line's last word (it holds no white space); the rest is the path,
-                # so a host folder's name may hold spaces.
+                # The date-time is the line's last word (it holds no white space), a commit id may come before it,
+                # and the rest is the path, so a host folder's name may hold spaces. A path ends in the file's
+                # name (baseline_time_….json), never in a commit id.
                 parts = line.strip().rsplit(None, 1)
                 when = None
                 if len(parts) == 2:
@@ -492,14 +657,16 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, datetime]:
                     except ValueError:
                         pass
                 if when is None or when.tzinfo is None:
-                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: expected 'HOST/FILE DATE-TIME', the "
-                                  "date-time last with a time zone, e.g. "
-                                  "'L4_GCP/baseline_time_torch.json 2026-01-14T16:21:49-08:00'")
+                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: {_PROVENANCE_LINE}")
                     continue
                 if not _in_utc_range(when):
                     errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: {parts[1]!r} {_OUTSIDE_UTC}")
                     continue
-                dates[(path.parent / parts[0]).resolve()] = when
+                file, commit = parts[0], None
+                head = parts[0].rsplit(None, 1)
+                if len(head) == 2 and _COMMIT.match(head[1]):
+                    file, commit = head[0], head[1].lower()
+                dates[(path.parent / file).resolve()] = (when, commit)
     return dates
 
 
@@ -525,12 +692,19 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_STRICT.object_pairs_hook, parse_c
                             parse_float=_decimal, parse_int=_integer)
 
 
-def _read(path: Path, errors: list[str]) -> dict | None:
+def _read(path: Path, errors: list[str]) -> tuple[dict | None, str | None]:
+    """The file's levels (None if it cannot be imported: the errors say why), and the SHA-256 of its bytes."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        raw = path.read_bytes()
     except OSError as e:
         errors.append(f"{path}: cannot read: {e.strerror}")
-        return None
+        return None, None
+    return _levels(path, raw, errors), hashlib.sha256(raw).hexdigest()
+
+
+def _levels(path: Path, raw: bytes, errors: list[str]) -> dict | None:
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         errors.append(f"{path}: not UTF-8 text (byte {e.start})")
         return None
@@ -691,15 +865,43 @@ class History:
         text = "".join(f"{p.resolve()}\n" for p in asked)
         return dict(zip(asked, self._git("hash-object", "--no-filters", "--stdin-paths", input=text).split()))
 
-    def first_commits_holding(self, files: dict[str, str]) -> dict[str, str]:
-        """{path in the repository: blob id} → {path: the earliest commit whose tree holds that blob there}."""
-        asked = [(path, commit) for path in files if "\n" not in path for commit in self.dates]
+    def first_commits_holding(self, files: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """{(path in the repository, blob id)} → {each: the earliest commit whose tree holds that blob there}."""
+        paths = sorted({path for path, _ in files if "\n" not in path})
+        asked = [(path, commit) for path in paths for commit in self.dates]
         ids = self._object_ids([f"{commit}:{path}" for path, commit in asked])
-        holders: dict[str, list[str]] = {}
+        holders: dict[tuple[str, str], list[str]] = {}
         for (path, commit), object_id in zip(asked, ids):
-            if object_id == files[path]:
-                holders.setdefault(path, []).append(commit)
-        return {path: min(commits, key=lambda c: (self.dates[c], self._rank[c])) for path, commits in holders.items()}
+            if (path, object_id) in files:
+                holders.setdefault((path, object_id), []).append(commit)
+        return {held: min(commits, key=lambda c: (self.dates[c], self._rank[c])) for held, commits in holders.items()}
+
+    def commit_named(self, name: str) -> str | None:
+        """The commit a (possibly abbreviated) id names, if one commit on a ref of the checkout has it."""
+        found = [c for c in self.dates if c.startswith(name.lower())]
+        return found[0] if len(found) == 1 else None
+
+    def nearest_version_holding(self, problem: str, around: str) -> Version | None:
+        """The version of HEAD's first-parent line nearest `around` (in commits; the earlier on a tie) whose
+        KernelBench/ holds `problem`."""
+        at = self._place.get(around)
+        if at is None:  # a commit on a side branch: the first-parent line up to its date
+            at = max((n for n, c in enumerate(self.chain) if self.dates[c] <= self.dates[around]), default=0)
+        for step in range(len(self.chain)):
+            for n in (at - step, at + step) if step else (at,):
+                if 0 <= n < len(self.chain):
+                    problems = self._problems(self._trees[self.chain[n]])
+                    if problem in problems:
+                        return Version(self.chain[n], self.dates[self.chain[n]], problems)
+        return None
+
+    def commit_holding(self, problem: str, when: datetime) -> Version | None:
+        """Any commit, on any ref, whose KernelBench/ holds `problem`: the one dated nearest `when`."""
+        holding = [c for c in self.dates if problem in self._problems(self._trees[c])]
+        if not holding:
+            return None
+        commit = min(holding, key=lambda c: (abs(self.dates[c] - when), self._rank[c]))
+        return Version(commit, self.dates[commit], self._problems(self._trees[commit]))
 
     def in_force_at(self, when: datetime) -> str | None:
         """The latest first-parent commit of HEAD dated at or before `when`."""
@@ -824,32 +1026,48 @@ class History:
         return done.stdout
 
 
+FETCH_PULL_REQUESTS = "git fetch origin '+refs/pull/*/head:refs/remotes/origin/pr/*'"
+
+
 def _match_versions(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
-    """Each file's version: the one of the commit that added its bytes (else the one in force at its
-    date), or, if that lacks a problem the file names, the latest earlier version that has them all."""
-    in_repo = {f"results/timing/{f.host}/{f.path.name}": f for f in files}
-    blob_of = history.blob_ids([f.path for f in in_repo.values()])
-    added = history.first_commits_holding({path: blob_of[f.path] for path, f in in_repo.items() if f.path in blob_of})
-    for path, f in in_repo.items():
+    """Each file's version: the one of the commit that added its bytes (else of the commit PROVENANCE.txt names,
+    else the one in force at its date), or, if that lacks a problem the file names, the latest earlier version
+    that has them all. If none has them all, each problem is identified on its own (`_identify`)."""
+    blob_of = history.blob_ids([f.path for f in files])
+    in_repo = [(f"results/timing/{f.host}/{f.path.name}", blob_of.get(f.path)) for f in files]
+    added = history.first_commits_holding({held for held in in_repo if held[1] is not None})
+    repeated = Counter(f.benchmark for f in files)
+    for f, held in zip(files, in_repo):
         names = _names(f.data)
-        start = added.get(path)
+        start = added.get(held)
         why = "the commit that added this file"
+        if start is None and f.commit is not None:
+            start = history.commit_named(f.commit)
+            why = "the commit PROVENANCE.txt names for it (its bytes are not in --repo's history)"
+            if start is None:
+                result.warnings.append(
+                    f"{f.path}: PROVENANCE.txt says commit {f.commit} added it, which {history.repo} lacks (commits "
+                    f"reachable only from a pull request's ref are not in a plain clone: fetch them in "
+                    f"{history.repo} with {FETCH_PULL_REQUESTS}); matched by its date instead")
         if start is None:
             start = history.in_force_at(f.observed_at)
-            why = f"in force on its date, {f.observed_at.date().isoformat()} (the file is not in --repo's history)"
+            why = (f"in force on its date, {f.observed_at.date().isoformat()} (the file is not in --repo's history"
+                   + (f"; commit {f.commit} is not in --repo)" if f.commit else ")"))
             if start is None:
                 errors.append(f"{f.path}: dated {f.observed_at.isoformat()}, before --repo's first commit")
                 continue
         versions = history.versions_back_from(start)
-        first = version = next(versions)
+        first = version = best = next(versions)
         while not names <= version.problems.keys():
             version = next(versions, None)
             if version is None:
-                missing = sorted(names - first.problems.keys())
-                errors.append(f"{f.path}: names {plural(len(missing), 'problem')} that KernelBench version {first} "
-                              f"({why}) lacks and no earlier version has with the rest: {_some(missing, 12)}")
                 break
+            if len(names & version.problems.keys()) > len(names & best.problems.keys()):
+                best = version
+        label = f"{f.benchmark} ({f.observed_at.date().isoformat()})" if repeated[f.benchmark] > 1 else f.benchmark
         if version is None:
+            why = _identify(f, names, first, best, why, history, result)
+            result.versions.append(f"{label}: KernelBench version {best}, {why}")
             continue
         if version is not first:
             missing = sorted(names - first.problems.keys())
@@ -858,7 +1076,39 @@ def _match_versions(files: list[SourceFile], history: History, result: Result, e
                 f"version {version}, the latest earlier one that has every problem it names")
             why = f"the latest before {first} with every problem it names"
         f.version = version
-        result.versions.append(f"{f.benchmark}: KernelBench version {version}, {why}")
+        f.sources = {name: version for name in names}
+        result.versions.append(f"{label}: KernelBench version {version}, {why}")
+
+
+def _identify(f: SourceFile, names: set[str], first: Version, base: Version, why: str, history: History,
+              result: Result) -> str:
+    """A file naming problems no one version has together (a file copied from another era, or timed on a tree
+    that was never published): its timings are of `base`, the version back from `first` with the most of them;
+    each other problem is of the nearest version of the first-parent line that has it, else of the commit on
+    any ref nearest in date that has it. A problem found nowhere is left out, with a warning. Returns why."""
+    f.version = base
+    f.sources = {name: base for name in names if name in base.problems}
+    elsewhere: list[str] = []
+    for name in sorted(names - base.problems.keys()):
+        found = history.nearest_version_holding(name, base.commit) or history.commit_holding(name, base.when)
+        if found is None:
+            result.warnings.append(
+                f"{f.path}: {name}: no KernelBench version has this problem, nor any commit on a ref of "
+                f"{history.repo}; its entry is not imported")
+            level, entry = name.split("/", 1)
+            del f.data[level][entry]
+            continue
+        f.sources[name] = found
+        elsewhere.append(f"{name} ({found})")
+    held = len(names & base.problems.keys())
+    where = (f"{why}, which has {held} of its {len(names)} problems" if base is first else
+             f"the version before {first} ({why}) with the most of its problems, {held} of {len(names)}")
+    if elsewhere:
+        result.warnings.append(
+            f"{f.path}: names problems no one KernelBench version has together; matched to version {base}, {where}, "
+            f"and {plural(len(elsewhere), 'other problem')} each to the nearest version that has it: "
+            f"{_some(elsewhere, 12)}")
+    return where + (f"; {plural(len(elsewhere), 'problem')} of other versions" if elsewhere else "")
 
 
 # --- building -----------------------------------------------------------------------------------
@@ -925,7 +1175,7 @@ def _environment(host_name: str, files: list[SourceFile], warnings: list[str]) -
     return {
         "apiVersion": API_VERSION,
         "kind": "ExecutionEnvironment",
-        "metadata": {"name": f"kernelbench-{slug(host_name)}", "title": title},
+        "metadata": {"name": "", "title": title},  # named by `_name_hosts`
         "spec": {"hardware": {k: v for k, v in hardware.items() if v is not None}, "software": {}},
     }
 
@@ -948,7 +1198,7 @@ class Named:
 @dataclass
 class _FileContext:
     file: SourceFile
-    environment: dict
+    host: TimingHost
     environment_digest: str
     problems: dict[str, Named]  # "levelN/<entry>" → what it is
 
@@ -968,7 +1218,8 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
     for level_number, number, entry, level, record in entries:
         problem = ctx.problems[f"{level}/{entry}"]
         # The run's name stays the source's (its URL is stable); what it is called is the newest name.
-        run_name = _run_name(f.host, f.implementation, level_number, number, ENTRY_PATTERN.match(entry)[2])
+        run_name = _run_name(ctx.host.part, f.implementation, level_number, number, ENTRY_PATTERN.match(entry)[2],
+                             f.stamp)
         if not _NAME.match(run_name):
             errors.append(f"{f.path}: {level}/{entry}: cannot make a run name from it ({run_name!r})")
             continue
@@ -982,7 +1233,7 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
                 "spec": spec,
             },
             "protocol": PROTOCOL,
-            "environment": ctx.environment,
+            "environment": ctx.host.environment,
         }
         try:
             Bundle.model_validate(bundle)
@@ -1041,8 +1292,11 @@ def _title_part(problem: str) -> str:
     return ENTRY_PATTERN.match(problem.split("/")[-1])[2]
 
 
-def _run_name(host: str, implementation: str, level: int, number: int, name: str) -> str:
-    head = f"kernelbench-{slug(host)}-{slug(implementation)}-l{level}-{number}"
+def _run_name(host: str, implementation: str, level: int, number: int, name: str, stamp: str | None) -> str:
+    """kernelbench-<host>-<implementation>[-<date>]-l<level>-<number>-<problem>: `host` is the host's part of its
+    environment's name; `stamp` a later timing's date (see `_timings`)."""
+    stamped = f"-{stamp}" if stamp else ""
+    head = f"kernelbench-{host}-{slug(implementation)}{stamped}-l{level}-{number}"
     full = f"{head}-{slug(name)}".strip("-")
     if len(full) <= MAX_NAME:
         return full
@@ -1134,8 +1388,8 @@ def _era_digest(problem: str, era: str) -> str:
 
 def _named_in_version(f: SourceFile, history: History, source_sha256: dict[str, str]) -> dict[str, Named]:
     """--repo: each problem's source in the file's version, and its name since then."""
-    return {name: Named(history.newest_name(name, f.version.when),
-                        _source_digest(name, source_sha256[f.version.problems[name]]))
+    return {name: Named(history.newest_name(name, f.sources[name].when),
+                        _source_digest(name, source_sha256[f.sources[name].problems[name]]))
             for name in _names(f.data)}
 
 
