@@ -75,6 +75,7 @@ class Entry:
     last_passed: str | None = None  # (a current run that did not pass) when its implementation last passed
     implausible: bool = False  # a speedup beyond the implausible bound, not yet reviewed
     implausible_latency: bool = False  # a latency far off its workload's on the other hosts, not yet reviewed
+    other_source: bool = False  # a run of the reference implementation from another source than the board's reference
 
     @property
     def held_out(self) -> bool:
@@ -739,7 +740,7 @@ def _board_record(b: Board) -> tuple:
             [(e.run.name, e.implementation, e.implementation_slug, e.rank, e.tied, e.mixed_hardware,
               e.is_reference, _speedup_record(e.speedup), e.current, e.superseded_by,
               None if e.trend is None else (place[id(e.trend.previous)], _speedup_record(e.trend.change), e.trend.verdict),
-              e.last_passed, e.implausible, e.implausible_latency) for e in runs])
+              e.last_passed, e.implausible, e.implausible_latency, e.other_source) for e in runs])
 
 
 def _speedup_record(s: Speedup | None) -> tuple | None:
@@ -764,9 +765,9 @@ def restored_ranking(data: bytes, problem: Problem, runs: list[Run]) -> tuple[li
 def _board_of(record: tuple, problem: Problem, run_of: dict[str, Run]) -> Board:
     workload, host, protocol, statistic, anchor, figures, current, reference, warnings, rows = record
     made = [Entry(run_of[name], label, slug, rank, tied, mixed, is_reference, s and Speedup(*s), None,
-                  is_current, superseded_by, None, last_passed, implausible, implausible_latency)
+                  is_current, superseded_by, None, last_passed, implausible, implausible_latency, other_source)
             for (name, label, slug, rank, tied, mixed, is_reference, s, is_current, superseded_by, _,
-                 last_passed, implausible, implausible_latency) in rows]
+                 last_passed, implausible, implausible_latency, other_source) in rows]
     for e, row in zip(made, rows):
         if row[10] is not None:
             previous, change, verdict = row[10]
@@ -800,7 +801,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: 
         entries = runs_of_board[key]
         _mark_mixed_hardware(entries, environment)
         _measure(entries, board.statistic, figures, step_ns)
-        unordered = _current_and_history(board, entries)
+        unordered = _current_and_history(board, entries, rules.reference)
         _rank(board)
         references = _speedups(board, rules.reference)
         _flag_implausible(board, rules)
@@ -847,16 +848,38 @@ def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns:
         e.noise = Noise.of(value, e.ci95 if statistic == "mean" else None, step)
 
 
-def _current_and_history(board: Board, entries: list[Entry]) -> list[list[Entry]]:
-    """Per implementation (label and digest): its latest run by observedAt is current (runs without
+def reference_source(run: Run) -> str:
+    """Who a run of the reference implementation comes from: its lab (the title's parts after the
+    implementation). Only a run from the same source can supersede a reference."""
+    return " · ".join(run.facts.title_parts[2:])
+
+
+def _incumbent_source(entries: list[Entry], reference: str) -> str | None:
+    """The source of a board's reference: that of its earliest run of the reference implementation (by
+    observedAt; runs without one count last, then by name). Runs of the reference from any other source
+    are listed as runs of their own, never as the reference (about page, "Speedups")."""
+    runs = [e for e in entries if e.implementation == reference]
+    if not runs:
+        return None
+    first = min(runs, key=lambda e: (_observed(e) is None, _observed(e) or "", e.run.name))
+    return reference_source(first.run)
+
+
+def _current_and_history(board: Board, entries: list[Entry], reference: str) -> list[list[Entry]]:
+    """Per implementation (label and digest; for the reference, its source too): its latest run by
+    observedAt is current (runs without
     one count as earliest; among runs observed at the same time, the name that sorts last), and the
     earlier ones are its history, each superseded by the next. Each run is compared (a trend) with its
     implementation's latest passed run observed strictly before it: runs observed at the same time, or
     without observedAt, cannot be ordered in time, and a trend between them would follow their names.
     Returns those runs, one list per implementation and observedAt, for a warning."""
-    by_implementation: dict[tuple[str, str], list[Entry]] = {}
+    incumbent = _incumbent_source(entries, reference)
+    by_implementation: dict[tuple, list[Entry]] = {}
     for e in entries:
-        by_implementation.setdefault((e.implementation, e.run.facts.implementation_digest), []).append(e)
+        source = reference_source(e.run) if e.implementation == reference else None
+        if source is not None and source != incumbent:
+            e.other_source = True
+        by_implementation.setdefault((e.implementation, e.run.facts.implementation_digest, source), []).append(e)
     board.entries, board.history = [], []
     unordered: list[list[Entry]] = []
     for runs in by_implementation.values():
@@ -944,7 +967,7 @@ def _speedups(board: Board, reference: str) -> list[Entry]:
     """Each ranked entry against the board's current reference run: reference / it (stats.ratio).
     With several (implementations of different digests under the reference's label) none is chosen:
     they are returned, for a warning, and the board has no speedups."""
-    candidates = [e for e in board.entries if e.implementation == reference and e.rank is not None]
+    candidates = [e for e in board.entries if e.implementation == reference and e.rank is not None and not e.other_source]
     if len(candidates) != 1:
         return candidates
     ref = board.reference = candidates[0]

@@ -352,8 +352,11 @@ def test_a_second_sources_run_of_a_known_workload_joins_its_problem(project):
     index = project.api("index.json")
     assert [p["slug"] for p in index["problems"]] == ["level2-84-gemm-batchnorm-scaling-softmax"]
     board = board_of(project)
-    assert [e["run"] for e in board["entries"]] == ["mylab-eager"]  # the newer run of the same implementation
-    assert board["history"][0]["run"] == SEED["run"]["metadata"]["name"]
+    # The same implementation (digest) from another lab: a run of its own, never the table's reference.
+    seed = SEED["run"]["metadata"]["name"]
+    assert sorted(e["run"] for e in board["entries"]) == sorted([seed, "mylab-eager"]) and board["history"] == []
+    assert board["reference"] == seed
+    assert {e["run"]: e["lab"] for e in board["entries"]} == {seed: "Lambda Labs", "mylab-eager": "mylab"}
     # The title-named page the lab's run alone would have had leads to the problem's.
     redirect = project.page("problems/gemm-batchnorm-scaling-softmax")
     assert 'http-equiv="refresh" content="0; url=/problems/level2-84-gemm-batchnorm-scaling-softmax/"' in redirect
@@ -472,3 +475,24 @@ def test_two_hosts_that_disagree_by_more_than_the_bound_are_both_flagged(project
     project.built()  # which one is wrong cannot be told
     runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
     assert runs["a"]["implausible_latency"] and runs["b"]["implausible_latency"]
+
+
+
+def test_a_reference_run_from_another_lab_cannot_take_over_the_table(project):
+    # A hostile "PyTorch eager" run with the reference's digest and a later observedAt would be the
+    # reference's current run if labs did not count: every speedup on the table would change.
+    docs = [run("eager", "PyTorch eager", 10_000_000, (9_900_000, 10_100_000), observed="2026-01-01T00:00:00Z"),
+            run("kernel", "Kernel", 4_000_000, (3_960_000, 4_040_000), digest="c")]
+    project.write("content/a.json", docs)
+    project.built()
+    before = {e["run"]: e["speedup"] for e in board_of(project)["entries"]}
+    hostile = run("hostile", "PyTorch eager", 1_000_000, (990_000, 1_010_000), observed="2026-06-01T00:00:00Z")
+    hostile["run"]["metadata"]["title"] = "Gemm BatchNorm Scaling Softmax · PyTorch eager · Any Lab"
+    project.write("content/b.json", hostile)
+    project.built()
+    board = board_of(project)
+    assert board["reference"] == "eager" and board["history"] == []
+    after = {e["run"]: e["speedup"] for e in board["entries"]}
+    assert {name: after[name] for name in before} == before  # no speedup moved
+    assert after["hostile"]["value"] == 10.0 and by_run(board)["hostile"]["reference"] is False
+    assert "several-references" not in [w["code"] for w in board["warnings"]]

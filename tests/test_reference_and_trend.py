@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import DELETE, SEED, bundle, latency_tables, seed_problem_run, visible_text
 
 PROBLEM = "level2-84-gemm-batchnorm-scaling-softmax"  # the seed's
@@ -30,18 +32,19 @@ def warning_lines(err: str) -> list[str]:
 # --- Two current reference runs on one table ---------------------------------------------------------
 
 
-def second_eager_run(project) -> str:
+def second_eager_run(project, lab: str = "Lambda Labs") -> str:
     """The seed, a faster run, and a second PyTorch eager run of another implementation digest, added
-    as a lab submits one (README, "Submit your results"); the new run's name."""
+    as a lab submits one (README, "Submit your results"), by the seed's own lab unless told; the new
+    run's name."""
     project.write("content/seed.json", SEED)
     project.write("content/fast.json", on_seed_host("Fast", 2_000_000, "fast"))
     project.write("eager.py", "import torch\n\ndef forward(x):\n    return torch.softmax(x, 1)\n")
     assert project.run("check", "--strict")[0] == 0
     code, out, err = project.run(
-        "new-run", "--problem", PROBLEM, "--host", HOST, "--implementation", "PyTorch eager", "--lab", "Example Lab",
+        "new-run", "--problem", PROBLEM, "--host", HOST, "--implementation", "PyTorch eager", "--lab", lab,
         "--mean-ms", "4.90", "--ci-ms", "4.88", "4.92", "--samples", "100", "--source", "eager.py")
     assert code == 0, err
-    (path,) = (project.root / "content/example-lab").glob("*.json")
+    (path,) = (project.root / "content" / lab.lower().replace(" ", "-")).glob("*.json")
     return json.loads(path.read_text(encoding="utf-8"))["run"]["metadata"]["name"]
 
 
@@ -72,6 +75,19 @@ def test_a_second_reference_run_is_warned_about_by_the_build_and_under_the_table
     assert sorted(warning["runs"]) == sorted([SEED_RUN, added])
     text = visible_text(project.page(f"problems/{PROBLEM}"))
     assert "several-references" in text and added in text
+
+
+def test_another_labs_reference_run_is_a_run_of_its_own_never_the_reference(project):
+    added = second_eager_run(project, lab="Example Lab")
+    code, _, err = project.run("check", "--strict")
+    assert code == 0, err  # nothing the table cannot tell: the reference is the seed's lab's
+    project.built()
+    shown = board(project)
+    assert shown["reference"] == SEED_RUN and shown["warnings"] == []
+    runs = {e["run"]: e for e in shown["entries"]}
+    assert runs[added]["reference"] is False and runs[added]["speedup"]["value"] == pytest.approx(4.94 / 4.90)
+    (table,) = latency_tables(project.page(f"problems/{PROBLEM}"))
+    assert "PyTorch eager (06ba0dac) · Example Lab" in [row[1] for row in table["rows"][1:]]  # (another digest)
 
 
 def test_one_reference_run_has_speedups_and_no_warning(project):
@@ -109,7 +125,7 @@ def test_runs_observed_at_the_same_time_have_no_trend_between_them(project):
         assert current["run"] == "fast-b"
         assert "No implementation's latest run regressed or improved beyond noise" in visible_text(project.page("/"))
         (table,) = latency_tables(project.page(f"problems/{PROBLEM}"))
-        assert [row[1] for row in table["rows"][1:]] == ["Fast", "PyTorch eager reference"]  # (no trend flag)
+        assert [row[1] for row in table["rows"][1:]] == ["Fast · Somewhere", "PyTorch eager · Lambda Labs reference"]  # (no trend flag)
 
 
 def test_runs_observed_at_the_same_time_fail_a_strict_check_naming_them(project):
@@ -156,7 +172,7 @@ def test_a_rerun_observed_later_still_has_its_trend(project):
     assert current["run"] == "fast-b"
     assert current["trend"]["verdict"] == "regressed" and current["trend"]["previous"] == "fast-a"
     (table,) = latency_tables(project.page(f"problems/{PROBLEM}"))
-    assert [row[1] for row in table["rows"][1:]] == ["Fast regressed", "PyTorch eager reference"]
+    assert [row[1] for row in table["rows"][1:]] == ["Fast · Somewhere regressed", "PyTorch eager · Lambda Labs reference"]
 
 
 # --- Rebuilds say and show what clean builds do -----------------------------------------------------------

@@ -118,25 +118,40 @@ def time_order(run: Run) -> tuple:
     return (run.observed_at is not None, run.observed_at or _EARLIEST, run.name)
 
 
-def implementation_of(run: Run) -> tuple[str, str]:
-    return run.label, run.implementation_digest
+def lab_of(run: Run) -> str:
+    """The title's parts after the implementation."""
+    return " · ".join(run.title.split(" · ")[2:])
 
 
-def current_and_history(runs: list[Run]) -> tuple[list[Run], list[Run]]:
-    by_impl: dict[tuple[str, str], list[Run]] = defaultdict(list)
+def implementation_of(run: Run, reference: str) -> tuple:
+    """Label and digest; for the reference implementation, its lab as well (only a run of the same lab
+    can supersede a reference)."""
+    return run.label, run.implementation_digest, lab_of(run) if run.label == reference else None
+
+
+def incumbent_lab(runs: list[Run], reference: str) -> str | None:
+    """The lab of the table's earliest run of the reference (observedAt; none counts last; then name)."""
+    refs = [r for r in runs if r.label == reference]
+    if not refs:
+        return None
+    return lab_of(min(refs, key=lambda r: (r.observed_at is None, r.observed_at or _EARLIEST, r.name)))
+
+
+def current_and_history(runs: list[Run], reference: str) -> tuple[list[Run], list[Run]]:
+    by_impl: dict[tuple, list[Run]] = defaultdict(list)
     for run in runs:
-        by_impl[implementation_of(run)].append(run)
+        by_impl[implementation_of(run, reference)].append(run)
     current = [max(group, key=time_order) for group in by_impl.values()]
     names = {r.name for r in current}
     return sorted(current, key=lambda r: r.name), sorted((r for r in runs if r.name not in names), key=lambda r: r.name)
 
 
-def previous_run(run: Run, runs: list[Run]) -> Run | None:
+def previous_run(run: Run, runs: list[Run], reference: str) -> Run | None:
     """The implementation's latest passed run on the table observed strictly before `run` (runs without
     observedAt are not ordered in time: neither compared nor a previous run)."""
     if run.observed_at is None or run.status != "passed":
         return None
-    earlier = [p for p in runs if p.name != run.name and implementation_of(p) == implementation_of(run)
+    earlier = [p for p in runs if p.name != run.name and implementation_of(p, reference) == implementation_of(run, reference)
                and p.status == "passed" and p.mean is not None
                and p.observed_at is not None and p.observed_at < run.observed_at]
     return max(earlier, key=time_order) if earlier else None
@@ -167,9 +182,11 @@ def ranks(ranked: list[Run]) -> dict[str, int]:
 
 # --- Speedups -------------------------------------------------------------------------------------------
 
-def reference_of(current: list[Run], mixed: frozenset[str], settings: Settings) -> Run | None:
-    """The table's current passed reference run; none when there are several (of different digests)."""
-    refs = [r for r in current if r.label == settings.reference and r.status == "passed" and r.name not in mixed]
+def reference_of(current: list[Run], mixed: frozenset[str], settings: Settings, lab: str | None) -> Run | None:
+    """The table's current passed reference run of the incumbent lab; none when there are several (of
+    different digests)."""
+    refs = [r for r in current if r.label == settings.reference and r.status == "passed" and r.name not in mixed
+            and lab_of(r) == lab]
     return refs[0] if len(refs) == 1 else None
 
 
@@ -217,14 +234,14 @@ class Board:
 def make_board(problem: str, workload: str, host: str, protocol: str, runs: list[Run], mixed: frozenset[str],
                settings: Settings) -> Board:
     b = Board(problem, workload, host, protocol, runs, mixed)
-    b.current, b.history = current_and_history(runs)
+    b.current, b.history = current_and_history(runs, settings.reference)
     b.ranked = [r for r in b.current if r.status == "passed" and r.mean is not None and r.name not in mixed]
     for i in b.ranked:
         for j in b.ranked:
             if i.name != j.name and borderline(ratio(i, j)):
                 b.borderline.append(f"{i.name} / {j.name}")
     b.rank = ranks(b.ranked)
-    b.reference = reference_of(b.current, mixed, settings)
+    b.reference = reference_of(b.current, mixed, settings, incumbent_lab(runs, settings.reference))
     if b.reference is not None:
         for run in b.ranked:
             b.speedup[run.name] = speedup(b.reference, run)
@@ -233,7 +250,7 @@ def make_board(problem: str, workload: str, host: str, protocol: str, runs: list
             if implausible(b.reference, run, settings):
                 b.implausible.add(run.name)
     for run in runs:
-        previous = previous_run(run, runs)
+        previous = previous_run(run, runs, settings.reference)
         b.trend[run.name] = trend(run, previous) if previous is not None else None
     return b
 

@@ -2,7 +2,8 @@
 no interval at all, rounding bounds with stepNs, several references, no reference, a failed reference,
 implausible and reviewed speedups (and a slow one, never held out), a rank that needs the union rule,
 two workloads on one host, a replaced KernelBench problem (one place in the suite), a problem without
-a KernelBench level, a run on another GPU, an implausible latency.
+a KernelBench level, a run on another GPU, an implausible latency, another lab's run of the
+reference.
 
 Each case is clearly within the about page's text: its ambiguous corners (runs observed at the same
 time, runs without observedAt, several tables for one workload) are left out on purpose."""
@@ -74,6 +75,13 @@ def run(name: str, problem: str, implementation: str, host: str, protocol: dict,
     return {"run": {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun",
                     "metadata": {"name": name, "title": f"{title} · {implementation} · synthetic"}, "spec": spec},
             "protocol": _protocol(protocol), "environment": _environment(host)}
+
+
+def _lab(bundle: dict, lab: str) -> dict:
+    """The bundle with its title's lab part replaced."""
+    meta = bundle["run"]["metadata"]
+    meta["title"] = " · ".join(meta["title"].split(" · ")[:2] + [lab])
+    return bundle
 
 
 EAGER = "PyTorch eager"
@@ -201,6 +209,11 @@ def bundles() -> dict[str, list[dict]]:
             run("theta-eager-h3", problem="3_Theta", implementation=EAGER, host="h3", protocol=SIG3, mean=2_700_000,
                 ci=(2_690_000, 2_710_000)),
         ],
+        # Another lab's run of the reference implementation, later and of the same digest: a run of its own,
+        # never the table's reference.
+        "theta-other-lab.json": [_lab(run("theta-eager-h1-other-lab", problem="3_Theta", implementation=EAGER,
+                                          host="h1", protocol=SIG3, mean=1_000_000, ci=(990_000, 1_010_000),
+                                          observed="2026-02-01T00:00:00.000Z"), "Other Lab")],
         # A problem from another source: the "other" group.
         "other.jsonl": [
             run("other-eager", problem="Other thing", implementation=EAGER, host="h2", protocol=SIG3,
