@@ -846,17 +846,30 @@ def test_malformed_source_is_an_error_naming_it_and_nothing_is_written(tmp_path,
 
 
 def test_one_timing_given_twice_is_imported_once(tmp_path, capsys):
-    # The same bytes in two places (a folder extracted from two commits that both hold the file): one timing.
+    # The same timings in two places (a folder extracted from two commits that both hold the file): one timing,
+    # at the earlier date.
+    a, b = (tmp_path / root / "L4_GCP" / "baseline_time_torch.json" for root in ("a", "b"))
     for root, date in (("a", "2026-01-01T00:00:00Z"), ("b", "2026-02-01T00:00:00Z")):
         write_timing(tmp_path / root, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}}, date=date)
     code, out, err = run_cli(capsys, "import", "kernelbench", tmp_path / "b", tmp_path / "a", "--out", tmp_path / "out")
     assert code == 0, err
-    assert err.splitlines() == [
-        f"warning: {tmp_path / 'b' / 'L4_GCP' / 'baseline_time_torch.json'}: the same bytes as "
-        f"{tmp_path / 'a' / 'L4_GCP' / 'baseline_time_torch.json'}, one timing of host 'L4_GCP': imported once, "
-        "observed at 2026-01-01T00:00:00.000Z"]
+    assert err.splitlines() == [f"warning: {b}: the same timings as {a}, one timing of host 'L4_GCP': imported once, "
+                                "observed at 2026-01-01T00:00:00.000Z"]
     assert "Imported 1 run (1 passed) from 1 file on 1 host" in out
     assert sorted(snapshot(tmp_path / "out")) == ["L4_GCP/baseline_time_torch.json"]
+
+    # Imported one after the other, too: the copy is not imported again under its own date.
+    written = snapshot(tmp_path / "out")
+    code, out, err = run_cli(capsys, "import", "kernelbench", tmp_path / "b", "--out", tmp_path / "out")
+    assert code == 0 and "Imported 0 runs" in out, err
+    assert err.splitlines() == [
+        f"warning: {b}: the same timings as {tmp_path / 'out' / 'L4_GCP' / 'baseline_time_torch.json'}, which an "
+        "earlier import wrote (observed at 2026-01-01T00:00:00.000Z): not imported again"]
+    assert snapshot(tmp_path / "out") == written
+    imported(capsys, tmp_path / "b", "--out", tmp_path / "later-first")
+    _, err = imported(capsys, tmp_path / "a", "--out", tmp_path / "later-first")
+    assert "this file is dated earlier: if its date is the right one, delete that file and import again" in err
+    assert len(snapshot(tmp_path / "later-first")) == 1
 
     # Two different timings of one implementation observed at one time cannot be ordered: an error naming both.
     write_timing(tmp_path / "c", "L4_GCP", "torch", {"level1": {"1_A.py": row(mean=1.45, hardware="NVIDIA L4")}},

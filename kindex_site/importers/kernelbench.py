@@ -177,7 +177,8 @@ def add_parser(sources) -> None:
                           help="a KernelBench checkout's KernelBench/ folder: workload digests then hash each "
                                "problem's source there, whatever the timing file's date")
     p.add_argument("--observed-at", metavar="ISO",
-                   help="date-time for files PROVENANCE.txt does not date (default: the file's modification time)")
+                   help="date-time for files PROVENANCE.txt does not date (without it, such a file is an error: "
+                        "a file's modification time is not when it was timed)")
     p.add_argument("--one-file-per-run", action="store_true",
                    help="write one bundle per file (<HOST>/<run name>.json) instead of one array per source file")
     p.set_defaults(run=run)
@@ -193,7 +194,8 @@ def run(args: argparse.Namespace) -> int:
     for line in result.versions:
         print(line)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses.items()))
-    print(f"Imported {plural(result.runs, 'run')} ({statuses}) from {plural(result.sources, 'file')} "
+    print(f"Imported {plural(result.runs, 'run')}{f' ({statuses})' if statuses else ''} from "
+          f"{plural(result.sources, 'file')} "
           f"on {plural(result.hosts, 'host')} → {args.out.as_posix()}/ "
           f"({result.written} written, {result.unchanged} unchanged)")
     return 0
@@ -222,7 +224,7 @@ class SourceFile:
     observed_at: datetime | None = None
     commit: str | None = None  # the commit PROVENANCE.txt names for it, if any
     data: dict | None = None
-    sha256: str | None = None  # of its bytes: a host's copies of one timing are imported once
+    fingerprint: str | None = None  # its timings as runs keep them: a host's copies of one timing are imported once
     version: Version | None = None  # with --repo: the KernelBench version its timings were made with
     sources: dict[str, Version] = field(default_factory=dict)  # with --repo: each problem's version
     stamp: str | None = None  # a host's later timing of an implementation: its date, in its runs' and file's names
@@ -389,7 +391,7 @@ def _hosts(files: list[SourceFile], held: _Held, result: Result, errors: list[st
 
 def _distinct(files: list[SourceFile]) -> list[SourceFile]:
     """One file of each content (a timing given twice counts once)."""
-    return list({f.sha256: f for f in reversed(files)}.values())[::-1]
+    return list({f.fingerprint: f for f in reversed(files)}.values())[::-1]
 
 
 def _identity(environment: dict) -> str:
@@ -431,10 +433,18 @@ def _timings(host: TimingHost, held: _Held, result: Result, errors: list[str]) -
     for implementation, files in by_implementation.items():
         kept: list[SourceFile] = []
         for f in files:
-            copy = next((k for k in kept if k.sha256 == f.sha256), None)
+            copy = next((k for k in kept if k.fingerprint == f.fingerprint), None)
             if copy is not None:
-                result.warnings.append(f"{f.path}: the same bytes as {copy.path}, one timing of host {host.spelling!r}: "
-                                       f"imported once, observed at {copy.when}")
+                result.warnings.append(f"{f.path}: the same timings as {copy.path}, one timing of host "
+                                       f"{host.spelling!r}: imported once, observed at {copy.when}")
+                continue
+            earlier = held.copies.get((host.identity, implementation, f.fingerprint))
+            if earlier is not None and earlier[0] != f.when:
+                result.warnings.append(
+                    f"{f.path}: the same timings as {earlier[1]}, which an earlier import wrote (observed at "
+                    f"{earlier[0]}): not imported again" + (
+                        "; this file is dated earlier: if its date is the right one, delete that file and import "
+                        "again" if f.when < earlier[0] else ""))
                 continue
             same = next((k for k in kept if k.when == f.when), None)
             if same is not None:
@@ -471,6 +481,9 @@ class _Held:
     runs: dict[str, tuple[tuple[str, str, str], Path]] = field(default_factory=dict)  # name → (timing, file)
     files: dict[Path, tuple[str, str, str]] = field(default_factory=dict)  # file → its timing
     environments: dict[str, str] = field(default_factory=dict)  # environment name → identity
+    # (host identity, implementation, fingerprint) → (observedAt, a file) of each timing: a copy of one is
+    # not imported again under another date
+    copies: dict[tuple[str, str, str], tuple[str, Path]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, out: Path) -> _Held:
@@ -478,6 +491,7 @@ class _Held:
         held = cls(out)
         if not out.is_dir():
             return held
+        traces: dict[tuple[str, str, str], list[tuple[str, str, str]]] = {}
         for path in sorted(out.rglob("*.json")):
             if path.name.startswith("."):
                 continue
@@ -495,11 +509,21 @@ class _Held:
                     if native["source"] != SOURCE or not isinstance(name, str):
                         continue
                     held.environments.setdefault(environment["metadata"]["name"], timing[0])
-                except (KeyError, TypeError, AttributeError, IndexError):
+                    problem = native.get("formerExternalId", native["externalId"]).split("/", 2)[2]
+                    kept = {k: native[k] for k in ("hardware", "metrics", "extra") if k in native}
+                    trace = _trace(problem, spec["status"], (spec.get("timing") or {}).get("samples"), kept)
+                except (KeyError, TypeError, AttributeError, IndexError, ValueError):
                     continue
                 held.files.setdefault(path, timing)
                 held.runs.setdefault(name, (timing, path))
+                traces.setdefault(timing, []).append(trace)
+        for timing, found in traces.items():
+            identity, implementation, when = timing
+            held.copies.setdefault((identity, implementation, _fingerprint(found)), (when, held.runs_file(timing)))
         return held
+
+    def runs_file(self, timing: tuple[str, str, str]) -> Path:
+        return min(path for path, held in self.files.items() if held == timing)
 
     def clashes(self, outputs: dict[Path, list[dict]]) -> list[str]:
         """Files under --out this import does not write that hold runs it writes: stale copies."""
@@ -525,7 +549,8 @@ def _read_and_date(files: list[SourceFile], sources: list[Path], fallback: datet
     modification time is when it was copied, not when it was timed)."""
     dates = _provenance(sources, errors)
     for f in files:
-        f.data, f.sha256 = _read(f.path, errors)
+        f.data = _read(f.path, errors)
+        f.fingerprint = _file_fingerprint(f.data) if f.data is not None else None
         f.observed_at, f.commit = dates.get(f.path.resolve(), (fallback, None))
         if f.observed_at is None:
             errors.append(f"{f.path}: no date for its timings: no PROVENANCE.txt line names it and --observed-at is "
@@ -692,19 +717,12 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_STRICT.object_pairs_hook, parse_c
                             parse_float=_decimal, parse_int=_integer)
 
 
-def _read(path: Path, errors: list[str]) -> tuple[dict | None, str | None]:
-    """The file's levels (None if it cannot be imported: the errors say why), and the SHA-256 of its bytes."""
+def _read(path: Path, errors: list[str]) -> dict | None:
     try:
-        raw = path.read_bytes()
+        text = path.read_bytes().decode("utf-8-sig")
     except OSError as e:
         errors.append(f"{path}: cannot read: {e.strerror}")
-        return None, None
-    return _levels(path, raw, errors), hashlib.sha256(raw).hexdigest()
-
-
-def _levels(path: Path, raw: bytes, errors: list[str]) -> dict | None:
-    try:
-        text = raw.decode("utf-8-sig")
+        return None
     except UnicodeDecodeError as e:
         errors.append(f"{path}: not UTF-8 text (byte {e.start})")
         return None
@@ -1064,7 +1082,7 @@ def _match_versions(files: list[SourceFile], history: History, result: Result, e
                 break
             if len(names & version.problems.keys()) > len(names & best.problems.keys()):
                 best = version
-        label = f"{f.benchmark} ({f.observed_at.date().isoformat()})" if repeated[f.benchmark] > 1 else f.benchmark
+        label = f"{f.benchmark} ({f.when})" if repeated[f.benchmark] > 1 else f.benchmark
         if version is None:
             why = _identify(f, names, first, best, why, history, result)
             result.versions.append(f"{label}: KernelBench version {best}, {why}")
@@ -1260,21 +1278,13 @@ def _run_spec(ctx: _FileContext, path: str, problem, record: dict | None, odd: C
     spec: dict = {"status": "failed"}
     measurements: list[dict] = []
     if record is not None:
-        status, timing, measurements, note = _timing(record)
+        status, timing, measurements, note, kept = _recorded(record)
         spec = {"status": status}
         if timing is not None:
             spec["timing"] = timing
         if note:
             odd[note] += 1
-        if "hardware" in record:
-            native["hardware"] = record["hardware"]
-        native["metrics"] = {f"{k}_ms": _plain(record[k]) for k in _NUMBER_KEYS if k in record}
-        if timing is None and "num_trials" in record:
-            native["metrics"]["num_trials"] = record["num_trials"]
-        extra = {k: _plain_deep(v) for k, v in record.items()
-                 if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
-        if extra:
-            native["extra"] = extra
+        native.update(kept)
     spec.update({
         "observedAt": utc_timestamp(f.observed_at),
         "measurements": measurements,
@@ -1285,6 +1295,45 @@ def _run_spec(ctx: _FileContext, path: str, problem, record: dict | None, odd: C
         "implementationDigest": digest({"source": SOURCE, "implementation": f.implementation}),
     })
     return spec
+
+
+def _recorded(record: dict) -> tuple[str, dict | None, list[dict], str | None, dict]:
+    """A record's status, timing, measurements and oddity (see `_timing`), and what sourceNative keeps of it:
+    its hardware string, its numbers as the source wrote them (`metrics`), its other keys (`extra`)."""
+    status, timing, measurements, note = _timing(record)
+    kept: dict = {}
+    if "hardware" in record:
+        kept["hardware"] = record["hardware"]
+    kept["metrics"] = {f"{k}_ms": _plain(record[k]) for k in _NUMBER_KEYS if k in record}
+    if timing is None and "num_trials" in record:
+        kept["metrics"]["num_trials"] = record["num_trials"]
+    extra = {k: _plain_deep(v) for k, v in record.items() if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
+    if extra:
+        kept["extra"] = extra
+    return status, timing, measurements, note, kept
+
+
+def _trace(problem: str, status: str, samples, kept: dict) -> tuple[str, str, str]:
+    """What a run keeps of one entry of its timing file, as text: equal for the same timings, whichever import
+    wrote them and whatever their date."""
+    return problem, status, json.dumps([samples, kept], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _fingerprint(traces: list[tuple[str, str, str]]) -> str:
+    return digest(sorted(traces))
+
+
+def _file_fingerprint(data: dict) -> str:
+    """The timings a file holds, as its runs keep them (see `_trace`)."""
+    traces = []
+    for level, entries in data.items():
+        for entry, record in entries.items():
+            if record is None:
+                traces.append(_trace(f"{level}/{entry}", "failed", None, {}))
+                continue
+            status, timing, _, _, kept = _recorded(record)
+            traces.append(_trace(f"{level}/{entry}", status, (timing or {}).get("samples"), kept))
+    return _fingerprint(traces)
 
 
 def _title_part(problem: str) -> str:
