@@ -1041,6 +1041,26 @@ def test_hosts_whose_names_make_one_slug_get_distinct_names_and_never_replace_ea
     assert b["run"]["spec"]["timing"]["latencyNs"]["mean"] == 1550000
 
 
+def test_host_whose_environment_an_earlier_import_wrote_otherwise_keeps_its_name_and_files(tmp_path, capsys):
+    # An importer whose host table has changed since writes another environment for the same folder: importing
+    # it again replaces that host's files, under its name, and adds no host.
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}}, date="2026-01-14T00:00:00Z")
+    out = tmp_path / "kb"
+    imported(capsys, src, "--out", out)
+    written = out / "L4_GCP" / "baseline_time_torch.json"
+    [b] = json.loads(written.read_text(encoding="utf-8"))
+    b["environment"]["spec"]["hardware"]["formFactor"] = "SXM"
+    written.write_text(json.dumps([b]), encoding="utf-8")
+    code, stdout, err = run_cli(capsys, "import", "kernelbench", src, "--out", out)
+    assert code == 0 and err == "", err
+    assert "(1 written, 0 unchanged)" in stdout
+    assert sorted(snapshot(out)) == ["L4_GCP/baseline_time_torch.json"]
+    [b] = json.loads(written.read_text(encoding="utf-8"))
+    assert b["environment"]["metadata"]["name"] == "kernelbench-l4-gcp"
+    assert b["environment"]["spec"]["hardware"]["formFactor"] == "PCIe"
+
+
 def test_host_folder_without_ascii_letters_or_digits_is_an_error_naming_it(tmp_path, capsys):
     src = tmp_path / "timing"
     write_timing(src, "测试", "torch", {"level1": {"1_A.py": row(), "2_B.py": row()}}, date="2026-01-14T00:00:00Z")

@@ -315,7 +315,7 @@ def _outputs(hosts: list[TimingHost], out: Path, held: _Held, problems_dir: Path
             else:
                 named = _named_without_history(f, problems_dir, missing_sources, result.warnings)
             bundles = _bundles(_FileContext(f, host, env_digest, named), errors, result)
-            timing = (host.identity, f.implementation, f.when)
+            timing = (host.name, f.implementation, f.when)
             targets = []
             for b in bundles:
                 name = b["run"]["metadata"]["name"]
@@ -400,25 +400,35 @@ def _identity(environment: dict) -> str:
 
 
 def _name_hosts(hosts: list[TimingHost], held: _Held) -> None:
-    """Each host's name: the one --out's files already give its environment; else kernelbench-<folder slug>,
-    unless another environment has that name (in --out, or a host of this import whose folder sorts first):
-    then the name ends in a digest of the environment, so that hosts whose environments differ never share a
-    name (Höst and Hást: kernelbench-h-st and kernelbench-h-st-<digest>)."""
-    taken = dict(held.environments)  # name → identity
-    known: dict[str, str] = {}
-    for name, identity in sorted(held.environments.items()):
-        known.setdefault(identity, name)
-    for host in sorted(hosts, key=lambda h: (h.identity not in known, h.spelling, h.identity)):
+    """Each host's name: the one --out's files already give its environment, or the runs of one of its folders;
+    else kernelbench-<folder slug>, unless another environment has that name (in --out, or a host of this import
+    whose folder sorts first): then the name ends in a digest of the environment, so that hosts whose
+    environments differ never share a name (Höst and Hást: kernelbench-h-st and kernelbench-h-st-<digest>)."""
+    taken = {name: identity for name, (identity, _) in held.environments.items()}
+    by_identity: dict[str, str] = {}
+    by_folder: dict[str, str] = {}
+    for name, (identity, folders) in sorted(held.environments.items()):
+        by_identity.setdefault(identity, name)
+        for folder in folders:
+            by_folder.setdefault(folder, name)
+
+    def earlier(host: TimingHost) -> str | None:
+        """The name --out's files give the host: by its environment, else by its folders (an importer whose
+        host table has changed since gives a host another environment: it is still that host)."""
+        return by_identity.get(host.identity) or next(
+            (by_folder[f] for f in sorted({f.host for f in host.files}) if f in by_folder), None)
+
+    given: dict[str, str] = {}  # name → identity, in this import
+    for host in sorted(hosts, key=lambda h: (earlier(h) is None, h.spelling, h.identity)):
         plain = f"kernelbench-{slug(host.spelling)}"
-        if host.identity in known:
-            host.name = known[host.identity]
-        elif taken.get(plain, host.identity) == host.identity:
-            host.name = plain
-        else:
-            host.name = f"{plain}-{host.identity.removeprefix('sha256:')[:8]}"
-        taken[host.name] = host.identity
-        host.folder = _safe_folder(host.spelling) if host.name == plain else host.part
-        host.environment["metadata"]["name"] = host.name
+        name = earlier(host)
+        if name is None or given.get(name, host.identity) != host.identity:
+            owner = given.get(plain, taken.get(plain, host.identity))
+            name = plain if owner == host.identity else f"{plain}-{host.identity.removeprefix('sha256:')[:8]}"
+        given[name] = host.identity
+        host.name = name
+        host.folder = _safe_folder(host.spelling) if name == plain else host.part
+        host.environment["metadata"]["name"] = name
 
 
 def _timings(host: TimingHost, held: _Held, result: Result, errors: list[str]) -> list[SourceFile]:
@@ -438,7 +448,7 @@ def _timings(host: TimingHost, held: _Held, result: Result, errors: list[str]) -
                 result.warnings.append(f"{f.path}: the same timings as {copy.path}, one timing of host "
                                        f"{host.spelling!r}: imported once, observed at {copy.when}")
                 continue
-            earlier = held.copies.get((host.identity, implementation, f.fingerprint))
+            earlier = held.copies.get((host.name, implementation, f.fingerprint))
             if earlier is not None and earlier[0] != f.when:
                 result.warnings.append(
                     f"{f.path}: the same timings as {earlier[1]}, which an earlier import wrote (observed at "
@@ -454,7 +464,7 @@ def _timings(host: TimingHost, held: _Held, result: Result, errors: list[str]) -
                 continue
             kept.append(f)
         owners = {held.runs[name][0] for f in kept for name in _plain_names(host, f) if name in held.runs}
-        first = next((f for f in kept if (host.identity, implementation, f.when) in owners), None)
+        first = next((f for f in kept if (host.name, implementation, f.when) in owners), None)
         if first is None and not owners:
             first = kept[0] if kept else None
         for f in kept:
@@ -480,14 +490,15 @@ class _Held:
     out: Path
     runs: dict[str, tuple[tuple[str, str, str], Path]] = field(default_factory=dict)  # name → (timing, file)
     files: dict[Path, tuple[str, str, str]] = field(default_factory=dict)  # file → its timing
-    environments: dict[str, str] = field(default_factory=dict)  # environment name → identity
-    # (host identity, implementation, fingerprint) → (observedAt, a file) of each timing: a copy of one is
-    # not imported again under another date
+    # environment name → (identity, the host folders its runs are from)
+    environments: dict[str, tuple[str, set[str]]] = field(default_factory=dict)
+    # (host name, implementation, fingerprint) → (observedAt, a file) of each timing: a copy of one is not
+    # imported again under another date
     copies: dict[tuple[str, str, str], tuple[str, Path]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, out: Path) -> _Held:
-        """A timing is (host identity, implementation, observedAt)."""
+        """A timing is (host name, implementation, observedAt)."""
         held = cls(out)
         if not out.is_dir():
             return held
@@ -503,12 +514,13 @@ class _Held:
                 try:
                     spec, environment = bundle["run"]["spec"], bundle["environment"]
                     native = spec["sourceNative"]
-                    implementation = FILE_PATTERN.match(native["benchmark"].rsplit("/", 1)[1])[1]
-                    timing = (_identity(environment), implementation, spec["observedAt"])
+                    folder, file = native["benchmark"].rsplit("/", 1)
+                    host = environment["metadata"]["name"]
+                    timing = (host, FILE_PATTERN.match(file)[1], spec["observedAt"])
                     name = bundle["run"]["metadata"]["name"]
-                    if native["source"] != SOURCE or not isinstance(name, str):
+                    if native["source"] != SOURCE or not all(isinstance(v, str) for v in (*timing, name, folder)):
                         continue
-                    held.environments.setdefault(environment["metadata"]["name"], timing[0])
+                    held.environments.setdefault(host, (_identity(environment), set()))[1].add(folder)
                     problem = native.get("formerExternalId", native["externalId"]).split("/", 2)[2]
                     kept = {k: native[k] for k in ("hardware", "metrics", "extra") if k in native}
                     trace = _trace(problem, spec["status"], (spec.get("timing") or {}).get("samples"), kept)
@@ -518,8 +530,8 @@ class _Held:
                 held.runs.setdefault(name, (timing, path))
                 traces.setdefault(timing, []).append(trace)
         for timing, found in traces.items():
-            identity, implementation, when = timing
-            held.copies.setdefault((identity, implementation, _fingerprint(found)), (when, held.runs_file(timing)))
+            host, implementation, when = timing
+            held.copies.setdefault((host, implementation, _fingerprint(found)), (when, held.runs_file(timing)))
         return held
 
     def runs_file(self, timing: tuple[str, str, str]) -> Path:
