@@ -29,7 +29,8 @@ EXAMPLES = {
              "  kindex-site build --watch              # rebuild site/ on every change until Ctrl-C",
     "check": "example:\n  kindex-site check --content content    # validate only; exit 1 on any problem\n"
              "  kindex-site check --strict             # warnings count as problems too\n"
-             "  kindex-site check --strict --format github   # in GitHub Actions: problems shown on the diff",
+             "  kindex-site check --strict --format github   # in GitHub Actions: problems shown on the diff\n"
+             "  kindex-site check --strict --base origin/main # a pull request: what it changes, and whether a maintainer must look",
     "serve": "example:\n  kindex-site serve                      # http://127.0.0.1:8000/, rebuilt on every change\n"
              "  kindex-site serve --port 8001 --base-url /board/",
     "digest": "example:\n  kindex-site digest kernel.py            # sha256:…  kernel.py (a run's implementationDigest)\n"
@@ -93,6 +94,11 @@ def _add_check(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("text", "github"), default="text",
                    help="text (default): lines on stderr; github: each problem and warning as a GitHub Actions "
                         "annotation on stdout, shown on the pull request's diff at its file and line")
+    p.add_argument("--base", metavar="REF",
+                   help="also compare with the content at git REF (a pull request's base): print what the change "
+                        "does to the leaderboard (and write it to $GITHUB_STEP_SUMMARY when set), and fail when it "
+                        "changes files outside the content folder, published runs, a table's reference, or a "
+                        "protocol or environment published runs use")
     p.set_defaults(run=_check)
 
 
@@ -223,10 +229,13 @@ def _check(args: argparse.Namespace) -> int:
     from .build import check
 
     try:
-        content, lb = check(_config(args))
+        config = _config(args)
+        content, lb = check(config)
         warnings = content.warnings + lb.warnings  # (the same a build prints)
         if args.strict and warnings:
             raise KindexError(warnings)
+        if args.base is not None:
+            _review(config, args.base)
     except KindexError as e:
         if args.format != "github":
             raise
@@ -240,6 +249,22 @@ def _check(args: argparse.Namespace) -> int:
     print(f"OK: {plural(len(content.runs), 'run')} on {plural(len(lb.problems), 'problem')} "
           f"from {plural(content.files, 'file')}, no problems found")
     return 0
+
+
+def _review(config, base: str) -> None:
+    """check --base: the change log on stdout (and in GitHub's step summary); KindexError when the
+    change needs a maintainer's review."""
+    from .review import review
+
+    found = review(config, base)
+    text = found.summary()
+    print(text)
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as f:
+            f.write(text)
+    if found.problems:
+        raise KindexError(found.problems)
 
 
 def _annotate_failure(error: KindexError) -> int:
