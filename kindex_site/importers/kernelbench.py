@@ -363,7 +363,7 @@ def _shown_timing(timing: tuple[str, str, str]) -> str:
 def _hosts(files: list[SourceFile], held: _Held, result: Result, errors: list[str]) -> list[TimingHost]:
     """The timing hosts: host folders whose ExecutionEnvironment is the same are one host (H100_modal and
     H100_Modal, or one folder given from several places), each named once; each host's timings of an
-    implementation are ordered by date, a copy of one (the same bytes) imported once."""
+    implementation are ordered by date, a copy of one (the same timings) imported once."""
     by_folder: dict[str, list[SourceFile]] = {}
     for f in files:
         if not slug(f.host):
@@ -386,7 +386,7 @@ def _hosts(files: list[SourceFile], held: _Held, result: Result, errors: list[st
     _name_hosts(list(hosts.values()), held)
     for host in hosts.values():
         host.files = _timings(host, held, result, errors)
-    return sorted(hosts.values(), key=lambda h: h.name)
+    return sorted(hosts.values(), key=lambda h: (h.spelling, h.name))
 
 
 def _distinct(files: list[SourceFile]) -> list[SourceFile]:
@@ -432,12 +432,11 @@ def _name_hosts(hosts: list[TimingHost], held: _Held) -> None:
 
 
 def _timings(host: TimingHost, held: _Held, result: Result, errors: list[str]) -> list[SourceFile]:
-    """The host's files, a copy of one (the same bytes) once, each timing after the first of its implementation
+    """The host's files, a copy of one (the same timings) once, each timing after the first of its implementation
     stamped with its date. The first keeps the plain names, unless --out holds them for another timing: names
     already given stay."""
     by_implementation: dict[str, list[SourceFile]] = {}
-    for f in sorted(host.files, key=lambda f: (f.implementation, f.observed_at.astimezone(timezone.utc),
-                                               str(f.path))):
+    for f in sorted(host.files, key=lambda f: (f.path.name, f.observed_at.astimezone(timezone.utc), str(f.path))):
         by_implementation.setdefault(f.implementation, []).append(f)
     kept_all: list[SourceFile] = []
     for implementation, files in by_implementation.items():
