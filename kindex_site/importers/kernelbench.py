@@ -1503,16 +1503,6 @@ def _dump(value) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _stale_files(out: Path, written: set[Path]) -> list[str]:
-    if not out.is_dir():
-        return []
-    stale = sorted(p for p in out.rglob("*.json") if p not in written and not p.name.startswith("."))
-    if not stale:
-        return []
-    return [f"{out}: {plural(len(stale), 'file')} this import did not write (e.g. {stale[0]}); "
-            "delete them if they are stale, or two runs of one name will clash"]
-
-
 def _same_bytes(path: Path, data: bytes) -> bool:
     try:
         return path.read_bytes() == data
