@@ -824,6 +824,20 @@ def test_rerun_is_byte_identical_and_one_file_per_run_works(tmp_path, capsys):
     assert bundles == json.loads(first["L4_GCP/baseline_time_torch.json"])
 
 
+def test_a_stale_copy_of_runs_an_import_writes_is_warned_about(tmp_path, capsys):
+    src = tmp_path / "timing"
+    write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}}, date="2026-01-01T00:00:00Z")
+    write_timing(src, "L4_GCP", "torch_compile_inductor_default", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}},
+                 date="2026-01-01T00:00:00Z")
+    imported(capsys, src, "--out", tmp_path / "out")
+    # The same runs, one file each: the arrays written before now hold runs of the same names.
+    _, err = imported(capsys, src, "--out", tmp_path / "out", "--one-file-per-run")
+    assert err.splitlines() == [
+        f"warning: {tmp_path / 'out'}: 2 files this import did not write hold runs it writes (e.g. "
+        f"{tmp_path / 'out' / 'L4_GCP' / 'baseline_time_torch.json'}: kernelbench-l4-gcp-torch-l1-1-a); delete "
+        "them, or two runs of one name will clash"]
+
+
 @pytest.mark.parametrize("text, message", [
     ('{"level1": {"1_A.py": {"mean": 1.0,}}}', "invalid JSON at line 1"),
     ('[1, 2]', "expected an object of levels"),
