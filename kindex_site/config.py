@@ -252,8 +252,20 @@ def load_config(path: Path | None, overrides: dict) -> Config:
     if "root" in values:
         raise KindexError(f"{path}: root: Extra inputs are not permitted")
     values.update({k: v for k, v in overrides.items() if v is not None})
+    where = path or "settings"
     try:
-        return Config(**values, root=root)
+        config = Config(**values, root=root)
     except ConfigError as e:
-        where = path or "settings"
         raise KindexError([f"{where}: {field}: {message}" for field, message in e.problems]) from None
+    outside = [name for name in ("templates_dir", "static_dir") if not _inside(config.folder(name), root, name)]
+    if outside:
+        # Templates are code (Jinja runs them): only the project's own, or the bundled ones, ever render.
+        raise KindexError([f"{where}: {name}: {getattr(config, name)!r} is outside the project folder "
+                           f"{root.resolve()}; templates and static files must be the project's own" for name in outside])
+    return config
+
+
+def _inside(folder: Path, root: Path, name: str) -> bool:
+    """The folder is the project's (under the folder holding kindex.toml) or the package's bundled one."""
+    resolved = folder.resolve()
+    return resolved.is_relative_to(root.resolve()) or resolved == bundled(name.removesuffix("_dir")).resolve()

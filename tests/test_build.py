@@ -51,7 +51,7 @@ def test_seed_api_has_exact_nanoseconds(project):
         "mean_ns": 4940000, "ci95_ns": [4931062, 4948938], "min_ns": 4780000, "max_ns": 4970000,
         "std_ns": 45600, "samples": 100, "observed_at": "2026-03-05T08:38:15.000Z",
         "url": f"/runs/{SEED_RUN}/", "tied": False, "mixed_hardware": False, "reference": True,
-        "speedup": {"value": 1.0, "ci95": None, "rounding_bounds": None}, "trend": None, "implausible": False, "last_passed": None,
+        "speedup": {"value": 1.0, "ci95": None, "rounding_bounds": None}, "trend": None, "implausible": False, "implausible_latency": False, "last_passed": None,
         "superseded_by": None, "source_url": None,
     }]
     assert board["history"] == []

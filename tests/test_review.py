@@ -122,3 +122,25 @@ def test_the_check_workflow_installs_the_base_and_reads_the_pull_request_as_data
     [check] = [s for s in steps if "kindex-site check" in s.get("run", "")]
     assert check["working-directory"] == "pr" and "../.venv/bin/kindex-site check --strict --format github --base" in check["run"]
     assert "${{" not in check["run"]  # (values reach the script as environment variables, never as its text)
+
+
+@pytest.mark.parametrize("setting", ["templates_dir", "static_dir"])
+def test_templates_from_outside_the_project_are_refused(project, tmp_path_factory, setting):
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "base.html").write_text("{{ cycler.__init__.__globals__.os.system('id') }}", encoding="utf-8")
+    project.write("content/seed.json", SEED)
+    project.write("kindex.toml", f'{setting} = "{elsewhere.as_posix()}"\n')
+    for command in ("build", "check"):
+        code, _, err = project.run(command)
+        assert code == 1 and f"kindex.toml: {setting}: " in err and "outside the project folder" in err, err
+    project.write("kindex.toml", f'{setting} = "../{elsewhere.name}"\n')
+    assert project.run("build")[0] == 1
+    assert not (project.root / "site").exists()
+
+
+def test_a_template_reaches_no_python_internals(project):
+    project.write("content/seed.json", SEED)
+    project.write("templates/404.html", "{{ cycler.__init__.__globals__.os.system('echo owned') }}")
+    code, out, err = project.run("build")
+    assert code == 1 and "templates/404.html" in err and "unsafe" in err and "owned" not in out + err
+    assert "Traceback" not in err and not (project.root / "site").exists()
