@@ -1249,8 +1249,10 @@ def refuse_unsafe_output(out: Path, config: Config) -> None:
         reason = "contains the content folder"
     elif root.is_relative_to(resolved):
         reason = "contains the project folder"
-    elif resolved.is_relative_to(config.folder("static_dir").resolve()):
-        reason = "is inside the static folder"  # each build would copy the last one into itself
+    elif any(resolved.is_relative_to(folder) for folder in _own_folders(config, "static_dir")):
+        reason = "is the static folder, or inside it"  # each build would copy the last one into itself
+    elif any(resolved.is_relative_to(folder) for folder in _own_folders(config, "templates_dir")):
+        reason = "is the templates folder, or inside it"
     elif (resolved / ".git").exists():
         reason = "holds a .git folder"
     elif resolved.exists() and not resolved.is_dir():
@@ -1259,6 +1261,13 @@ def refuse_unsafe_output(out: Path, config: Config) -> None:
         reason = "is a non-empty folder kindex-site did not create"
     if reason:
         raise KindexError(f"{display(out)}: refusing to write the site there: it {reason}")
+
+
+def _own_folders(config: Config, name: str) -> list[Path]:
+    """The folder a setting names, as used (the bundled default when the project has none) and as
+    configured (where the project's own would be, made or not: a site written there would become it)."""
+    configured = Path(getattr(config, name))
+    return [config.folder(name).resolve(), (configured if configured.is_absolute() else config.root / configured).resolve()]
 
 
 def _write_file(path: str | Path, data: bytes) -> None:

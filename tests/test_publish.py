@@ -439,7 +439,8 @@ def test_every_unsafe_output_folder_is_refused(project, monkeypatch):
         (["--out", "repo"], "holds a .git folder"),
         (["--out", "afile"], "is a file"),
         (["--out", "mine"], "is a non-empty folder kindex-site did not create"),
-        (["--out", "static/site"], "is inside the static folder"),
+        (["--out", "static/site"], "is the static folder, or inside it"),
+        (["--out", "templates"], "is the templates folder, or inside it"),  # (made or not: a site there would become it)
     ]
     for argv, reason in cases:
         before = {p: p.stat().st_mtime_ns for p in project.root.rglob("*")}
@@ -449,6 +450,13 @@ def test_every_unsafe_output_folder_is_refused(project, monkeypatch):
         assert err.rstrip().endswith("nothing was written")
         assert {p: p.stat().st_mtime_ns for p in project.root.rglob("*")} == before, argv
     assert (project.root / "mine/notes.txt").read_text() == "precious"
+
+
+def test_a_site_is_never_written_where_the_next_build_would_read_it_as_static_files(project):
+    project.write("content/seed.json", SEED)
+    code, _, err = project.build("--out", "static")  # no static/ of its own yet: it would become it
+    assert code == 1 and "refusing to write the site there: it is the static folder, or inside it" in err
+    assert not (project.root / "static").exists()
 
 
 def test_project_folder_comes_from_the_config_file(project):
