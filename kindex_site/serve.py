@@ -14,8 +14,18 @@ Three kinds of thread:
   with status 404; anything leaving the folder (`..`, encoded slashes, backslashes, NUL, dotfiles,
   symlinks) → 404.
 
+Under load: a listen queue of REQUEST_QUEUE connections, at most MAX_HANDLERS answered at once (more
+wait their turn in that queue), a request head that must arrive within HEAD_TIMEOUT_S of the
+connection's start however it is trickled, and an answer the client must take at a pace
+(SEND_TIMEOUT_S a SEND_CHUNK): a slow client holds one thread for seconds, never the server.
+
+Only requests addressed to this server are answered (`Hosts`: localhost, 127.0.0.1, [::1] or the
+bound address, with the port): a page on another site whose name an attacker re-points at
+127.0.0.1 (DNS rebinding) gets 403, not the preview or its status.
+
 Pages poll `<base>__kindex/events` (a long poll, standard library only) and reload when the site
-or its list of problems changes. `<base>__kindex/status` (and `/__kindex/status`) is the state as JSON.
+or its list of problems changes. `<base>__kindex/status` (and `/__kindex/status`) is the state as JSON,
+with every path relative to the project folder (`public_status`).
 """
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ from __future__ import annotations
 import errno
 import gc
 import html
+import io
+import ipaddress
 import json
 import os
 import re
@@ -30,6 +42,7 @@ import socket
 import socketserver
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote
@@ -42,6 +55,12 @@ SERVE_DIR = ".kindex-serve"  # beside kindex.toml; holds site/ and the increment
 INTERNAL = "__kindex/"  # not a possible page name (those start with a letter or digit)
 LONG_POLL_S = 25.0  # an events request waits this long for a change before answering anyway
 WAIT_FOR_BUILD_S = 120.0  # a request for a missing file waits for a running build, at most this long
+REQUEST_QUEUE = 1024  # connections not yet accepted (listen backlog; the kernel caps it at somaxconn)
+MAX_HANDLERS = 512  # requests answered at once, a thread each (long polls included); more wait in the queue
+HEAD_TIMEOUT_S = 10.0  # a connection's request line and headers must all arrive within this long
+SEND_TIMEOUT_S = 30.0  # a client must take each SEND_CHUNK of an answer within this long
+SEND_CHUNK = 256 * 1024
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")  # always answered to (with the port)
 
 TYPES = {
     ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -95,15 +114,41 @@ OVERLAY_STYLE = (
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True  # neither a slow reader nor a waiting long poll keeps the process alive
+    request_queue_size = REQUEST_QUEUE
 
-    def __init__(self, address: tuple[str, int], builder: Builder):
+    def __init__(self, address: tuple[str, int], builder: Builder, root: Path | None = None):
         self.builder = builder
+        self.root = root or Path.cwd()  # the project folder: the status's paths are relative to it
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.slots = threading.BoundedSemaphore(MAX_HANDLERS)
+        self.closing = False
         super().__init__(address, _Handler)
+        self.hosts = Hosts(address[0], self.server_address[1], self.server_address[0])
 
     def server_bind(self) -> None:
         socketserver.TCPServer.server_bind(self)  # without HTTPServer's reverse DNS look-up
         self.server_name, self.server_port = str(self.server_address[0]), self.server_address[1]
+
+    def process_request(self, request, client_address) -> None:
+        while not self.slots.acquire(timeout=0.2):  # every handler busy: this one waits its turn
+            if self.closing:
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)  # its thread releases the slot
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def shutdown(self) -> None:
+        self.closing = True
+        super().shutdown()
 
     def handle_error(self, request, client_address) -> None:
         if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
@@ -111,9 +156,45 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+class _HeadReader(io.RawIOBase):
+    """A connection's socket read against one deadline for the whole request head: a client that
+    trickles its headers a byte at a time (slow-loris) is cut off all the same."""
+
+    def __init__(self, sock: socket.socket, seconds: float):
+        self.sock = sock
+        self.deadline = time.monotonic() + seconds
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request head took too long")
+        self.sock.settimeout(left)
+        return self.sock.recv_into(buffer)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "kindex-site-serve"
     server: _Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # (the socket's own reader: replaced by one with a deadline)
+        self.rfile = io.BufferedReader(_HeadReader(self.connection, HEAD_TIMEOUT_S))
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():  # (the headers are read by now)
+            return False
+        self.connection.settimeout(SEND_TIMEOUT_S)
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1 or not self.server.hosts.allows(hosts[0]):
+            body = (f"kindex-site serve answers only requests addressed to {self.server.hosts.shown()}; "
+                    f"this one named another host, and is refused.\n").encode()
+            self._send(403, body, TYPES[".txt"], self.command == "HEAD")
+            return False
+        return True
 
     def log_message(self, format: str, *args) -> None:
         pass  # the terminal is for builds and problems
@@ -186,13 +267,14 @@ class _Handler(BaseHTTPRequestHandler):
             if rest == "events":
                 since = parse_qs(query).get("since", [""])[0]
                 builder.wait_for_change(since, LONG_POLL_S)
-            body = json.dumps(builder.status(), indent=1, ensure_ascii=False).encode() + b"\n"
+            body = json.dumps(public_status(builder, self.server.root), indent=1,
+                              ensure_ascii=False).encode() + b"\n"
             return self._send(200, body, TYPES[".json"], head)
         self._send(404, b"not found\n", TYPES[".txt"], head)
 
     def _send(self, status: int, body: bytes, content_type: str, head: bool) -> None:
         if content_type.startswith("text/html"):
-            body = inject(body, self.server.builder)
+            body = inject(body, self.server.builder, self.server.root)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -200,7 +282,116 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.end_headers()
         if not head:
-            self.wfile.write(body)
+            view = memoryview(body)
+            for at in range(0, len(body), SEND_CHUNK):  # each within SEND_TIMEOUT_S
+                self.wfile.write(view[at:at + SEND_CHUNK])
+
+
+class Hosts:
+    """The `Host` headers the server answers: localhost, 127.0.0.1, [::1] and the address it was
+    bound to, each with its port (without one only on port 80). Bound to every address (0.0.0.0,
+    ::), also any IP address and this machine's name (`name`, `name.local`): a DNS-rebinding page
+    names the attacker's own domain, never an IP address or this machine's name."""
+
+    def __init__(self, bind: str, port: int, bound: str = ""):
+        self.port = port
+        bind_name = _host_name(bind)
+        self.every_address = bind_name in ("", "0.0.0.0", "[::]")
+        self.names = dict.fromkeys(LOOPBACK_HOSTS)
+        for name in (bind_name, _host_name(bound)):
+            if name and not self.every_address:
+                self.names[name] = None
+        if self.every_address:
+            machine = socket.gethostname().lower()
+            if machine:
+                self.names.update(dict.fromkeys((machine, machine + ".local")))
+
+    def allows(self, header: str) -> bool:
+        found = _HOST.fullmatch(header.strip())
+        if not found:
+            return False
+        name, port = _host_name(found["name"]), int(found["port"] or 80)
+        if name is None or port != self.port:
+            return False
+        return name in self.names or (self.every_address and _is_ip(name))
+
+    def shown(self) -> str:
+        port = "" if self.port == 80 else f":{self.port}"
+        names = [name + port for name in self.names]
+        if self.every_address:
+            names.append("any IP address of this machine" + port)
+        return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+_HOST = re.compile(r"(?P<name>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]/@]+)(?::(?P<port>[0-9]{1,5}))?")
+
+
+def _host_name(text: str) -> str | None:
+    """A host as compared: lowercase, an IP address in its short form, an IPv6 one in brackets;
+    None when it is not a host."""
+    text = text.strip().lower()
+    bracketed = text.startswith("[") and text.endswith("]")
+    if bracketed or ":" in text:
+        try:
+            return f"[{ipaddress.IPv6Address(text[1:-1] if bracketed else text).compressed}]"
+        except ValueError:
+            return None
+    try:
+        return str(ipaddress.IPv4Address(text))
+    except ValueError:
+        return text
+
+
+def _is_ip(name: str) -> bool:
+    if name.startswith("["):
+        return True  # (_host_name made it: a valid IPv6 address)
+    try:
+        ipaddress.IPv4Address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def public_status(builder: Builder, root: Path) -> dict:
+    """The builder's state as `/__kindex/status` and the overlay show it: every path relative to
+    the project folder (elsewhere in the home folder, `~/…`), never an absolute one."""
+    status = builder.status()
+    roots = tuple(dict.fromkeys((str(root), os.path.realpath(root))))
+    status["site"] = _unrooted(status["site"], roots)
+    if status["last"].get("paths"):
+        status["last"] = {**status["last"], "paths": [_unrooted(p, roots) for p in status["last"]["paths"]]}
+    status["errors"] = [{key: _unrooted(value, roots) if isinstance(value, str) else value
+                         for key, value in error.items()} for error in status["errors"]]
+    return status
+
+
+_PATH_START = r"(?:^|(?<=[\s'\"(\[=]))"  # where a path may begin in a line
+_ABSOLUTE = re.compile(_PATH_START + r"/[^\s'\"()\[\]:,;]*")
+
+
+def _unrooted(text: str, roots: tuple[str, ...]) -> str:
+    """`text` with each absolute path in it relative to the project folder (`roots`: as given, and
+    resolved); one in the home folder as `~/…`, another relative all the same (`../../etc/x`).
+    A word like a URL path (`/kindex/about/`) whose first folder does not exist stays as it is."""
+    for root in roots:  # (first, so that a project folder with spaces in its name goes too)
+        text = re.sub(_PATH_START + re.escape(root.rstrip("/") + "/"), "", text)
+        text = re.sub(_PATH_START + re.escape(root) + r"(?=$|[\s'\"()\[\]:,;])", ".", text)
+
+    def relative(found: re.Match) -> str:
+        path = found[0]
+        first = path.split("/")[1]
+        if not first or not os.path.lexists("/" + first):
+            return path
+        normal = os.path.normpath(path)
+        for root in roots:
+            if normal == root:
+                return "."
+        home = os.path.expanduser("~")
+        if home not in ("", "/") and (normal + "/").startswith(home.rstrip("/") + "/"):
+            return "~" + normal[len(home.rstrip("/")):]
+        return os.path.relpath(normal, roots[0])
+
+    return _ABSOLUTE.sub(relative, text)
 
 
 def _type(path: str) -> str:
@@ -250,9 +441,9 @@ def resolve(root: Path, rest: str) -> tuple[str, str | None]:
     return "missing", None
 
 
-def inject(body: bytes, builder: Builder) -> bytes:
+def inject(body: bytes, builder: Builder, root: Path) -> bytes:
     """The page with the error overlay (when there are problems) and the reload script before </body>."""
-    status = builder.status()
+    status = public_status(builder, root)
     errors, version, base = status["errors"], status["version"], status["base"]
     snippet = ""
     if errors:
@@ -289,7 +480,7 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
               f"{display(out.parent)}/; stop it first (Ctrl-C where it runs)", file=sys.stderr)
         return 1
     try:
-        server = _Server((bind, port), builder)
+        server = _Server((bind, port), builder, config.root.absolute())
     except OSError as e:
         if e.errno == errno.EADDRINUSE:
             print(f"error: port {port} is already in use on {bind}; choose another with --port, "
@@ -300,6 +491,9 @@ def serve(config_path: Path | None, overrides: dict, bind: str = "127.0.0.1", po
     host, actual_port = server.server_address[:2]
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{actual_port}{builder.base_path}"
+    if server.hosts.every_address:
+        print(f"note: listening on every address: answering requests addressed to {server.hosts.shown()}; "
+              f"other host names are refused", file=sys.stderr)
 
     http_thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                                    name="kindex-serve-http", daemon=True)

@@ -10,7 +10,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -56,14 +58,14 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 class Served:
     """`python -m kindex_site serve` in `root`, on a free port; stop() ends it (and kill, whatever happens)."""
 
-    def __init__(self, root: Path, *args: str, port: int | None = None):
+    def __init__(self, root: Path, *args: str, port: int | None = None, cwd: Path | None = None):
         self.root = root
         self.port = port or free_port()
         self.out_path, self.err_path = root / "serve.out", root / "serve.err"
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "kindex_site", "serve", "--port", str(self.port), *args],
-                cwd=root, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                cwd=cwd or root, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
     def request(self, path: str, method: str = "GET") -> tuple[int, dict, bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -120,8 +122,8 @@ def serving():
     """Start servers with serving(root, *args); every one is stopped (or killed) after the test."""
     started: list[Served] = []
 
-    def start(root: Path, *args: str) -> Served:
-        server = Served(root, *args)
+    def start(root: Path, *args: str, cwd: Path | None = None) -> Served:
+        server = Served(root, *args, cwd=cwd)
         started.append(server)
         return server
 
@@ -203,9 +205,10 @@ def test_pages_are_served_under_the_base_path_as_github_pages_would(site):
     "/kindex/static/%5c..%5c..%5ckindex.toml", "/kindex/static/style.css%00.html", "/kindex/%00",
     "/kindex//etc/passwd", "/kindex/.kindex-site", "/kindex/./index.html", "/kindex/%252e%252e/kindex.toml",
     "/kindex/%ff/", "/kindex/linked/secret.txt", "/kindex/secret-link.txt", "/kindex/static/../../kindex.toml",
-    "http://127.0.0.1/kindex/../kindex.toml",
+    "http://127.0.0.1:{port}/kindex/../kindex.toml",
 ])
 def test_nothing_outside_the_site_folder_is_ever_served(site, path):
+    path = path.replace("{port}", str(site.port))
     served = site.root / ".kindex-serve" / "site"
     secret = site.root / "secret.txt"
     secret.write_text("secret")
@@ -249,6 +252,172 @@ def test_status_is_json_at_the_root_and_under_the_base(site):
         assert state["ok"] is True and state["errors"] == [] and state["base"] == "/kindex/"
         assert state["build"] >= 1 and state["version"]
     assert site.request("/kindex/__kindex/nothing")[0] == 404
+
+
+def strings(value) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+def test_the_status_names_paths_relative_to_the_project_never_absolute(tmp_path, serving):
+    """Started from another folder (so that the terminal names files by their absolute paths), the
+    status and the overlay still name them relative to the project folder."""
+    root = make_project(tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    write(root, "content/seed.json", bundle({"run.spec.status": 7}))
+    server = serving(root, "--config", str(root / "kindex.toml"), "--base-url", "/", cwd=elsewhere)
+    state = server.wait_until(lambda: (s := server.status())["build"] >= 1 and s["watching"] and s,
+                              message="the first build")
+    assert str(root / "content") in server.err_path.read_text()  # the terminal, as the build says it
+    assert not state["ok"] and state["errors"][0]["file"] == "content/seed.json"
+    assert state["errors"][0]["line"].startswith("content/seed.json: run.spec.status: ")
+    assert state["site"] == ".kindex-serve/site"
+    status, html = server.get("/")
+    assert status == 503 and "<code style=\"color:#ffd2d2\">content/seed.json</code>" in html
+    assert str(tmp_path) not in html
+    write(root, "content/seed.json", SEED)
+    state = server.wait_until(lambda: (s := server.status())["ok"] and s["build"] >= 2 and s, message="the fix")
+    assert state["last"]["paths"] == ["content/seed.json"]
+    for shown in (state, server.status()):
+        text = json.dumps(shown)
+        assert str(tmp_path) not in text and str(Path.home()) not in text
+        assert [s for s in strings(shown) if s.startswith("/")] == [shown["base"]]
+
+
+# --- under load, and only for this machine ---------------------------------------------------------
+
+
+def test_200_concurrent_requests_are_all_answered_within_seconds(site):
+    """A listen queue of 5 left a quarter of such a burst unanswered for a minute."""
+    asked = {"/kindex/": 200, RUN_PAGE: 200, "/kindex/static/style.css": 200, "/kindex/api/v1/index.json": 200,
+             "/__kindex/status": 200, "/kindex/nope/": 404}
+    paths = list(asked)
+    together = threading.Barrier(200)
+
+    def one(i: int) -> tuple[str, int, float]:
+        path = paths[i % len(paths)]
+        together.wait(timeout=30)
+        started = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", site.port, timeout=15)
+        try:
+            conn.request("GET", path)
+            response = conn.getresponse()
+            response.read()
+            return path, response.status, time.monotonic() - started
+        finally:
+            conn.close()
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(200) as pool:
+        answers = list(pool.map(one, range(200)))
+    took = time.monotonic() - started
+    assert [(path, status) for path, status, _ in answers] == [(path, asked[path]) for path, _, _ in answers]
+    slowest = max(seconds for _, _, seconds in answers)
+    assert took < 5 and slowest < 4, f"200 requests took {took:.2f} s, the slowest {slowest:.2f} s"
+
+
+def ask_as(server: Served, path: str, hosts: list[str]) -> tuple[int, bytes]:
+    """GET `path` with these Host headers (none, one or several)."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    try:
+        conn.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
+        for host in hosts:
+            conn.putheader("Host", host)
+        conn.endheaders()
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def test_requests_naming_another_host_are_refused(site):
+    """A page of evil.example whose name is re-pointed at 127.0.0.1 (DNS rebinding) reads nothing."""
+    port = site.port
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", f"LocalHost:{port}"):
+        status, body = ask_as(site, "/__kindex/status", [host])
+        assert status == 200 and json.loads(body)["ok"], host
+    assert ask_as(site, "/kindex/", [f"localhost:{port}"])[0] == 200
+    for hosts in (["evil.example"], [f"evil.example:{port}"], [f"localhost.evil.example:{port}"],
+                  [f"127.0.0.1.nip.io:{port}"], [f"127.0.0.1:{port + 1}"], [f"192.168.1.2:{port}"],
+                  ["localhost"], [f"localhost:{port}@evil.example"], [], [f"localhost:{port}", "evil.example"]):
+        for path in ("/__kindex/status", "/kindex/", RUN_PAGE, "/kindex/__kindex/events?since=x", "/kindex/nope/"):
+            status, body = ask_as(site, path, hosts)
+            assert status == 403, (hosts, path)
+            assert body == (f"kindex-site serve answers only requests addressed to localhost:{port}, "
+                            f"127.0.0.1:{port} or [::1]:{port}; this one named another host, and is "
+                            f"refused.\n").encode(), (hosts, path)
+
+
+def test_bound_to_every_address_it_answers_to_ip_addresses_and_this_machines_name():
+    from kindex_site.serve import Hosts
+
+    machine = socket.gethostname().lower()
+    every = Hosts("0.0.0.0", 8000, "0.0.0.0")
+    for host in ("192.168.1.20:8000", "[fe80::1]:8000", "localhost:8000", "127.0.0.1:8000", f"{machine}:8000",
+                 f"{machine}.local:8000"):
+        assert every.allows(host), host
+    for host in ("evil.example:8000", "192.168.1.20:8001", "192.168.1.20", "192.168.1.20.nip.io:8000",
+                 f"{machine}.evil.example:8000", "[::1:8000"):
+        assert not every.allows(host), host
+    assert Hosts("::", 8000, "::").allows("[2001:db8::5]:8000")
+    one = Hosts("192.168.1.20", 8000, "192.168.1.20")
+    assert one.allows("192.168.1.20:8000") and one.allows("[::1]:8000") and not one.allows("192.168.1.21:8000")
+    assert Hosts("::1", 8000, "::1").allows("[0:0::1]:8000")
+    port_80 = Hosts("127.0.0.1", 80, "127.0.0.1")
+    assert port_80.allows("localhost") and port_80.allows("127.0.0.1:80") and not port_80.allows("localhost:8000")
+
+
+def test_slow_clients_are_cut_off_and_never_hold_every_handler(monkeypatch):
+    """In-process, with 4 handlers and 0.3 s for a request head: a client that trickles its headers is
+    cut off all the same, and a burst of them delays a normal request by that long, not for ever."""
+    from types import SimpleNamespace
+
+    from kindex_site import serve
+
+    monkeypatch.setattr(serve, "MAX_HANDLERS", 4)
+    monkeypatch.setattr(serve, "HEAD_TIMEOUT_S", 0.3)
+    server = serve._Server(("127.0.0.1", 0), SimpleNamespace(base_path="/"))
+    port = server.server_address[1]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    head = f"GET /__kindex/reload.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode()
+    slow: list[socket.socket] = []
+    try:
+        trickling = socket.create_connection(("127.0.0.1", port), timeout=0.1)
+        slow.append(trickling)
+        trickling.sendall(head)
+        started = time.monotonic()
+        while True:  # a header line every 0.1 s, never the end of the head
+            try:
+                trickling.sendall(b"X-Slow: 1\r\n")
+                closed = trickling.recv(100) == b""
+            except TimeoutError:
+                closed = False
+            except ConnectionError:
+                closed = True
+            if closed or time.monotonic() - started > 5:
+                break
+        assert closed and time.monotonic() - started < 2
+
+        for _ in range(12):  # three times as many as there are handlers
+            slow.append(socket.create_connection(("127.0.0.1", port)))
+            slow[-1].sendall(head)
+        started = time.monotonic()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/__kindex/reload.js")
+        response = conn.getresponse()
+        assert response.status == 200 and b"location.reload()" in response.read()
+        conn.close()
+        assert time.monotonic() - started < 3
+    finally:
+        for s in slow:
+            s.close()
+        server.shutdown()
+        server.server_close()
 
 
 # --- rebuilding -----------------------------------------------------------------------------------
