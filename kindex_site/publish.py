@@ -326,10 +326,11 @@ class SiteSizes(NamedTuple):
 def size_warnings(sizes: SiteSizes, shown_out: str, most: int = 10) -> list[str]:
     """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB (the biggest `most` files)."""
     big = sorted(sizes.big, key=lambda sp: (-sp[0], sp[1]))
-    warnings = [f"{shown_out}/{path} is {_size(size)}, near the {_size(FILE_LIMIT_BYTES)} GitHub warns about "
-                "for one file (it refuses 100 MB)" for size, path in big[:most]]
+    warnings = [f"{shown_out}/{path} is {_size(size)}, {'over' if size > FILE_LIMIT_BYTES else 'near'} the "
+                f"{_size(FILE_LIMIT_BYTES)} GitHub warns about for one file (it refuses "
+                f"{_size(2 * FILE_LIMIT_BYTES)})" for size, path in big[:most]]
     if len(big) > most:
-        warnings.append(f"… and {len(big) - most} more files near {_size(FILE_LIMIT_BYTES)}")
+        warnings.append(f"… and {len(big) - most} more files near or over {_size(FILE_LIMIT_BYTES)}")
     total = sizes.total
     if total > SITE_LIMIT_BYTES:
         warnings.append(f"{shown_out}/ holds {_size(total)}, over GitHub Pages' {_size(SITE_LIMIT_BYTES)} "

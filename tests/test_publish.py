@@ -398,7 +398,7 @@ def test_warns_when_the_site_or_a_file_nears_github_limits(project, monkeypatch)
     monkeypatch.setattr(publish, "SITE_LIMIT_BYTES", 50_000)
     code, _, err = project.build("--clean")  # no input changed: only a clean build looks again
     assert code == 0
-    assert re.search(r"^warning: site/schema/kernelindex\.dev-v1alpha1\.json is 1\d kB, near the 10 kB GitHub "
+    assert re.search(r"^warning: site/schema/kernelindex\.dev-v1alpha1\.json is 1\d kB, over the 10 kB GitHub "
                      r"warns about for one file", err, re.M), err
     assert re.search(r"^warning: site/ holds \d+ kB, over GitHub Pages' 50 kB limit", err, re.M), err
     assert re.search(r"^warning: run pages take [\d.]+ kB of that: `run_pages = false`", err, re.M), err
@@ -782,5 +782,5 @@ def test_a_resident_builders_size_warnings_are_a_clean_builds(project, monkeypat
         assert code == 0, err
         said = [w.replace("clean/", "site/") for w in err.splitlines() if w.startswith("warning:")]
         assert [f"warning: {w}" for w in result.warnings] == said
-        grown = any(w.startswith("warning: site/runs/") and "near the 12 kB" in w for w in said)
+        grown = any(w.startswith("warning: site/runs/") and "the 12 kB GitHub warns about" in w for w in said)
         assert grown == (edit is not edits[2]), said
