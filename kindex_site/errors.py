@@ -6,13 +6,27 @@ import re
 from pathlib import Path
 
 
-class KindexError(Exception):
-    """One or more problems with the user's input, each a line `where: what`."""
+WARNING = "warning: "  # how a warning's line starts among a failure's lines
 
-    def __init__(self, problems: list[str] | str, count: int | None = None):
-        self.problems = [problems] if isinstance(problems, str) else list(problems)
-        self.count = len(self.problems) if count is None else count  # more than shown when capped
+
+class KindexError(Exception):
+    """One or more problems with the user's input, each a line `where: what`.
+
+    `warnings`, when a failing step had some, are said with its problems, so that one pass tells
+    everything: `problems` ends with them, each line starting `warning: ` (as a build prints them);
+    `count` counts the problems alone."""
+
+    def __init__(self, problems: list[str] | str, count: int | None = None, warnings: list[str] | tuple = ()):
+        errors = [problems] if isinstance(problems, str) else list(problems)
+        self.count = len(errors) if count is None else count  # more than shown when capped
+        self.warnings = list(warnings)
+        self.problems = errors + [WARNING + w for w in self.warnings]
         super().__init__("\n".join(self.problems))
+
+    @property
+    def errors(self) -> list[str]:
+        """The problems' lines, without the warnings'."""
+        return self.problems[:len(self.problems) - len(self.warnings)]
 
 
 # What would not show as written on one line of a terminal or a log: C0 and C1 controls (a newline
@@ -41,6 +55,7 @@ def display(path: Path) -> str:
 
 
 def summarize(error: KindexError) -> str:
-    """`3 problems in 2 files`: the last line of a failed command."""
-    files = {p.split(":", 1)[0].split("[", 1)[0] for p in error.problems}
-    return f"{plural(error.count, 'problem')} in {plural(len(files), 'file')}"
+    """`3 problems in 2 files` (`, and 1 warning`): the last line of a failed command."""
+    files = {p.split(":", 1)[0].split("[", 1)[0] for p in error.errors}
+    said = f"{plural(error.count, 'problem')} in {plural(len(files), 'file')}"
+    return f"{said}, and {plural(len(error.warnings), 'warning')}" if error.warnings else said

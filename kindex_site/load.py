@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import marshal
 import operator
@@ -32,7 +33,7 @@ from pydantic import ValidationError
 from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
-                     FormatWarnings, is_windows_device)
+                     FormatWarnings, check_relative_path, is_windows_device, nearest_name)
 from .workers import release_free_memory
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +300,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     pages: list[_Listed] = []
     others: dict[str, _Listed] = {}  # files that are neither bundles nor pages: runs may refer to them
     notes = 0  # "stopped reading" lines: said, but not problems themselves
+    named: list[tuple[str, str, str, str]] = []  # the source files bundles that did not validate name
     for f in listed:  # (in path order: the problems and warnings are said in it)
         if _is_page(f.rel):
             pages.append(f)
@@ -316,7 +318,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
             checks.add(result.runs, result.index, result.problems)
             problems += result.problems
             notes += result.stopped
-    _finish(content, others, problems, notes, sources)
+            named += result.named
+    _finish(content, others, problems, notes, sources, named=named)
     if last is not None:
         last.keep(content_dir, stats, wanted, keep_documents, documents_bytes, read, pages, others, checks, content,
                   memo, sources)
@@ -324,16 +327,36 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
 
 
 def _finish(content: Content, others: dict[str, _Listed], problems: list[str], notes: int,
-            sources: SourceChecks | None, attach: bool = True) -> None:
-    """A load's last steps, once its runs are in: their source files (unless attached already), and
-    the files nothing reads."""
+            sources: SourceChecks | None, attach: bool = True, named: list[tuple[str, str, str, str]] = ()) -> None:
+    """A load's last steps, once its runs are in: their source files (unless attached already), those
+    that bundles that did not validate name (`named`), and the files nothing reads. A load with
+    problems raises them with its warnings: one pass says everything."""
     if attach:
         _attach_files(content, others, problems, sources)
+    if named:
+        _check_named(named, others, content.sources, problems)
+    referred = {ref[3] for ref in named}
     content.warnings += [f"{f.shown}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
-                         "refer to are read)" for rel, f in others.items() if rel not in content.sources]
+                         "refer to are read)" for rel, f in others.items()
+                         if rel not in content.sources and rel not in referred]
     if problems:
-        raise KindexError(problems, count=len(problems) - notes)
+        raise KindexError(problems, count=len(problems) - notes, warnings=content.warnings)
     content.pages.sort(key=lambda p: p.slug)
+
+
+def _check_named(named: list[tuple[str, str, str, str]], others: dict[str, _Listed], found: dict[str, SourceText],
+                 problems: list[str]) -> None:
+    """The source files bundles that did not validate name, checked as a valid run's are (on the
+    error path only: a load with such a bundle fails)."""
+    checks, checked = SourceChecks(), {}
+    for where, field_name, path, rel in named:
+        if rel in found:
+            continue
+        problem = checked.get(rel)
+        if problem is None:
+            problem = checked[rel] = checks.check(rel, others.get(rel))
+        if isinstance(problem, str):
+            problems.append(f"{where}: run.spec.{field_name}.path: {printable(repr(path))}: {problem}")
 
 
 def _is_bundle(rel: str) -> bool:
@@ -645,7 +668,7 @@ def _attach_files(content: Content, others: dict[str, _Listed], problems: list[s
             if found is None:
                 found = checked[rel] = known.check(rel, others.get(rel))
             if isinstance(found, str):
-                problems.append(f"{run.source}: run.spec.{field_name}.path: {ref[0]!r}: {found}")
+                problems.append(f"{run.source}: run.spec.{field_name}.path: {printable(repr(ref[0]))}: {found}")
             else:
                 files[kind] = content.sources[rel] = found
         run.files = files
@@ -779,7 +802,8 @@ class _Remembered(NamedTuple):
 
 class _Read(NamedTuple):
     """A bundle file, read (or remembered): its runs, their index, its problems, whether reading it
-    stopped early, its warnings, and the sha256 of its bytes (None if it could not be read)."""
+    stopped early, its warnings, the sha256 of its bytes (None if it could not be read), and the
+    source files its bundles that did not validate name (_named_sources')."""
 
     runs: list[Run]
     index: _FileIndex
@@ -787,6 +811,7 @@ class _Read(NamedTuple):
     stopped: bool
     warnings: tuple[str, ...]
     digest: str | None
+    named: list[tuple[str, str, str, str]] | tuple = ()
 
 
 def _still_same(listed: _Listed, remembered: _Remembered, memo: dict, shown: str) -> bool:
@@ -864,10 +889,10 @@ class _Reader:
         earlier = self.memo.get(shown) if self.memo is not None else None
         read_at = time.time_ns()
         digests: dict[str, str] = {}
-        runs, problems, stopped, warnings = _read_file(
+        runs, problems, stopped, warnings, named = _read_file(
             f.at, shown, f.rel, digests, self.trusted, self.keep_documents,
             earlier.runs if earlier is not None else (), self.known, f.stat[0] if f.stat else None, origin=f)
-        result = _Read(runs, _FileIndex(runs), problems, stopped, warnings, digests.get(shown))
+        result = _Read(runs, _FileIndex(runs), problems, stopped, warnings, digests.get(shown), named)
         self.remember(f, result, read_at)
         return result
 
@@ -881,7 +906,9 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
                keep_documents: bool, earlier: list[Run] = (), known: Definitions | None = None,
                size: int | None = None, as_json: bool = False, origin: Path | _Listed | None = None):
     """A file's validated runs, its problems (parse and validation), whether reading stopped
-    early (then the last line says so, and is not itself a problem), and its warnings (FormatWarnings).
+    early (then the last line says so, and is not itself a problem), its warnings (FormatWarnings),
+    and the source files its bundles that did not validate name (`_named_sources`: checked with
+    the others', so that one pass says all that is wrong).
 
     `earlier` are the runs this file gave last time (serve): a document whose place and bytes are
     unchanged (Source index or line, and digest) is not validated again; its run is taken as it was.
@@ -894,6 +921,7 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
     known = known if known is not None else Definitions()
     same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
     warnings = FormatWarnings(shown, known.unknown)
+    named: list[tuple[str, str, str, str]] = []  # the source files of bundles that did not validate
     documents = _documents(path, shown, problems, digests, trusted, rel=rel, size=size)
     for source, raw in documents:
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
@@ -903,27 +931,55 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
             kept.definitions, kept.origin = known.models(raw), origin
             warnings.check(raw, source, kept.definitions)
             validated.append(kept)
-            continue
-        bundle = None if raw is _INVALID else _validate(raw, source, problems, known)
-        if bundle is not None:
-            run = _checked_run(raw, bundle, source, origin, keep_documents and not as_json, warnings, known, problems)
-            if run is not None:
-                if as_json and keep_documents:
-                    run._doc = _shown_json(bundle[0])
-                validated.append(run)
+        else:
+            bundle = None if raw is _INVALID else _validate(raw, source, problems, known)
+            if bundle is not None:
+                run = _checked_run(raw, bundle, source, origin, keep_documents and not as_json, warnings, known,
+                                   problems)
+                if run is not None:
+                    if as_json and keep_documents:
+                        run._doc = _shown_json(bundle[0])
+                    validated.append(run)
+            elif type(raw) is dict:  # (the error path: the rest of what is wrong with it, said now)
+                warnings.check_invalid(raw, source)
+                named += _named_sources(raw, source, rel)
+        if warnings.errors:  # (a near miss of a known field: with the bundle's other problems)
+            problems += warnings.take_errors()
         if len(problems) >= MAX_PROBLEMS_PER_FILE:
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
-            return validated, problems, True, warnings.result()
-    return validated, problems, False, warnings.result()
+            return validated, problems, True, warnings.result(), named
+    return validated, problems, False, warnings.result(), named
+
+
+def _named_sources(raw: dict, source: Source, rel: str) -> list[tuple[str, str, str, str]]:
+    """(where, field, path as written, path under the content folder) of each source file a bundle
+    that did not validate names well enough to be found (`implementationSource.path`, a relative
+    path): checked as a valid run's are, and not said to be ignored."""
+    run = raw.get("run")
+    spec = run.get("spec") if type(run) is dict else None
+    if type(spec) is not dict:
+        return []
+    found = []
+    for _, _, field_name in _SOURCE_FIELDS:
+        ref = spec.get(field_name)
+        path = ref.get("path") if type(ref) is dict else None
+        if type(path) is not str or not 0 < len(path) <= 500:
+            continue
+        try:
+            check_relative_path(path)
+        except ValueError:
+            continue  # (its own problem says so)
+        found.append((str(source), field_name, path, _beside(posixpath.dirname(rel) or ".", path)))
+    return found
 
 
 def _checked_run(raw: dict, bundle: tuple, source: Source, origin: Path | _Listed, keep_document: bool,
                  warnings: FormatWarnings, known: Definitions, problems: list[str]) -> Run | None:
-    """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem)."""
-    problem = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
-    if problem is not None:
-        problems.append(f"{source}: {problem}")
+    """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem each)."""
+    beyond = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
+    if beyond:
+        problems += [f"{source}: {line}" for line in beyond]
         return None
     run = Run(*bundle, source, keep_document, origin)
     run.definitions = known.pair_of(run.definitions)  # (one tuple for the runs of a protocol and environment)
@@ -1115,7 +1171,7 @@ class _ReadingProcesses:
                 view = view[os.write(results, view):]
 
     def _record(self, read: tuple, digest: str | None, numbers: dict[int, int]) -> tuple:
-        runs, problems, stopped, warnings = read
+        runs, problems, stopped, warnings, named = read
         definitions = []  # (slot, JSON) of the definitions not sent before
         records = []
         for run in runs:
@@ -1128,15 +1184,15 @@ class _ReadingProcesses:
                 pair.append(number)
             s = run.source
             records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts), run._doc))
-        return digest, problems, stopped, warnings, definitions, records
+        return digest, problems, stopped, warnings, definitions, records, named
 
     def _made(self, pid: int, chunk: int, records: list):
         models = self.models.setdefault(pid, [])
-        for i, (digest, problems, stopped, warnings, definitions, runs) in zip(self.chunks[chunk], records):
+        for i, (digest, problems, stopped, warnings, definitions, runs, named) in zip(self.chunks[chunk], records):
             models += [self.reader.known.model(slot, Definitions.key(value), value) for slot, value in definitions]
             f = self.files[i]
             made = _rebuilt_runs(runs, models, f.shown, f.rel, f)
-            result = _Read(made, _FileIndex(made), problems, stopped, warnings, digest)
+            result = _Read(made, _FileIndex(made), problems, stopped, warnings, digest, named)
             self.reader.remember(f, result, self.read_at)
             yield f, result
 
@@ -1331,9 +1387,12 @@ def _documents(path: str | Path, shown: str, problems: list[str], digests: dict[
         items = _parse(text, Source(shown), problems, decoder, array=True)
         if items is _INVALID:
             return
+        marked = type(items) is _MarkedItems
         for index, (item, span) in enumerate(items):
             source = Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest(), rel=rel)
-            yield source, _encodable(item, source, problems) if strings else item
+            if marked and _refused(item, source, problems):
+                item = _INVALID
+            yield source, _encodable(item, source, problems) if strings and item is not _INVALID else item
         return
     value = _parse(text, Source(shown), problems, decoder)
     if value is not _INVALID:
@@ -1439,7 +1498,11 @@ def _parse(text: str, source: Source, problems: list[str], decoder: json.JSONDec
         where = f"line {e.lineno} column {e.colno}" if source.line is None else f"column {e.colno}"
         problems.append(f"{source}: invalid JSON at {where}: {e.msg}")
     except ValueError as e:  # strictjson.JSONRejected, or an integer of more digits than Python converts
-        problems.append(_located(text, source, array, e))
+        if array:
+            marked = _marked_items(text)
+            if marked is not None:
+                return marked  # (each element is looked at: those without a mark are bundles as any other)
+        problems += _located(text, source, e)
     except RecursionError:
         problems.append(f"{source}: JSON nested too deeply")
     return _INVALID
@@ -1448,18 +1511,37 @@ def _parse(text: str, source: Source, problems: list[str], decoder: json.JSONDec
 _LOCATING_DECODER = strictjson.locating_decoder()
 
 
-def _located(text: str, source: Source, array: bool, error: ValueError) -> str:
-    """The line for what the strict decoder refused, with where it is: the text is parsed again,
-    each refused value marked (strictjson.Refused), and the first mark found."""
+class _MarkedItems(list):
+    """An array's (element, text) pairs parsed by the locating decoder: what the strict decoder
+    refuses is marked (strictjson.Refused) where it is, and each element is looked at for marks."""
+
+
+def _marked_items(text: str) -> _MarkedItems | None:
     try:
-        value = _array_items(text, _LOCATING_DECODER) if array else _LOCATING_DECODER.decode(text)
+        return _MarkedItems(_array_items(text, _LOCATING_DECODER))
     except (ValueError, RecursionError):
-        return f"{source}: {error}"  # (broken further on too: what was found first is said)
-    for index, item in (enumerate(item for item, _ in value) if array else ((None, value),)):
-        found = strictjson.refusal(item)
-        if found is not None:
-            return f"{source if index is None else Source(source.file, index)}: {_location(found[0])}{found[1]}"
-    return f"{source}: {error}"
+        return None  # (broken further on too: _located says what was found first)
+
+
+def _refused(item: object, source: Source, problems: list[str]) -> bool:
+    """Whether an element of a marked array holds a mark; each is a problem."""
+    found = [f"{source}: {_location(at)}{message}"
+             for at, message in itertools.islice(strictjson.marks(item), MAX_PROBLEMS_PER_FILE)]
+    problems += found
+    return bool(found)
+
+
+def _located(text: str, source: Source, error: ValueError) -> list[str]:
+    """The lines for what the strict decoder refused in a bundle, with where each is: the text is
+    parsed again, each refused value marked (strictjson.Refused), and every value beyond the bounds
+    said (up to MAX_PROBLEMS_PER_FILE)."""
+    try:
+        value = _LOCATING_DECODER.decode(text)
+    except (ValueError, RecursionError):
+        return [f"{source}: {error}"]  # (broken further on too: what was found first is said)
+    found = [f"{source}: {_location(at)}{message}"
+             for at, message in itertools.islice(strictjson.refusals(value), MAX_PROBLEMS_PER_FILE)]
+    return found or [f"{source}: {error}"]
 
 
 # Only a \ud800–\udfff escape can make a string UTF-8 cannot encode (the text itself was UTF-8):
@@ -1470,10 +1552,10 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 def _encodable(value: object, source: Source, problems: list[str]) -> object:
     """value, or _INVALID with a problem when a string or key in it cannot be written as UTF-8
     (or it is beyond strictjson's other bounds)."""
-    found = strictjson.refusal(value, strings=True)
-    if found is None:
+    if strictjson.refusal(value, strings=True) is None:
         return value
-    problems.append(f"{source}: {_location(found[0])}{found[1]}")
+    problems += [f"{source}: {_location(at)}{message}"
+                 for at, message in itertools.islice(strictjson.refusals(value, strings=True), MAX_PROBLEMS_PER_FILE)]
     return _INVALID
 
 
@@ -1483,32 +1565,33 @@ def _location(loc: tuple) -> str:
     return printable(format_location(loc)) + ": " if loc else ""
 
 
-def _out_of_bounds(raw: dict, known: bool, definitions: tuple, bounded: dict) -> str | None:
-    """`location: message` for the first value of a valid bundle beyond strictjson's bounds (depth,
-    numbers), or None. The models bound the fields they know; what they keep unchecked is
+def _out_of_bounds(raw: dict, known: bool, definitions: tuple, bounded: dict) -> list[str] | tuple:
+    """`location: message` for each value of a valid bundle beyond strictjson's bounds (depth,
+    numbers); none, usually. The models bound the fields they know; what they keep unchecked is
     sourceNative and, when the run holds fields the format does not know (`known` is False),
     whatever those hold. A protocol or environment is looked at once per model (`bounded`: id →
-    (model, its problem or None)): a file's bundles that repeat one share its model."""
+    (model, its problems)): a file's bundles that repeat one share its model."""
     run = raw["run"]
+    found: list[str] | tuple = ()
     if known:
         native = run["spec"].get("sourceNative")
         if native and not strictjson.within(native, 4):
-            return _refusal_line(("run", "spec", "sourceNative"), native, 4)
+            found = _refusal_lines(("run", "spec", "sourceNative"), native, 4)
     elif not strictjson.within(run, 2):
-        return _refusal_line(("run",), run, 2)
+        found = _refusal_lines(("run",), run, 2)
     for slot, model in zip(("protocol", "environment"), definitions):
         seen = bounded.get(id(model))
         if seen is None:
             value = raw[slot]
-            seen = bounded[id(model)] = (model, None if strictjson.within(value, 2) else _refusal_line((slot,), value, 2))
-        if seen[1] is not None:
-            return seen[1]
-    return None
+            seen = bounded[id(model)] = (model, () if strictjson.within(value, 2) else _refusal_lines((slot,), value, 2))
+        if seen[1]:
+            found = [*found, *seen[1]]
+    return found
 
 
-def _refusal_line(at: tuple, value: object, depth: int) -> str:
-    found = strictjson.refusal(value, depth)
-    return f"{_location(at + found[0])}{found[1]}"
+def _refusal_lines(at: tuple, value: object, depth: int) -> list[str]:
+    return [f"{_location(at + loc)}{message}"
+            for loc, message in itertools.islice(strictjson.refusals(value, depth), MAX_PROBLEMS_PER_FILE)]
 
 
 _SHARED_KINDS = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironment}
@@ -1532,7 +1615,7 @@ class Definitions:
     def __init__(self):
         self.shared: dict[str, dict[bytes, object]] = {"protocol": {}, "environment": {}}
         self.raw: dict[int, tuple[str, object, object]] = {}  # id(model) → (slot, its JSON, model), for every model made
-        self.bounded: dict[int, tuple] = {}  # id(model) → (model, its _out_of_bounds line or None)
+        self.bounded: dict[int, tuple] = {}  # id(model) → (model, its _out_of_bounds lines)
         self.unknown: dict[int, tuple] = {}  # id(model) → (model, its unknown fields): models.FormatWarnings'
         self.pairs: dict[tuple[int, int], tuple] = {}  # (ids of a protocol and an environment) → their tuple
 
@@ -1604,8 +1687,7 @@ def _validate(raw: object, source: Source, problems: list[str], known: Definitio
             return _prefixed("run", BenchmarkRun.model_validate, raw["run"]), *pair
         bundle = Bundle.model_validate(raw)
     except ValidationError as e:
-        for err in e.errors(include_url=False):
-            problems.append(f"{source}: {format_location(err['loc'])}: {_message(err)}")
+        problems += _error_lines(source, e)
         return None
     return (bundle.run, known.adopt("protocol", keys[0], raw["protocol"], bundle.protocol),
             known.adopt("environment", keys[1], raw["environment"], bundle.environment))
@@ -1630,12 +1712,60 @@ def format_location(loc: tuple) -> str:
     return out or "(top level)"
 
 
+def _error_lines(source: Source, error: ValidationError) -> list[str]:
+    """A bundle's validation errors, a line each: every field that is wrong, said once."""
+    lines: list[str] = []
+    for err in error.errors(include_url=False):
+        loc = err["loc"]
+        if len(loc) > 1 and loc[-1] in _UNION_TAGS and err["type"] in _NOT_A_NUMBER:
+            loc = loc[:-1]  # (a number, integer or float: one line for the two members of its union)
+            err = {**err, "loc": loc, "msg": "Input should be a number"}
+        line = f"{source}: {printable(format_location(loc))}: {_message(err)}"
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+_UNION_TAGS = ("int", "float")
+_NOT_A_NUMBER = ("int_type", "float_type")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+# What `kindex-site new-run` leaves where a value is still to be given (submit.TODO_*), and what to
+# put there instead, by field.
+PLACEHOLDER = "TODO:"
+_PLACEHOLDER_WANTS = {
+    "run.spec.timing.samples": "the number of timed samples the mean is over (an integer)",
+    "run.spec.timing.latencyNs.mean": "the mean latency in whole nanoseconds (an integer: 4.94 ms is 4940000)",
+    "run.spec.timing.latencyNs.minimum": "the fastest sample's latency in whole nanoseconds (an integer)",
+    "run.spec.timing.latencyNs.maximum": "the slowest sample's latency in whole nanoseconds (an integer)",
+    "run.spec.timing.latencyNs.confidence95": "the mean's 95% confidence interval, [lo, hi] in whole nanoseconds",
+    "run.spec.timing.latencyNs.confidence95[0]": ("the lower end of the mean's 95% confidence interval, in whole "
+                                                  "nanoseconds (an integer)"),
+    "run.spec.timing.latencyNs.confidence95[1]": ("the upper end of the mean's 95% confidence interval, in whole "
+                                                  "nanoseconds (an integer)"),
+    "run.spec.implementationDigest": ("your kernel source's digest, the sha256:… that `kindex-site digest "
+                                      "YOUR_KERNEL_SOURCE` prints"),
+    "run.spec.observedAt": "when the run was timed, such as 2026-03-05T08:38:15Z",
+}
+
+
 def _message(err: dict) -> str:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    if err["type"] == "string_pattern_mismatch" and err["loc"][-1] == "name":
+    value = err.get("input")
+    if type(value) is str and value.startswith(PLACEHOLDER):
+        wants = _PLACEHOLDER_WANTS.get(format_location(err["loc"]))
+        return "still the new-run placeholder 'TODO: …': " + (f"give {wants}" if wants else f"replace it ({msg})")
+    kind = err["type"]
+    if kind == "string_pattern_mismatch" and err["loc"][-1] == "name":
         msg = "must be lowercase letters, digits, '.', '-' or '_', starting and ending with a letter or digit"
+    elif kind in _NOT_A_NUMBER and type(value) is str and len(value) <= 40 and _JSON_NUMBER.fullmatch(value):
+        msg += f", not the string {value!r}: write it without quotes"
+    elif kind == "extra_forbidden" and len(err["loc"]) == 1:  # (a bundle's own keys: any other is refused)
+        near = nearest_name(str(err["loc"][0]), _BUNDLE_KEYS)
+        msg = ("unknown field" + (f" (did you mean {near!r}?)" if near else "")
+               + ": a bundle holds run, protocol and environment")
     return msg
 
 
@@ -1689,8 +1819,9 @@ def _add(run: Run, content: Content, first_seen: dict, run_names: dict[str, Sour
     seen = run_names.get(run.name)
     if seen is not None:
         problems.append(f"{source}: run.metadata.name: {run.name!r} is also the name of the run in {seen}")
-        return
-    run_names[run.name] = source
+        ok = False
+    else:
+        run_names[run.name] = source
 
     wanted = run.definitions[0].spec.measurement.primaryStatistic
     statistic = run.facts.statistic

@@ -3,8 +3,10 @@
 Models keep fields they do not know (``extra="allow"``): ``sourceNative`` is the source's own
 record and documents grow; whatever the user wrote must survive to the run page.
 Numbers are strict: a latency given as a string or a float is an error, not a coercion.
-Kept is not unchecked: `format_warnings` names fields the format does not know inside its known
-objects, and statuses outside `STATUSES`, with a did-you-mean (`check --strict` fails on them).
+Kept is not unchecked: `FormatWarnings` names fields the format does not know inside its known
+objects, and statuses outside `STATUSES`. A field that is a near miss of one allowed in its place
+(`confidense95`: `is_typo`) is an error naming that one: its value would otherwise be left out
+without a word. Other unknown fields and statuses are warnings (`check --strict` fails on them).
 """
 
 from __future__ import annotations
@@ -148,7 +150,7 @@ STATUSES = ("passed", "failed", "error", "timeout", "incorrect", "incomplete-tim
 MAX_SOURCE_BYTES = 2**20  # a source file shown on a run page: 1 MiB at most
 
 
-def _check_relative_path(path: str) -> str:
+def check_relative_path(path: str) -> str:
     """Relative, '/' between folders, no '.', '..' or hidden segments: it stays under content/."""
     if path.startswith("/") or "\\" in path or any(ord(c) < 32 for c in path):
         raise ValueError("must be a relative path with '/' between folders")
@@ -165,7 +167,7 @@ class SourceFile(Open):
         min_length=1, max_length=500,
         description="The file's path relative to the folder of the file holding this bundle, with '/' "
                     f"between folders; it must lie under the content folder, be UTF-8 text and hold at most "
-                    f"{MAX_SOURCE_BYTES // 2**20} MiB."), AfterValidator(_check_relative_path)]
+                    f"{MAX_SOURCE_BYTES // 2**20} MiB."), AfterValidator(check_relative_path)]
     language: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9+#._-]{0,39}$", description=(
         "A Pygments lexer name (python, cuda, cpp, …) for highlighting; by default, told from the file name."))] | None = None
 
@@ -312,8 +314,10 @@ class Bundle(BaseModel):
 
 # --- Strictness: fields and statuses the format does not know --------------------------------
 # Unknown fields are kept (see Open), but inside the format's own objects one is most likely a typo
-# (`confidence_95`, `minimun`) that silently drops a value: each is warned about, with the nearest
-# known name. Free-form places (sourceNative, environment.spec.software) are never looked into.
+# (`confidence_95`, `minimun`) that silently drops a value. One whose name is a typo of a field
+# allowed in its place is an error naming that field (a run published without its interval is worse
+# than none); any other is warned about, with the nearest known name if there is one. Free-form places (sourceNative, environment.spec.software) are never
+# looked into.
 
 MAX_FORMAT_WARNINGS_PER_FILE = 20  # a typo repeated in 100,000 runs is said 20 times, then counted
 
@@ -343,23 +347,61 @@ _SHAPES = {
 _RUN_SHAPE = _SHAPES["run"]
 
 
-def _did_you_mean(word: str, known) -> str:
-    """The nearest known name, ignoring case (`formfactor`), or one the word begins (`repo`)."""
+def nearest_name(word: str, known) -> str | None:
+    """The known name `word` most likely misspells: the nearest ignoring case (`formfactor`), or one
+    the word begins (`repo`); None when none is near."""
     by_lower = {name.lower(): name for name in sorted(known)}
     close = difflib.get_close_matches(word.lower(), by_lower, n=1)
     if not close and len(word) >= 3:
         close = [name for name in by_lower if name.startswith(word.lower())][:1]
-    return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
+    return by_lower[close[0]] if close else None
 
 
-def _unknown_fields(value: object, shape: _Shape, where: str, found: list[tuple[str, str]]) -> None:
-    """Append (location, message) for each field of `value` (and the known objects in it) that `shape` does not know."""
+def _did_you_mean(word: str, known) -> str:
+    near = nearest_name(word, known)
+    return f" (did you mean {near!r}?)" if near is not None else ""
+
+
+def is_typo(word: str, name: str) -> bool:
+    """Whether `word` is `name` mistyped: the same ignoring case, or a few letters off (one edit per
+    four letters of `name`: an insertion, deletion, substitution or swap of two neighbours). A name
+    built on a known one (`timingWas`, `median` beside `mean`) or a short one's neighbour (`gpu`
+    beside `cpu`) is not: it is a field of its own."""
+    a, b = word.lower(), name.lower()
+    most = len(b) // 4
+    if abs(len(a) - len(b)) > most:
+        return False
+    # The optimal string alignment distance, row by row.
+    before, row = None, list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        above, row = row, [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(above[j] + 1, row[j - 1] + 1, above[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], before[j - 2] + 1)
+        before = above
+    return row[-1] <= most
+
+
+class Unknown(NamedTuple):
+    """A field the format does not know where it is, or a status outside STATUSES."""
+
+    where: str  # its location (`run.spec.timing.latencyNs.confidense95`)
+    message: str  # `unknown field (did you mean 'confidence95'?)`
+    near: bool  # a typo of a field allowed in its place (is_typo): an error (a status never is)
+
+
+def _unknown_fields(value: object, shape: _Shape, where: str, found: list[Unknown]) -> None:
+    """Append each field of `value` (and of the known objects in it) that `shape` does not know."""
     if not isinstance(value, dict):
         return
     if not value.keys() <= shape.fields:
         for key in value:
             if key not in shape.fields:
-                found.append((f"{where}.{printable(key)}", "unknown field" + _did_you_mean(key, shape.fields)))
+                near = nearest_name(key, shape.fields)
+                found.append(Unknown(f"{where}.{printable(key)}", "unknown field" + (
+                    f" (did you mean {near!r}?)" if near is not None else ""),
+                    near is not None and is_typo(key, near)))
     for key, inner in shape.inner.items():
         child = value.get(key)
         if isinstance(child, list):
@@ -385,24 +427,28 @@ def _all_known(value: object, shape: _Shape) -> bool:
     return True
 
 
-def _unknown_status(run: dict, found: list[tuple[str, str]]) -> None:
-    """(A valid run's status is a string: the model says so.)"""
-    status = run["spec"]["status"]
-    if status not in STATUSES:
-        found.append(("run.spec.status", f"unknown status {status!r}" + _did_you_mean(status, STATUSES)))
+def _unknown_status(run: object, found: list[Unknown]) -> None:
+    spec = run.get("spec") if isinstance(run, dict) else None
+    status = spec.get("status") if isinstance(spec, dict) else None
+    if isinstance(status, str) and status not in STATUSES:
+        found.append(Unknown("run.spec.status", f"unknown status {printable(repr(status))}"
+                             + _did_you_mean(status, STATUSES), False))
 
 
 class FormatWarnings:
-    """One file's warnings about what the format does not know (fields, statuses), as
-    `file[index]: location: message` lines: each protocol's and environment's once for the file
-    (at its first place), at most MAX_FORMAT_WARNINGS_PER_FILE lines, then how many more."""
+    """One file's lines about what the format does not know (fields, statuses), as
+    `file[index]: location: message`: each protocol's and environment's once for the file (at its
+    first place). A near miss of a known field is an error, put in `errors` for the reader to take
+    with the bundle's other problems (`take_errors`); the others are warnings, at most
+    MAX_FORMAT_WARNINGS_PER_FILE lines, then how many more."""
 
     def __init__(self, file: str, found: dict[int, tuple] | None = None):
         self.file = file
         self.lines: list[str] = []
+        self.errors: list[str] = []
         self.more = 0
         self._checked: dict[int, object] = {}  # id → a definition model already looked at (held: ids stay unique)
-        self._said: set[tuple[str, str, str]] = set()  # (definition's name, location, message) said for the file
+        self._said: set[tuple] = set()  # (slot, definition's name, location, message) said for the file
         # id → (definition model, its unknown fields): shared by the files of one load, whose bundles
         # share a model only when they repeat its JSON exactly (so the fields found are the same).
         self._found: dict[int, tuple] = found if found is not None else {}
@@ -414,11 +460,11 @@ class FormatWarnings:
         run = raw["run"]
         known = _all_known(run, _RUN_SHAPE)
         if not known or run["spec"]["status"] not in STATUSES:
-            found: list[tuple[str, str]] = []
+            found: list[Unknown] = []
             _unknown_fields(run, _RUN_SHAPE, "run", found)
             _unknown_status(run, found)
-            for where, message in found:
-                self._say(f"{source}: {where}: {message}")
+            for unknown in found:
+                self._say(source, unknown)
         protocol, environment = definitions
         if id(protocol) in self._checked and id(environment) in self._checked:
             return known  # (the usual case: the file's one protocol and environment, looked at already)
@@ -426,26 +472,55 @@ class FormatWarnings:
             if id(model) in self._checked:
                 continue
             self._checked[id(model)] = model
-            for where, message in self._unknown_in(slot, raw[slot], model):
-                said = (model.metadata.name, where, message)  # (a repeat beyond the shared models' few)
-                if said not in self._said:
-                    self._said.add(said)
-                    self._say(f"{source}: {where}: {message}")
+            for unknown in self._unknown_in(slot, raw[slot], model):
+                self._say_once(source, slot, model.metadata.name, unknown)
         return known
 
-    def _unknown_in(self, slot: str, value: object, model: BaseModel) -> list[tuple[str, str]]:
+    def check_invalid(self, raw: dict, source: object) -> None:
+        """Look at a bundle that did not validate, as far as it has the format's objects: what it
+        does not know is said with its other problems, so that one pass tells them all."""
+        found: list[Unknown] = []
+        _unknown_fields(raw.get("run"), _RUN_SHAPE, "run", found)
+        _unknown_status(raw.get("run"), found)
+        for unknown in found:
+            self._say(source, unknown)
+        for slot in ("protocol", "environment"):
+            value = raw.get(slot)
+            found = []
+            _unknown_fields(value, _SHAPES[slot], slot, found)
+            metadata = value.get("metadata") if isinstance(value, dict) else None
+            name = metadata.get("name") if isinstance(metadata, dict) else None
+            for unknown in found:
+                self._say_once(source, slot, name if isinstance(name, str) else None, unknown)
+
+    def _unknown_in(self, slot: str, value: object, model: BaseModel) -> list[Unknown]:
         known = self._found.get(id(model))
         if known is None:
-            found: list[tuple[str, str]] = []
+            found: list[Unknown] = []
             _unknown_fields(value, _SHAPES[slot], slot, found)
             known = self._found[id(model)] = (model, found)
         return known[1]
 
-    def _say(self, line: str) -> None:
-        if len(self.lines) < MAX_FORMAT_WARNINGS_PER_FILE:
+    def _say_once(self, source: object, slot: str, name: str | None, unknown: Unknown) -> None:
+        """A definition's line, unless the file said it already (a repeat beyond the shared models' few)."""
+        said = (slot, name, unknown.where, unknown.message)
+        if said not in self._said:
+            self._said.add(said)
+            self._say(source, unknown)
+
+    def _say(self, source: object, unknown: Unknown) -> None:
+        line = f"{source}: {unknown.where}: {unknown.message}"
+        if unknown.near:
+            self.errors.append(line)
+        elif len(self.lines) < MAX_FORMAT_WARNINGS_PER_FILE:
             self.lines.append(line)
         else:
             self.more += 1
+
+    def take_errors(self) -> list[str]:
+        """The errors said since last asked."""
+        errors, self.errors = self.errors, []
+        return errors
 
     def result(self) -> tuple[str, ...]:
         if not self.more:

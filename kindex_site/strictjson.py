@@ -159,6 +159,38 @@ def refusal(value: object, depth: int = 1, strings: bool = False) -> tuple[tuple
     return None
 
 
+def refusals(value: object, depth: int = 1, strings: bool = False):
+    """Every place in `value` that `refusal` would find, in document order, as (location, message):
+    the error path's, once `refusal` has found one (a file says all that is wrong with it at once)."""
+    t = type(value)
+    if t is not dict and t is not list:
+        found = _scalar_refusal(value, strings)
+        if found is not None:
+            yield (), found
+        return
+    if not strings and within(value, depth):
+        return
+    if depth > MAX_DEPTH:
+        yield (), f"nested more than {MAX_DEPTH} levels deep"
+        return
+    for key, item in (value.items() if t is dict else enumerate(value)):
+        if strings and type(key) is str and not _utf8(key):
+            yield (key,), _surrogate_message(key, "the key")
+        for at, message in refusals(item, depth + 1, strings):
+            yield (key, *at), message
+
+
+def marks(value: object):
+    """Every `Refused` mark `locating_decoder` put in `value`, in document order, as (location, message)."""
+    t = type(value)
+    if t is Refused:
+        yield (), value.message
+    elif t is dict or t is list:
+        for key, item in (value.items() if t is dict else enumerate(value)):
+            for at, message in marks(item):
+                yield (key, *at), message
+
+
 def _scalar_refusal(value: object, strings: bool) -> str | None:
     t = type(value)
     if t is Refused:

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, InvalidOperation
 from pathlib import Path
 
-from .errors import KindexError, display
+from .errors import WARNING, KindexError, display
 
 # --- check --format github -------------------------------------------------------------------
 
@@ -25,7 +25,8 @@ ANNOTATION_TITLE = "kindex-site check"
 
 
 def print_annotations(lines: list[str], level: str) -> None:
-    """Print each problem line as a GitHub Actions workflow command (`level`: error or warning)."""
+    """Print each problem line as a GitHub Actions workflow command (`level`: error or warning; a
+    line starting `warning: `, a failure's warning, is a warning whatever the level)."""
     for annotation in github_annotations(lines, level):
         print(annotation)
 
@@ -34,10 +35,12 @@ def github_annotations(lines: list[str], level: str) -> list[str]:
     """`content/x.jsonl:12: field: message` → `::error file=content/x.jsonl,line=12,title=…::field: message`.
 
     GitHub shows such a line on the pull request's diff, at that line of that file. A line naming
-    no file that exists (settings, a folder) becomes an annotation without a file.
+    no file that exists (settings, a folder) becomes an annotation without a file. A line starting
+    `warning: ` (KindexError's warnings, said with its problems) is a warning.
     """
     json_files = _JsonFiles()
-    return [_annotation(level, _locate(line, json_files)) for line in lines]
+    return [_annotation("warning", _locate(line[len(WARNING):], json_files)) if line.startswith(WARNING)
+            else _annotation(level, _locate(line, json_files)) for line in lines]
 
 
 @dataclass(frozen=True)
@@ -325,12 +328,15 @@ class NewRun:
     todo: list[str] = field(default_factory=list)  # fields still holding a TODO value
     content: Path | None = None  # the content folder, to say whether the file is in it
     source_elsewhere: Path | None = None  # a --source not beside the bundle: digested, not shown
+    source_named: Path | None = None  # a --source beside the bundle: named as its implementationSource
 
     def report(self) -> list[str]:
         lines = [f"Wrote {display(self.path)}: {self.title!r} on {self.host}, in the table of run {self.based_on}"]
         if self.todo:
             lines.append("Replace each TODO value (check fails until then):")
             lines += [f"  {place}" for place in self.todo]
+        if self.source_named is not None:
+            lines.append(f"Named {display(self.source_named)} as the run's implementationSource: its page shows it.")
         if self.content is not None and not self.path.absolute().is_relative_to(self.content.absolute()):
             lines.append(f"Move it under {display(self.content)}/ to have it checked and built.")
         if self.source_elsewhere is not None:
@@ -364,12 +370,15 @@ def new_run(config, problem: str, host: str, label: str, lab: str, out: Path | N
     shown = _source_beside(source, path.parent) if source is not None else None
     if shown is not None:  # (the run page shows it; the path is relative to the bundle's folder)
         bundle["run"]["spec"]["implementationSource"] = {"path": shown}
+    elif source is not None:
+        _not_in_content(source, config.folder("content_dir"), path.parent)
     todo = _todo_fields(bundle)
     if not todo:
         _validate(bundle, path)
     _write_new(path, bundle)
     return NewRun(path, name, title, base.environment, base.name, todo, config.folder("content_dir"),
-                  source if source is not None and shown is None else None)
+                  source if source is not None and shown is None else None,
+                  source if shown is not None else None)
 
 
 def _source_beside(source: Path, folder: Path) -> str | None:
@@ -379,6 +388,22 @@ def _source_beside(source: Path, folder: Path) -> str | None:
     except ValueError:
         return None
     return None if any(part.startswith(".") for part in rel.split("/")) else rel
+
+
+def _not_in_content(source: Path, content: Path, folder: Path) -> None:
+    """A --source that cannot be named from the bundle's folder must not lie under the content
+    folder either: a file there that no run names fails `check --strict` (nothing is written)."""
+    try:
+        rel = source.resolve().relative_to(content.resolve()).as_posix()
+    except ValueError:
+        return  # (outside it: digested, and new-run says how to show it)
+    if any(part.startswith(".") for part in rel.split("/")):
+        return  # (a hidden file is not read)
+    raise KindexError(f"--source: {display(source)} is under {display(content)}/ but not in "
+                      f"{display(folder)}/, where the bundle goes: a run names its source from its bundle's "
+                      f"folder (implementationSource), and a file under {display(content)}/ that no run names "
+                      f"fails check --strict; put it in {display(folder)}/, or keep it outside "
+                      f"{display(content)}/")
 
 
 def _title_part(option: str, text: str) -> str:
@@ -402,9 +427,9 @@ def _checked_content(config):
     try:
         return check(config)
     except KindexError as e:
-        raise KindexError([*e.problems, f"{display(config.folder('content_dir'))}: new-run reads it to find "
+        raise KindexError([*e.errors, f"{display(config.folder('content_dir'))}: new-run reads it to find "
                            "the problem and host: fix the problems above first (a bundle new-run wrote fails "
-                           "until its TODO values are replaced)"], count=e.count) from None
+                           "until its TODO values are replaced)"], count=e.count, warnings=e.warnings) from None
 
 
 def _find_problem(lb, slug: str):

@@ -38,7 +38,14 @@ FIELD_CASES = {
     "samples-zero": ({"run.spec.timing.samples": 0},
                      "run.spec.timing.samples: Input should be greater than or equal to 1"),
     "latency-string": ({"run.spec.timing.latencyNs.mean": "4940000"},
-                       "run.spec.timing.latencyNs.mean: Input should be a valid integer"),
+                       "run.spec.timing.latencyNs.mean: Input should be a valid integer, not the string '4940000': "
+                       "write it without quotes"),
+    "latency-word": ({"run.spec.timing.latencyNs.mean": "fast"},
+                     "run.spec.timing.latencyNs.mean: Input should be a valid integer"),
+    "measurement-string": ({"run.spec.measurements": [{"metric": "latency", "statistic": "std", "unit": "ns",
+                                                       "value": "1.5"}]},
+                           "run.spec.measurements[0].value: Input should be a number, not the string '1.5': "
+                           "write it without quotes"),
     "latency-float": ({"run.spec.timing.latencyNs.mean": 4940000.5},
                       "run.spec.timing.latencyNs.mean: Input should be a valid integer"),
     "latency-negative": ({"run.spec.timing.latencyNs.minimum": -5},
@@ -72,7 +79,10 @@ FIELD_CASES = {
                               BAD_TIME),
     "basic-format-observed-at": ({"run.spec.observedAt": "20260305T083815Z"},
                                  BAD_TIME),
-    "unknown-bundle-key": ({"extra": 1}, "extra: Extra inputs are not permitted"),
+    "unknown-bundle-key": ({"extra": 1}, "extra: unknown field: a bundle holds run, protocol and environment"),
+    "misspelt-bundle-key": ({"enviroment": SEED["environment"], "environment": DELETE},
+                            "enviroment: unknown field (did you mean 'environment'?): a bundle holds run, protocol "
+                            "and environment"),
     "missing-environment": ({"environment": DELETE}, "environment: Field required"),
 }
 

@@ -277,3 +277,150 @@ def test_readme_submit_section_commands_parse():
         argv = shlex.split(command)[1:]
         make_parser(argv).parse_args(argv)  # (exits on an option it does not know)
     assert "`kindex-site check --strict --format github`" in section
+
+
+# --- one check says every mistake ---------------------------------------------------------------
+
+
+def _annotations(out: str) -> list[tuple[str, str, int, str]]:
+    """(level, file, line, message) of each annotation `check --format github` printed."""
+    import re
+
+    found = []
+    for line in out.splitlines():
+        m = re.fullmatch(r"::(error|warning) file=([^,]+),line=(\d+),title=[^:]+::(.*)", line)
+        assert m, line
+        found.append((m[1], m[2], int(m[3]), m[4]))
+    return found
+
+
+def test_one_check_names_every_mistake_of_a_bundle_at_its_line(site):
+    """Before: a misspelt field, a number as a string and a missing source took three rounds of the check."""
+    site.built()
+    before = site.snapshot()
+    code, _, err = _new_run(site)
+    assert code == 0, err
+    path = next((site.root / "content/example-lab").glob("*.json"))
+    rel = path.relative_to(site.root).as_posix()
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    spec = doc["run"]["spec"]
+    spec["timing"]["latencyNs"] = {"mean": 1_234_000, "confidense95": [1_230_000, 1_238_000]}  # misspelt
+    spec["timing"]["samples"] = "100"  # a number as a string
+    spec["implementationSource"] = {"path": "kernel.py"}  # never copied there
+    spec["observedAt"] = "last Tuesday"  # a bad date
+    doc["run"]["metadata"]["labels"] = {"team": "blue"}  # a field of the lab's own
+    # (and the implementationDigest new-run left as a TODO)
+    text = json.dumps(doc, indent=2)
+    path.write_text(text, encoding="utf-8")
+
+    code, out, err = site.run("check", "--strict", "--format", "github")
+    assert code == 1 and "Traceback" not in err
+    assert sorted(_annotations(out)) == sorted([
+        ("error", rel, _line_of(text, '"samples"'),
+         "run.spec.timing.samples: Input should be a valid integer, not the string '100': write it without quotes"),
+        ("error", rel, _line_of(text, '"confidense95"'),
+         "run.spec.timing.latencyNs.confidense95: unknown field (did you mean 'confidence95'?)"),
+        ("error", rel, _line_of(text, '"implementationDigest"'),
+         "run.spec.implementationDigest: still the new-run placeholder 'TODO: …': give your kernel source's digest, "
+         "the sha256:… that `kindex-site digest YOUR_KERNEL_SOURCE` prints"),
+        ("error", rel, _line_of(text, '"path"'),
+         "run.spec.implementationSource.path: 'kernel.py': no such source file under the content folder "
+         "(bundles and pages are not source files)"),
+        ("error", rel, _line_of(text, '"observedAt"'),
+         "run.spec.observedAt: must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z "
+         "(YYYY-MM-DDTHH:MM[:SS[.fraction]] and a time zone: Z or ±HH:MM)"),
+        ("warning", rel, _line_of(text, '"labels"'), "run.metadata.labels: unknown field"),
+    ])
+    assert err.splitlines() == ["error: 5 problems in 1 file, and 1 warning; nothing was written"]
+
+    # In text, the same lines, each naming file and field; a build says them too and writes nothing.
+    for command in (("check",), ("build",)):
+        code, _, err = site.run(*command)
+        assert code == 1 and "Traceback" not in err
+        lines = err.splitlines()
+        assert f"{rel}: run.spec.timing.samples: Input should be a valid integer, not the string '100': write it " \
+               "without quotes" in lines
+        assert f"{rel}: run.spec.timing.latencyNs.confidense95: unknown field (did you mean 'confidence95'?)" in lines
+        assert f"warning: {rel}: run.metadata.labels: unknown field" in lines
+        assert len(lines) == 7 and lines[-1] == "error: 5 problems in 1 file, and 1 warning; nothing was written"
+    assert site.snapshot() == before
+
+
+def test_every_bundle_of_an_array_and_every_line_is_looked_at_in_one_pass(project):
+    """An array with a NaN in one bundle still has its other bundles checked; so have a .jsonl file's lines."""
+    good = bundle(name="good-run")
+    misspelt = bundle({"run.spec.timing.latencyNs.minimun": 4_780_000}, name="misspelt-run")
+    no_source = bundle({"run.spec.implementationSource": {"path": "kernel.cu"}, "run.spec.timing.samples": 0},
+                       name="no-source-run")
+    text = json.dumps([good, misspelt, no_source, bundle(name="nan-run")], indent=1)
+    text = text.replace('"maximum": 4970000', '"maximum": NaN', 1)  # (in good-run: a NaN and a duplicate key)
+    text = text.replace('"source": "kernelbench"', '"source": "kernelbench", "source": "mine"', 1)
+    project.write("content/runs.json", text)
+    lines = [json.dumps(bundle({"run.spec.timing.samples": "7"}, name="line-one")),
+             json.dumps(bundle({"run.spec.observedAt": "soon", "run.spec.measurements": [{"units": "ns"}]},
+                               name="line-two"))]
+    project.write("content/more.jsonl", "\n".join(lines) + "\n")
+    project.write("content/copy.json", bundle(name="nan-run"))  # (a name taken in runs.json)
+    code, _, err = project.run("check")
+    assert code == 1 and "Traceback" not in err
+    said = err.splitlines()
+    for line in (
+        "content/runs.json[0]: run.spec.timing.latencyNs.maximum: NaN is not a JSON number",
+        "content/runs.json[0]: run.spec.sourceNative: duplicate key 'source'",
+        "content/runs.json[1]: run.spec.timing.latencyNs.minimun: unknown field (did you mean 'minimum'?)",
+        "content/runs.json[2]: run.spec.timing.samples: Input should be greater than or equal to 1",
+        "content/runs.json[2]: run.spec.implementationSource.path: 'kernel.cu': no such source file under the "
+        "content folder (bundles and pages are not source files)",
+        "content/more.jsonl:1: run.spec.timing.samples: Input should be a valid integer, not the string '7': "
+        "write it without quotes",
+        "content/more.jsonl:2: run.spec.observedAt: must be an ISO 8601 date-time such as 2026-03-05T08:38:15Z "
+        "(YYYY-MM-DDTHH:MM[:SS[.fraction]] and a time zone: Z or ±HH:MM)",
+        "content/more.jsonl:2: run.spec.measurements[0].units: unknown field (did you mean 'unit'?)",
+        "content/more.jsonl:2: run.spec.measurements[0].metric: Field required",
+        "content/runs.json[3]: run.metadata.name: 'nan-run' is also the name of the run in content/copy.json",
+    ):
+        assert line in said, (line, err)
+    assert said[-1] == "error: 13 problems in 2 files; nothing was written"  # (copy.json is fine itself)
+
+
+def test_the_check_says_what_to_put_in_place_of_each_todo(site):
+    code, _, _ = _new_run(site)
+    assert code == 0
+    rel = next((site.root / "content/example-lab").glob("*.json")).relative_to(site.root).as_posix()
+    code, _, err = site.run("check")
+    assert code == 1
+    todo = "still the new-run placeholder 'TODO: …': give"
+    assert err.splitlines() == [
+        f"{rel}: run.spec.timing.samples: {todo} the number of timed samples the mean is over (an integer)",
+        f"{rel}: run.spec.timing.latencyNs.mean: {todo} the mean latency in whole nanoseconds "
+        "(an integer: 4.94 ms is 4940000)",
+        f"{rel}: run.spec.timing.latencyNs.confidence95[0]: {todo} the lower end of the mean's 95% confidence "
+        "interval, in whole nanoseconds (an integer)",
+        f"{rel}: run.spec.timing.latencyNs.confidence95[1]: {todo} the upper end of the mean's 95% confidence "
+        "interval, in whole nanoseconds (an integer)",
+        f"{rel}: run.spec.implementationDigest: {todo} your kernel source's digest, the sha256:… that "
+        "`kindex-site digest YOUR_KERNEL_SOURCE` prints",
+        "error: 5 problems in 1 file; nothing was written"]
+
+
+def test_new_run_names_the_source_copied_beside_the_bundle_as_the_readme_says(site):
+    """The README's "numbers at once": the kernel copied into content/<lab>/ is named, so check --strict passes."""
+    site.write("content/example-lab/kernel.py", "def kernel(): ...\n")
+    code, out, err = _new_run(site, "--mean-ms", "1.234", "--ci-ms", "1.230", "1.238", "--samples", "100",
+                              "--source", "content/example-lab/kernel.py")
+    assert code == 0, err
+    assert "Named content/example-lab/kernel.py as the run's implementationSource: its page shows it." in out
+    spec = json.loads(next((site.root / "content/example-lab").glob("*.json")).read_text(encoding="utf-8"))["run"]["spec"]
+    assert spec["implementationSource"] == {"path": "kernel.py"}
+    code, _, err = site.run("check", "--strict")
+    assert code == 0, err
+
+    # A source under content/ that the bundle's folder cannot name: refused, nothing written.
+    site.write("content/kernels/other.py", "x = 1\n")
+    code, out, err = _new_run(site, "--source", "content/kernels/other.py")
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == (
+        "--source: content/kernels/other.py is under content/ but not in content/example-lab/, where the bundle goes: "
+        "a run names its source from its bundle's folder (implementationSource), and a file under content/ that no "
+        "run names fails check --strict; put it in content/example-lab/, or keep it outside content/")
+    assert len(list((site.root / "content/example-lab").glob("*.json"))) == 1
