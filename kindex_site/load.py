@@ -300,7 +300,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     pages: list[_Listed] = []
     others: dict[str, _Listed] = {}  # files that are neither bundles nor pages: runs may refer to them
     notes = 0  # "stopped reading" lines: said, but not problems themselves
-    named: list[tuple[str, str, str, str]] = []  # the source files bundles that did not validate name
+    named: list[tuple[str, str, str, str]] = []  # the source files refused bundles name
     for f in listed:  # (in path order: the problems and warnings are said in it)
         if _is_page(f.rel):
             pages.append(f)
@@ -329,8 +329,8 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
 def _finish(content: Content, others: dict[str, _Listed], problems: list[str], notes: int,
             sources: SourceChecks | None, attach: bool = True, named: list[tuple[str, str, str, str]] = ()) -> None:
     """A load's last steps, once its runs are in: their source files (unless attached already), those
-    that bundles that did not validate name (`named`), and the files nothing reads. A load with
-    problems raises them with its warnings: one pass says everything."""
+    refused bundles name (`named`), and the files nothing reads. A load with problems raises them
+    with its warnings: one pass says everything."""
     if attach:
         _attach_files(content, others, problems, sources)
     if named:
@@ -346,8 +346,8 @@ def _finish(content: Content, others: dict[str, _Listed], problems: list[str], n
 
 def _check_named(named: list[tuple[str, str, str, str]], others: dict[str, _Listed], found: dict[str, SourceText],
                  problems: list[str]) -> None:
-    """The source files bundles that did not validate name, checked as a valid run's are (on the
-    error path only: a load with such a bundle fails)."""
+    """The source files refused bundles name, checked as a valid run's are (on the error path only:
+    a load with such a bundle fails)."""
     checks, checked = SourceChecks(), {}
     for where, field_name, path, rel in named:
         if rel in found:
@@ -803,7 +803,7 @@ class _Remembered(NamedTuple):
 class _Read(NamedTuple):
     """A bundle file, read (or remembered): its runs, their index, its problems, whether reading it
     stopped early, its warnings, the sha256 of its bytes (None if it could not be read), and the
-    source files its bundles that did not validate name (_named_sources')."""
+    source files its refused bundles name (_named_sources')."""
 
     runs: list[Run]
     index: _FileIndex
@@ -907,8 +907,8 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
                size: int | None = None, as_json: bool = False, origin: Path | _Listed | None = None):
     """A file's validated runs, its problems (parse and validation), whether reading stopped
     early (then the last line says so, and is not itself a problem), its warnings (FormatWarnings),
-    and the source files its bundles that did not validate name (`_named_sources`: checked with
-    the others', so that one pass says all that is wrong).
+    and the source files its refused bundles name (`_named_sources`: checked with the others', so
+    that one pass says all that is wrong).
 
     `earlier` are the runs this file gave last time (serve): a document whose place and bytes are
     unchanged (Source index or line, and digest) is not validated again; its run is taken as it was.
@@ -921,9 +921,12 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
     known = known if known is not None else Definitions()
     same = {(r.source.index, r.source.line, r.source.digest): r for r in earlier}
     warnings = FormatWarnings(shown, known.unknown)
-    named: list[tuple[str, str, str, str]] = []  # the source files of bundles that did not validate
+    named: list[tuple[str, str, str, str]] = []  # the source files refused bundles name
     documents = _documents(path, shown, problems, digests, trusted, rel=rel, size=size)
     for source, raw in documents:
+        if type(raw) is _RefusedBundle:  # (the strict decoder refused a value in it: said already)
+            named += _named_sources(raw.value, source, rel)
+            raw = _INVALID
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not _INVALID else None
         if kept is not None:
             # Its protocol and environment models are the ones a fresh read of this file would give
@@ -940,6 +943,8 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
                     if as_json and keep_documents:
                         run._doc = _shown_json(bundle[0])
                     validated.append(run)
+                else:
+                    named += _named_sources(raw, source, rel)
             elif type(raw) is dict:  # (the error path: the rest of what is wrong with it, said now)
                 warnings.check_invalid(raw, source)
                 named += _named_sources(raw, source, rel)
@@ -953,9 +958,9 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
 
 
 def _named_sources(raw: dict, source: Source, rel: str) -> list[tuple[str, str, str, str]]:
-    """(where, field, path as written, path under the content folder) of each source file a bundle
-    that did not validate names well enough to be found (`implementationSource.path`, a relative
-    path): checked as a valid run's are, and not said to be ignored."""
+    """(where, field, path as written, path under the content folder) of each source file a refused
+    bundle names well enough to be found (`implementationSource.path`, a relative path): checked as
+    a valid run's are, and not said to be ignored."""
     run = raw.get("run")
     spec = run.get("spec") if type(run) is dict else None
     if type(spec) is not dict:
@@ -1354,7 +1359,8 @@ MAX_PROBLEMS_PER_FILE = 50  # a broken million-line file should not print a mill
 
 def _documents(path: str | Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
                rel: str = "", size: int | None = None):
-    """Yield (Source, parsed JSON value or _INVALID) for each bundle in a file; errors go to problems.
+    """Yield (Source, parsed JSON value, or _INVALID, or a _RefusedBundle) for each bundle in a file;
+    errors go to problems.
     `size`: its size as listed (else it is asked for)."""
     try:
         if os.fspath(path).endswith(".jsonl"):
@@ -1391,8 +1397,9 @@ def _documents(path: str | Path, shown: str, problems: list[str], digests: dict[
         for index, (item, span) in enumerate(items):
             source = Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest(), rel=rel)
             if marked and _refused(item, source, problems):
-                item = _INVALID
-            yield source, _encodable(item, source, problems) if strings and item is not _INVALID else item
+                yield source, _RefusedBundle(item)
+                continue
+            yield source, _encodable(item, source, problems) if strings else item
         return
     value = _parse(text, Source(shown), problems, decoder)
     if value is not _INVALID:
@@ -1509,6 +1516,13 @@ def _parse(text: str, source: Source, problems: list[str], decoder: json.JSONDec
 
 
 _LOCATING_DECODER = strictjson.locating_decoder()
+
+
+class _RefusedBundle(NamedTuple):
+    """An element of a marked array holding marks: no bundle (its problems are said), but the source
+    files it names are looked for (`_named_sources`)."""
+
+    value: object
 
 
 class _MarkedItems(list):

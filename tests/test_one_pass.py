@@ -80,3 +80,22 @@ def test_a_resident_builder_says_what_check_says(project, monkeypatch):
     with pytest.raises(KindexError) as failed:
         build(load_config(None, {}), memo)
     assert len(failed.value.problems) == 4 and not any("kernel-1.py" in line for line in failed.value.problems)
+
+
+def test_a_source_file_named_by_a_bundle_that_is_refused_is_not_said_to_be_ignored(project):
+    """Its bundle's problems are what is wrong: the file it names is not one nobody names."""
+    project.write("content/nan/kernel.py", "x = 1\n")
+    project.write("content/bounds/kernel.py", "x = 2\n")
+    nan = bundle({"run.spec.implementationSource": {"path": "kernel.py"}}, name="nan-run")
+    text = json.dumps([bundle(name="fine-run"), nan], indent=1)
+    at = text.rindex('"maximum": 4970000')
+    project.write("content/nan/runs.json", text[:at] + '"maximum": NaN' + text[at + len('"maximum": 4970000'):])
+    project.write("content/bounds/run.json", bundle({"run.spec.implementationSource": {"path": "kernel.py"},
+                                                     "run.spec.sourceNative.big": 2**60}, name="big-run"))
+    code, _, err = project.run("check")
+    assert code == 1
+    assert err.splitlines() == [
+        "content/bounds/run.json: run.spec.sourceNative.big: integer 1152921504606846976 is beyond ±9007199254740991 "
+        "(2⁵³−1, the largest a JavaScript reader holds exactly)",
+        "content/nan/runs.json[1]: run.spec.timing.latencyNs.maximum: NaN is not a JSON number",
+        "error: 2 problems in 2 files; nothing was written"]
