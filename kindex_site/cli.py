@@ -1,4 +1,4 @@
-"""Command line: `kindex-site build | check | serve | digest | new-run | import`. User errors exit 1 with no
+"""Command line: `kindex-site build | check | serve | digest | new-run | new | import`. User errors exit 1 with no
 traceback; Ctrl-C and SIGTERM stop any command with 128 + the signal's number (130, 143), except
 `serve` and `build --watch`, which they stop as they are meant to stop (`Stopped.`, 0)."""
 
@@ -37,6 +37,10 @@ EXAMPLES = {
               "  kindex-site digest --json protocol.json # canonical JSON, as protocolDigest is made",
     "new-run": "example:\n  kindex-site new-run --problem level2-84-gemm-batchnorm-scaling-softmax \\\n"
                "      --host kernelbench-h100-pcie-lambdalabs --implementation 'Fused Triton' --lab 'Example Lab'",
+    "new": "example:\n  kindex-site new my-leaderboard         # asks for title, base URL and reference on a terminal\n"
+           "  kindex-site new my-leaderboard --title 'Attention kernels' \\\n"
+           "      --base-url https://my-lab.github.io/my-leaderboard/ --reference 'PyTorch eager'\n"
+           "  cd my-leaderboard && kindex-site serve",
 }
 
 
@@ -58,7 +62,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kindex-site {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    for add in (_add_build, _add_check, _add_serve, _add_digest, _add_new_run):
+    for add in (_add_build, _add_check, _add_serve, _add_digest, _add_new_run, _add_new):
         add(commands)
     if not (argv and argv[0] in SITE_COMMANDS):
         from .importers import add_import_parser
@@ -153,6 +157,28 @@ def _add_new_run(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--source", type=Path, metavar="FILE",
                    help="your kernel's source file: its digest becomes the run's implementationDigest")
     p.set_defaults(run=_new_run)
+
+
+def _add_new(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser("new", help="start a leaderboard repository of your own in a new folder",
+                            epilog=EXAMPLES["new"], formatter_class=argparse.RawDescriptionHelpFormatter,
+                            description="Write a leaderboard repository into DIR (made if missing; refused unless empty):\n"
+                                        "kindex.toml, an example run and an about page stating the rules under content/,\n"
+                                        "a README, a .gitignore, and GitHub workflows that check pull requests and publish\n"
+                                        "the site on GitHub Pages with this version of kindex-site's GitHub Action.\n"
+                                        "Settings not given as flags are asked for when stdin is a terminal; otherwise\n"
+                                        "they take their defaults.")
+    p.add_argument("dir", type=Path, metavar="DIR", help="the new project's folder")
+    p.add_argument("--title", metavar="TEXT", help="the leaderboard's title (default: from DIR's name)")
+    p.add_argument("--base-url", metavar="URL",
+                   help="URL the site is served from, e.g. https://owner.github.io/repo/ (default: /; the "
+                        "publishing workflow gives the GitHub Pages URL)")
+    p.add_argument("--reference", metavar="LABEL",
+                   help="the implementation speedups are against, as runs' titles name it (default: PyTorch eager)")
+    p.add_argument("--action", metavar="OWNER/REPO@REF",
+                   help="the GitHub Action the workflows use (default: this version's, "
+                        "<its repository>@v<version>)")
+    p.set_defaults(run=_new)
 
 
 def _config(args: argparse.Namespace):
@@ -294,6 +320,16 @@ def _new_run(args: argparse.Namespace) -> int:
     made = new_run(_config(args), args.problem, args.host, args.implementation, args.lab, args.out_file,
                    timing, args.source)
     for line in made.report():
+        print(line)
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    from .scaffold import new_project, settings_for
+
+    settings = settings_for(args.dir, args.title, args.base_url, args.reference, args.action,
+                            interactive=sys.stdin is not None and sys.stdin.isatty())
+    for line in new_project(args.dir, settings).report():
         print(line)
     return 0
 

@@ -1,0 +1,408 @@
+"""`kindex-site new DIR`: a leaderboard repository of one's own, ready to build, serve, check and publish.
+
+It writes kindex.toml, an example bundle (with its problem's source) and an about page under content/,
+a .gitignore, a README for the owner, and two GitHub workflows that never install the repository's own
+checkout: they use this package's GitHub Action (action.yml at the root of the repository named by
+`[project.urls] Repository` in pyproject.toml), pinned to the tag of the version that wrote them.
+
+The about page states the rules by the words of this package's own about page (this repository's
+content/pages/about.md, shipped as package data), between two marker lines that Markdown does not
+show (`RULES_BEGIN`, `RULES_END`): `with_current_rules` puts the installed version's rules in their
+place. The other files are in skeleton/, with @NAME@ placeholders. Standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from . import __version__
+from .config import CONFIG_FILE, Config, ConfigError
+from .errors import KindexError, display
+
+PACKAGE = Path(__file__).resolve().parent
+SKELETON = PACKAGE / "skeleton"
+API_VERSION = "kernelindex.dev/v1alpha1"
+
+# Markdown link reference definitions, which render as nothing: the page reads the same with them.
+RULES_BEGIN = "[kindex-site rules]: # (What follows, up to the end marker, is kindex-site's rules.)"
+RULES_END = "[kindex-site rules end]: #"
+_SITE_OWN = "## Where the data comes from"  # the bundled site's own section of its about page, not a rule
+
+# owner/repo[/path]@ref, as `uses:` takes it; nothing YAML or a shell would read otherwise
+_ACTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}(?:/[A-Za-z0-9._-]{1,100})*"
+                     r"@[A-Za-z0-9](?:[A-Za-z0-9._/-]{0,199})")
+
+# The example: one run of the reference on one problem and host, shaped like the seed bundle.
+EXAMPLE_PROBLEM = "Example softmax"  # its slug, example-softmax, names it for new-run
+EXAMPLE_HOST = "example-h100-pcie"
+EXAMPLE_LAB = "Example Lab"
+EXAMPLE_FOLDER = "content/example"
+EXAMPLE_SOURCE = "softmax.py"
+# (its files in skeleton/ → where they go in the new project)
+SKELETON_FILES = {
+    "README.md": "README.md",
+    "gitignore": ".gitignore",
+    "pages.yml": ".github/workflows/pages.yml",
+    "check.yml": ".github/workflows/check.yml",
+    "about.md": "content/pages/about.md",
+    EXAMPLE_SOURCE: f"{EXAMPLE_FOLDER}/{EXAMPLE_SOURCE}",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a new project is made from; `check` says what is wrong with one, by option."""
+
+    title: str
+    base_url: str
+    reference: str
+    action: str  # OWNER/REPO@REF, as the workflows' `uses:` names it
+
+    def problems(self) -> list[str]:
+        found = [f"--{name.replace('_', '-')}: {message}" for name, message in _config_problems(
+            {"title": self.title, "base_url": self.base_url, "reference": self.reference})]
+        if "·" in self.reference:
+            found.append(f"--reference: {self.reference!r}: a label cannot hold '·', which separates the "
+                         "parts of a run's title")
+        if not _ACTION.fullmatch(self.action):
+            found.append(f"--action: {self.action!r}: give the GitHub Action as OWNER/REPO@REF, "
+                         "e.g. kernelindex/kindex-site@v0.1.0")
+        return found
+
+
+@dataclass(frozen=True)
+class Made:
+    folder: Path
+    files: list[str]  # relative paths, in the order written
+    settings: Settings
+
+    def report(self) -> list[str]:
+        where = display(self.folder)
+        return [
+            f"Wrote a leaderboard of your own in {where}/:",
+            *(f"  {rel}" for rel in self.files),
+            f"Its workflows use the GitHub Action {self.settings.action}. Next:",
+            *([f"  cd {where}"] if where not in ("", ".") else []),
+            "  kindex-site serve              # preview on http://127.0.0.1:8000/, rebuilt on every change",
+            "  kindex-site check --strict     # what the check of every pull request runs",
+            f"  kindex-site new-run --problem example-softmax --host {EXAMPLE_HOST} --implementation LABEL --lab NAME ...",
+            "Then push it to GitHub and set Settings → Pages → Source: GitHub Actions (README.md says more).",
+        ]
+
+
+# --- The GitHub Action this version publishes ----------------------------------------------------
+
+
+def published_repository() -> str | None:
+    """OWNER/REPO of this package's GitHub repository (its `Repository` project URL), where its
+    GitHub Action is published; None when the installed metadata does not say."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("kindex-site").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        parts = urlsplit(url.strip())
+        path = parts.path.strip("/").removesuffix(".git")
+        if label.strip().lower() == "repository" and parts.netloc == "github.com" and path.count("/") == 1:
+            return path
+    return None
+
+
+def default_action() -> str | None:
+    """The Action of this very version: OWNER/REPO@v<version>."""
+    repository = published_repository()
+    return f"{repository}@v{__version__}" if repository else None
+
+
+# --- The rules, as this package states them --------------------------------------------------------
+
+
+def rules_path() -> Path:
+    """The package's about page: shipped inside the package, or in a checkout its content/pages/about.md."""
+    inside = PACKAGE / "rules" / "about.md"
+    return inside if inside.is_file() else PACKAGE.parent / "content" / "pages" / "about.md"
+
+
+def rules_markdown() -> str:
+    """The rules every kindex-site leaderboard follows, in Markdown: the package's about page without
+    its title and without the bundled site's own section on where its data comes from."""
+    try:
+        text = rules_path().read_text(encoding="utf-8")
+    except OSError as e:
+        raise KindexError(f"{rules_path()}: kindex-site's own rules cannot be read ({e.strerror}): "
+                          "reinstall kindex-site") from None
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if line.startswith("# ") and not kept:
+            continue  # the page's title
+        if line.startswith("## "):
+            skipping = line.rstrip() == _SITE_OWN
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
+
+
+def rules_block() -> str:
+    """The rules between their two markers, as an about page holds them."""
+    return f"{RULES_BEGIN}\n\n{rules_markdown()}\n\n{RULES_END}"
+
+
+def with_current_rules(markdown: str) -> str:
+    """A page whose rules lie between the markers, with the installed version's rules in their place
+    (the rest as it was); a page without both markers, as it is."""
+    begin = markdown.find(RULES_BEGIN)
+    end = markdown.find(RULES_END, begin + 1) if begin >= 0 else -1
+    if begin < 0 or end < 0:
+        return markdown
+    return markdown[:begin] + rules_block() + markdown[end + len(RULES_END):]
+
+
+# --- What the new project holds ----------------------------------------------------------------------
+
+
+def _config_problems(values: dict) -> list[tuple[str, str]]:
+    try:
+        Config(**values)
+    except ConfigError as e:
+        return e.problems
+    return []
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: quotes, backslashes and control characters escaped."""
+    def escape(m: re.Match) -> str:
+        c = m.group()
+        return {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(c, f"\\u{ord(c):04X}")
+
+    return '"' + re.sub(r'["\\\x00-\x1f\x7f]', escape, text) + '"'
+
+
+def _settings_file(s: Settings) -> str:
+    return (
+        "# Settings for `kindex-site build`; command-line flags override them.\n"
+        f"title = {_toml_string(s.title)}\n"
+        "# Where the site is served from; the publishing workflow gives the GitHub Pages URL instead.\n"
+        f"base_url = {_toml_string(s.base_url)}\n"
+        "# The implementation speedups are against: the middle part of its runs' titles.\n"
+        f"reference = {_toml_string(s.reference)}\n"
+        'content_dir = "content"\n'
+        'output_dir = "site"\n'
+    )
+
+
+def _digest(value) -> str:
+    """sha256: of canonical JSON, as the importers and `kindex-site digest --json` make digests."""
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _name_part(text: str) -> str:
+    part = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60].strip("-")
+    return part or "reference"
+
+
+def example_bundle(reference: str, source: bytes) -> dict:
+    """One run of the reference on the example problem and host: the seed bundle's shape, with digests
+    made as the importers make them (the source's bytes are the workload and the implementation)."""
+    protocol = {
+        "apiVersion": API_VERSION, "kind": "BenchmarkProtocol",
+        "metadata": {"name": "example-timing-v1", "title": "Example timing protocol"},
+        "spec": {
+            "harness": {"name": "Your timing harness"},
+            "measurement": {"timer": "cuda_events", "primaryStatistic": "mean"},
+            "comparability": {
+                "family": "example_timing",
+                "notes": "An example: say here how runs are timed (warm-up, repetitions, timer, what the "
+                         "interval is) and what makes two runs comparable. Comparable only within one "
+                         "problem and one timing host.",
+            },
+        },
+    }
+    environment = {
+        "apiVersion": API_VERSION, "kind": "ExecutionEnvironment",
+        "metadata": {"name": EXAMPLE_HOST, "title": "Example host · H100 PCIe"},
+        "spec": {"hardware": {"vendor": "nvidia", "product": "NVIDIA H100", "formFactor": "PCIe",
+                              "architecture": "sm_90"},
+                 "software": {}},
+    }
+    source_digest = "sha256:" + hashlib.sha256(source).hexdigest()
+    mean, std, samples = 92_400, 1_800, 100
+    half = 1.96 * std / samples**0.5  # the mean's 95% interval, rounded outwards to whole nanoseconds
+    run = {
+        "apiVersion": API_VERSION, "kind": "BenchmarkRun",
+        "metadata": {
+            "name": f"example-softmax-{_name_part(reference)}-example-lab",
+            "title": f"{EXAMPLE_PROBLEM} · {reference} · {EXAMPLE_LAB}",
+        },
+        "spec": {
+            "status": "passed",
+            "timing": {
+                "samples": samples,
+                "latencyNs": {"mean": mean, "minimum": 89_900, "maximum": 99_700,
+                              "confidence95": [math.floor(mean - half), math.ceil(mean + half)]},
+                "primaryStatistic": "mean",
+            },
+            "observedAt": "2026-01-15T12:00:00Z",
+            "measurements": [{"metric": "latency", "statistic": "std", "unit": "ns", "value": std}],
+            "sourceNative": {"source": "example",
+                             "note": "Not a measurement: an example written by kindex-site new."},
+            "protocolDigest": _digest(protocol),
+            "workloadDigest": source_digest,
+            "environmentDigest": _digest(environment),
+            "implementationDigest": source_digest,
+            "implementationSource": {"path": EXAMPLE_SOURCE, "language": "python"},
+            "workloadSource": {"path": EXAMPLE_SOURCE, "language": "python"},
+        },
+    }
+    return {"run": run, "protocol": protocol, "environment": environment}
+
+
+def project_files(s: Settings) -> dict[str, str]:
+    """Every file of the new project, by its path there."""
+    owner_repo, _, ref = s.action.partition("@")
+    repository = "https://github.com/" + "/".join(owner_repo.split("/")[:2])
+    values = {
+        "TITLE": s.title, "REFERENCE": s.reference, "VERSION": __version__, "ACTION": s.action,
+        "REPOSITORY": repository, "REF": ref, "INSTALL": f"git+{repository}@{ref}",
+        "PROBLEM": "example-softmax", "HOST": EXAMPLE_HOST, "RULES": rules_block(),
+    }
+    files = {CONFIG_FILE: _settings_file(s)}
+    for name, rel in SKELETON_FILES.items():
+        text = (SKELETON / name).read_text(encoding="utf-8")
+        if not name.endswith(".py"):
+            text = re.sub(r"@([A-Z]+)@", lambda m: values[m.group(1)], text)
+        files[rel] = text
+    source = files[f"{EXAMPLE_FOLDER}/{EXAMPLE_SOURCE}"].encode("utf-8")
+    bundle = example_bundle(s.reference, source)
+    files[f"{EXAMPLE_FOLDER}/{bundle['run']['metadata']['name']}.json"] = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    return files
+
+
+# --- Writing it ------------------------------------------------------------------------------------
+
+
+def refusal(folder: Path) -> str | None:
+    """Why `folder` cannot become a new project, or None. A folder holding only .git (an empty clone)
+    is empty enough."""
+    if not folder.exists():
+        return None
+    if not folder.is_dir():
+        return f"{display(folder)}: refusing to write a new leaderboard there: it is not a folder"
+    try:
+        entries = [p.name for p in folder.iterdir() if p.name != ".git"]
+    except OSError as e:
+        return f"{display(folder)}: refusing to write a new leaderboard there: cannot list it ({e.strerror})"
+    if entries:
+        return f"{display(folder)}: refusing to write a new leaderboard there: it is not empty"
+    return None
+
+
+def new_project(folder: Path, settings: Settings) -> Made:
+    """Write the project into `folder` (made if missing; empty if there): all of it, or nothing."""
+    problem = refusal(folder)
+    if problem:
+        raise KindexError(problem)
+    found = settings.problems()
+    if found:
+        raise KindexError(found)
+    files = project_files(settings)
+    created = not folder.exists()
+    written: list[Path] = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for rel, text in files.items():
+            path = folder / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "x", encoding="utf-8", newline="\n") as f:
+                written.append(path)
+                f.write(text)
+    except OSError as e:
+        _remove(folder, written, created)
+        raise KindexError(f"{display(Path(e.filename or folder))}: cannot write it ({e.strerror}); nothing was kept") from None
+    except BaseException:
+        _remove(folder, written, created)
+        raise
+    return Made(folder, list(files), settings)
+
+
+def _remove(folder: Path, written: list[Path], created: bool) -> None:
+    """Undo a write that stopped half-way: the files written, then the folders left empty."""
+    for path in written:
+        path.unlink(missing_ok=True)
+    folders = sorted({p for path in written for p in path.parents if p != folder and folder in p.parents},
+                     key=lambda p: len(p.parts), reverse=True)
+    for path in [*folders, *([folder] if created else [])]:
+        try:
+            path.rmdir()
+        except OSError:
+            pass
+
+
+# --- Asking --------------------------------------------------------------------------------------
+
+
+def default_title(folder: Path) -> str:
+    """my-leaderboard → My leaderboard."""
+    words = re.sub(r"[-_\s]+", " ", folder.resolve().name).strip()
+    return (words[:1].upper() + words[1:]) if words else "Kernel leaderboard"
+
+
+def ask(question: str, default: str, check: Callable[[str], str | None],
+        read: Callable[[str], str] = input) -> str:
+    """One answer on the terminal: the default when left empty (or at end of input); asked again,
+    saying why, while `check` finds something wrong with it."""
+    while True:
+        try:
+            answer = read(f"{question} [{default}]: ").strip()
+        except EOFError:
+            print(file=sys.stderr)
+            answer = ""
+        value = answer or default
+        problem = check(value)
+        if problem is None:
+            return value
+        print(f"  {problem}", file=sys.stderr)
+        if not answer:
+            return value  # (a default that fails: reported by new_project, not asked forever)
+
+
+def settings_for(folder: Path, title: str | None, base_url: str | None, reference: str | None,
+                 action: str | None, interactive: bool) -> Settings:
+    """The flags given; what they leave out asked for on a terminal, else the defaults."""
+    if action is None:
+        action = default_action()
+        if action is None:
+            raise KindexError("--action: this installation of kindex-site does not say where its GitHub Action "
+                              "is published (no Repository URL in its metadata): give --action OWNER/REPO@REF")
+    problem = refusal(folder)  # (before asking anything)
+    if problem:
+        raise KindexError(problem)
+    defaults = {"title": default_title(folder), "base_url": "/", "reference": Config().reference}
+    given = {"title": title, "base_url": base_url, "reference": reference}
+    questions = {
+        "title": "Title of the leaderboard",
+        "base_url": "URL it is served from (GitHub Pages: https://OWNER.github.io/REPO/; the workflow gives it)",
+        "reference": "Reference implementation, which speedups are against",
+    }
+    values = {}
+    for name, value in given.items():
+        if value is None and interactive:
+            def check(text: str, name=name) -> str | None:
+                found = Settings(**{**defaults, name: text, "action": action}).problems()
+                return "; ".join(p.split(": ", 1)[1] for p in found if p.startswith(f"--{name.replace('_', '-')}:")) or None
+
+            value = ask(questions[name], defaults[name], check)
+        values[name] = defaults[name] if value is None else value
+    return Settings(**values, action=action)
