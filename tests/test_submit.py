@@ -276,7 +276,7 @@ def test_readme_submit_section_commands_parse():
     for command in commands:
         argv = shlex.split(command)[1:]
         make_parser(argv).parse_args(argv)  # (exits on an option it does not know)
-    assert "`kindex-site check --strict --format github`" in section
+    assert "`kindex-site check --strict --format github --base`" in section
 
 
 # --- one check says every mistake ---------------------------------------------------------------
