@@ -34,6 +34,7 @@ from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, check_relative_path, is_windows_device, nearest_name)
+from .scaffold import RULES_BEGIN, with_current_rules
 from .workers import release_free_memory
 
 @dataclass(frozen=True, slots=True)
@@ -1904,6 +1905,8 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
     except UnicodeDecodeError as e:
         problems.append(f"{shown}: cannot read as UTF-8 text: {e}")
         return None
+    if RULES_BEGIN in text:  # (a page `kindex-site new` wrote: the installed version's rules, never a stale copy)
+        text = with_current_rules(text)
     title = slug.replace("-", " ").capitalize()
     for line in text.splitlines():
         if line.startswith("# "):

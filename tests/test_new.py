@@ -361,6 +361,13 @@ def test_the_about_page_holds_the_installed_versions_rules(tmp_path, monkeypatch
     stale = about.replace("fast_p", "fast_q")
     assert with_current_rules(stale) == about  # (an older copy takes the rules of the version installed)
     assert with_current_rules("# A page\n\nNo rules here.\n") == "# A page\n\nNo rules here.\n"
+    # The built about page states the installed version's rules, whatever copy the project holds.
+    Path("board/content/pages/about.md").write_text(stale, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "board")
+    code, _, err = run(capsys, "build")
+    assert code == 0, err
+    shown = page(Path("site"), "about/")
+    assert "fast_p" in shown and "fast_q" not in shown
 
 
 def test_new_leaderboards_serve_at_once(tmp_path):
