@@ -939,7 +939,7 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
             bundle = None if raw is _INVALID else _validate(raw, source, problems, known)
             if bundle is not None:
                 run = _checked_run(raw, bundle, source, origin, keep_documents and not as_json, warnings, known,
-                                   problems)
+                                   problems, size is None or size > MAX_DOCUMENT_BYTES)
                 if run is not None:
                     if as_json and keep_documents:
                         run._doc = _shown_json(bundle[0])
@@ -981,15 +981,60 @@ def _named_sources(raw: dict, source: Source, rel: str) -> list[tuple[str, str, 
 
 
 def _checked_run(raw: dict, bundle: tuple, source: Source, origin: Path | _Listed, keep_document: bool,
-                 warnings: FormatWarnings, known: Definitions, problems: list[str]) -> Run | None:
-    """A valid bundle's run, unless a value in it is beyond strictjson's bounds (then a problem each)."""
+                 warnings: FormatWarnings, known: Definitions, problems: list[str], may_be_big: bool = True) -> Run | None:
+    """A valid bundle's run, unless a value in it is beyond strictjson's bounds or a document is bigger
+    than a page may show (then a problem each). `may_be_big`: its file is bigger than MAX_DOCUMENT_BYTES."""
     beyond = _out_of_bounds(raw, warnings.check(raw, source, bundle[1:]), bundle[1:], known.bounded)
+    if may_be_big:
+        beyond = [*beyond, *_too_big(raw, bundle[1:], known)]
     if beyond:
         problems += [f"{source}: {line}" for line in beyond]
         return None
     run = Run(*bundle, source, keep_document, origin)
     run.definitions = known.pair_of(run.definitions)  # (one tuple for the runs of a protocol and environment)
     return run
+
+
+# A document's JSON (compact, UTF-8) is shown whole on a page (a run's page, a protocol's, a host's):
+# bounded, so that one bundle cannot make a page, or a site, of any size (docs/content-format.md).
+MAX_DOCUMENT_BYTES = 64 * 2**10
+
+
+def _too_big(raw: dict, definitions: tuple, known: Definitions) -> list[str]:
+    """A line for each document of the bundle (its run; its protocol and environment, once per model)
+    whose JSON is over MAX_DOCUMENT_BYTES, naming the biggest field in it."""
+    found = []
+    for slot, value, model in (("run", raw["run"], None), ("protocol", raw["protocol"], definitions[0]),
+                               ("environment", raw["environment"], definitions[1])):
+        if model is not None:
+            if id(model) in known.sized:
+                continue
+            known.sized.add(id(model))
+        size = _json_bytes(value)
+        if size > MAX_DOCUMENT_BYTES:
+            field, its = _biggest_field(value, slot)
+            found.append(f"{field}: the {slot} document is {size:,} bytes of JSON ({its:,} of them here), more than "
+                         f"the {MAX_DOCUMENT_BYTES // 2**10} KiB a page shows of one document")
+    return found
+
+
+def _json_bytes(value) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+
+
+def _biggest_field(value, path: str) -> tuple[str, int]:
+    """The path of the deepest field holding most of `value`'s JSON (over half of it), and its size."""
+    size = _json_bytes(value)
+    while True:
+        items = value.items() if type(value) is dict else enumerate(value) if type(value) is list else ()
+        sizes = [(_json_bytes(v), k, v) for k, v in items]
+        if not sizes:
+            return path, size
+        biggest, key, child = max(sizes, key=lambda s: s[0])
+        if biggest * 2 < size:
+            return path, size
+        path = f"{path}[{key}]" if type(key) is int else f"{path}.{key}"
+        value, size = child, biggest
 
 
 def _shown_json(doc: BenchmarkRun) -> bytes:
@@ -1395,6 +1440,9 @@ def _documents(path: str | Path, shown: str, problems: list[str], digests: dict[
         if items is _INVALID:
             return
         marked = type(items) is _MarkedItems
+        if not items:
+            problems.append(f"{shown}: holds an empty array: no bundle (as an empty file holds none)")
+            return
         for index, (item, span) in enumerate(items):
             source = Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest(), rel=rel)
             if marked and _refused(item, source, problems):
@@ -1633,6 +1681,7 @@ class Definitions:
         self.bounded: dict[int, tuple] = {}  # id(model) → (model, its _out_of_bounds lines)
         self.unknown: dict[int, tuple] = {}  # id(model) → (model, its unknown fields): models.FormatWarnings'
         self.pairs: dict[tuple[int, int], tuple] = {}  # (ids of a protocol and an environment) → their tuple
+        self.sized: set[int] = set()  # id(model) of those whose size was checked (_too_big)
 
     @staticmethod
     def key(value: object) -> bytes | None:

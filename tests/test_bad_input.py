@@ -246,3 +246,38 @@ def test_the_command_says_everything_then_exits_and_a_closed_pipe_is_no_tracebac
                             stderr=subprocess.PIPE, text=True, timeout=120,
                             preexec_fn=lambda: os.close(1))
     assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr
+
+
+def test_a_file_holding_an_empty_array_is_an_error_naming_it(project):
+    project.write("content/seed.json", SEED)
+    project.write("content/nothing.json", "[]\n")
+    for command in ("check", "build"):
+        code, _, err = project.run(command)
+        assert code == 1 and "content/nothing.json: holds an empty array: no bundle" in err, err
+
+
+@pytest.mark.parametrize("where", ["run.spec.sourceNative", "protocol.spec.comparability", "environment.spec.software"])
+def test_a_document_bigger_than_a_page_shows_is_refused_naming_its_field(project, where):
+    """A valid bundle whose document would make a page of megabytes (a 1 MB string in a free-form
+    field) is refused by check and build alike, naming the field, and nothing is written."""
+    doc = json.loads(json.dumps(SEED))
+    node = doc
+    for key in where.split("."):
+        node = node[key]
+    node["note"] = "x" * 1_000_000
+    project.write("content/big.json", doc)
+    for command in ("check", "build"):
+        code, _, err = project.run(command)
+        assert code == 1, command
+        assert f"content/big.json: {where}.note: the {where.split('.')[0]} document is" in err, err
+        assert "more than the 64 KiB a page shows of one document" in err
+    assert not (project.root / "site").exists()
+
+
+def test_documents_up_to_the_bound_build(project):
+    doc = bundle(name="big-but-not-too-big", host="h1")
+    doc["run"]["spec"]["sourceNative"]["note"] = "x" * 60_000  # (under 64 KiB with the rest of the run)
+    project.write("content/a.json", [SEED, doc, bundle(name="another", host="h2")])  # over 64 KiB: measured
+    assert (project.root / "content/a.json").stat().st_size > 64 * 2**10
+    code, _, err = project.run("check", "--strict")
+    assert code == 0, err
