@@ -924,7 +924,9 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
     warnings = FormatWarnings(shown, known.unknown)
     named: list[tuple[str, str, str, str]] = []  # the source files refused bundles name
     documents = _documents(path, shown, problems, digests, trusted, rel=rel, size=size)
+    seen = 0
     for source, raw in documents:
+        seen += 1
         if type(raw) is _RefusedBundle:  # (the strict decoder refused a value in it: said already)
             named += _named_sources(raw.value, source, rel)
             raw = _INVALID
@@ -955,6 +957,8 @@ def _read_file(path: str | Path, shown: str, rel: str, digests: dict[str, str], 
             documents.close()  # bounded time and output on a file that is broken throughout
             problems.append(f"{shown}: stopped reading after {len(problems)} problems in this file")
             return validated, problems, True, warnings.result(), named
+    if not seen and not problems:  # (an empty array: said, as an empty file is)
+        warnings.lines.append(f"{shown}: holds an empty array: no bundle")
     return validated, problems, False, warnings.result(), named
 
 
@@ -1440,9 +1444,6 @@ def _documents(path: str | Path, shown: str, problems: list[str], digests: dict[
         if items is _INVALID:
             return
         marked = type(items) is _MarkedItems
-        if not items:
-            problems.append(f"{shown}: holds an empty array: no bundle (as an empty file holds none)")
-            return
         for index, (item, span) in enumerate(items):
             source = Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest(), rel=rel)
             if marked and _refused(item, source, problems):

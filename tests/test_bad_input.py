@@ -248,12 +248,14 @@ def test_the_command_says_everything_then_exits_and_a_closed_pipe_is_no_tracebac
     assert closed.returncode == 0 and "Traceback" not in closed.stderr, closed.stderr
 
 
-def test_a_file_holding_an_empty_array_is_an_error_naming_it(project):
+def test_a_file_holding_an_empty_array_is_warned_about_naming_it(project):
     project.write("content/seed.json", SEED)
     project.write("content/nothing.json", "[]\n")
     for command in ("check", "build"):
         code, _, err = project.run(command)
-        assert code == 1 and "content/nothing.json: holds an empty array: no bundle" in err, err
+        assert code == 0 and "warning: content/nothing.json: holds an empty array: no bundle" in err, err
+    code, _, err = project.run("check", "--strict")
+    assert code == 1 and "content/nothing.json: holds an empty array: no bundle" in err
 
 
 @pytest.mark.parametrize("where", ["run.spec.sourceNative", "protocol.spec.comparability", "environment.spec.software"])
