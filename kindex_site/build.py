@@ -664,10 +664,27 @@ def _highlight_ahead(content: Content, run_pages: bool, progress: _Progress) -> 
         return
     from . import highlight
 
-    kinds = ("implementation", "workload") if run_pages else ("workload",)  # (run pages show the first)
-    shown = ((file.text, file.digest, file.rel, getattr(run.facts, f"{kind}_source")[1])
-             for run in content.runs for kind, file in run.files.items() if kind in kinds)
+    shown = ((file.text, file.digest, file.rel, language) for file, language in _shown_sources(content, run_pages))
     highlight.ahead(shown, _workers(), progress)
+
+
+def _shown_sources(content: Content, run_pages: bool) -> Iterator:
+    """Each source file a page shows, with the language its run gives (files shown twice, twice)."""
+    kinds = ("implementation", "workload") if run_pages else ("workload",)  # (run pages show the first)
+    return ((file, getattr(run.facts, f"{kind}_source")[1])
+            for run in content.runs for kind, file in run.files.items() if kind in kinds)
+
+
+def _highlight_warnings(state: cache.BuildState, content: Content, run_pages: bool) -> list[str]:
+    """The source files pages show as plain text because highlighting them took too long
+    (highlight.warnings): said by every build that shows them."""
+    if not content.sources:
+        return []
+    from . import highlight
+
+    return highlight.warnings(((file.shown, file.digest, file.rel, language)
+                               for file, language in _shown_sources(content, run_pages)),
+                              cache.highlights_path(state.out))
 
 
 def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
@@ -738,7 +755,7 @@ def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Conte
     release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
     if kept is None:
         sizes_now = publish.SiteSizes.of((path, made[1]) for path, made in outputs.items())  # (entries: (key, size))
-    warnings = list(content.warnings) + lb.warnings
+    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(state, content, config.run_pages)
     warnings += publish.size_warnings(sizes_now, display(state.out))
     warnings += publish.size_advice(sizes_now, config.api_entries)
     warnings = warnings + state.commit(  # (a new list: the manifest holds the one it was given)
