@@ -171,7 +171,8 @@ class SourceFile(Open):
                     f"between folders; it must lie under the content folder, be UTF-8 text and hold at most "
                     f"{MAX_SOURCE_BYTES // 2**20} MiB."), AfterValidator(check_relative_path)]
     language: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9+#._-]{0,39}$", description=(
-        "A Pygments lexer name (python, cuda, cpp, …) for highlighting; by default, told from the file name."))] | None = None
+        "The language it is highlighted as: python (or triton), cuda (or hip), c or cpp; any other is shown as "
+        "plain text. By default, told from the file name."))] | None = None
 
 
 class RunSpec(Open):
