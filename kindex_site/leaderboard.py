@@ -408,27 +408,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         for slug in [s for s in memo if s not in runs_of_problem]:
             del memo[slug]
     in_order = sorted(problems.values(), key=lambda p: p.sort_key)
-    # The suite: its slots per group (about page, "Summaries"); each host's results on a slot are
-    # those on the problem timed there last.
-    slots: dict[str, set] = {}
-    for p in in_order:
-        slots.setdefault(level_group(p), set()).add(suite_slot(p))
-    suite = {group: len(s) for group, s in slots.items()}
-    suite[ALL_LEVELS] = sum(suite.values())
-    results: dict[tuple[str, str], dict[str, list[Result]]] = {}  # (host, impl) → group → its results
-    groups_of_host: dict[str, set[str]] = {}  # host → the suite's groups it has tables in
-    for (host, _), (_, slug) in on_slot.items():
-        group = level_group(problems[slug])
-        groups_of_host.setdefault(host, set()).add(group)
-        for impl_slug, result in results_of[slug].get(host, ()):
-            results.setdefault((host, impl_slug), {}).setdefault(group, []).append(result)
-    # Every implementation timed on a host is summarised there, one with no result in the host's
-    # suite (timed on older workloads only, or on another GPU) as not fast on any problem.
-    for impl in implementations.values():
-        if impl.label != rules.reference:
-            for host in impl.hosts:
-                if host in groups_of_host:
-                    results.setdefault((host, impl.slug), {})
+    suite, summaries = _suite_summaries(in_order, problems, on_slot, results_of, implementations, rules, content)
     return Leaderboard(
         content=content,
         problems=in_order,
@@ -436,7 +416,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | Non
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
         reference=rules.reference,
         workloads=workloads,
-        summaries=_summaries(results, suite, groups_of_host, content, implementations),
+        summaries=summaries,
         suite=suite,
         problem_keys=keys,
         restored=restored,
@@ -1030,27 +1010,10 @@ def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
               unordered: list[list[Entry]]) -> list[Warning]:
     """What a reader must know to read the table; `references` (_speedups) and `unordered`
     (_current_and_history) are what the table could not tell."""
-    found: list[Warning] = []
+    found = _content_warnings(rules, references, unordered)
     entries = board.entries
     hw = environment.spec.hardware
     host_gpu = " ".join(filter(None, [hw.product, hw.formFactor]))
-
-    if len(references) > 1:
-        named = _listed([f"{e.run.name} ({e.implementation})" for e in references])
-        found.append(Warning("several-references",
-            f"{len(references)} current {rules.reference} runs of different implementations: {named}. Which one "
-            "speedups are against cannot be told, so speedups on this table are left out until one reference "
-            "remains.", [e.run.name for e in references]))
-
-    if unordered:
-        said = "; ".join(
-            f"{group[0].implementation}: {_listed([e.run.name for e in group])} "
-            + (f"observed at {group[0].run.facts.observed_at}" if group[0].run.facts.observed_at else "without observedAt")
-            for group in unordered)
-        found.append(Warning("unordered-runs",
-            f"Runs of one implementation that cannot be ordered in time have no trend between them ({said}); "
-            "the current one is the latest by observedAt, then the one whose name sorts last.",
-            [e.run.name for group in unordered for e in group]))
 
     mixed = [e for e in entries if e.mixed_hardware]
     if mixed:
@@ -1086,14 +1049,49 @@ def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
         found.append(Warning("outliers", f"{_runs(len(outliers))} had a slowest sample above {OUTLIER_FACTOR}× "
                              "the mean: some samples were disturbed.", [e.run.name for e in outliers]))
 
-    implausible = [e for e in entries if e.implausible]
+    found += _held_out_warnings(board, rules)
+
+    digests = {e.run.facts.environment_digest for e in board.runs}
+    if len(digests) > 1:
+        found.append(Warning("environment-changed", f"The runs on this host carry {len(digests)} different "
+                             "environment digests: its hardware or software changed between them.",
+                             [e.run.name for e in board.runs]))
+    return found
+
+
+def _content_warnings(rules: Rules, references: list[Entry], unordered: list[list[Entry]]) -> list[Warning]:
+    """What the content asks a table that it cannot tell (CONTENT_WARNINGS): against which reference,
+    which run came first."""
+    found: list[Warning] = []
+    if len(references) > 1:
+        named = _listed([f"{e.run.name} ({e.implementation})" for e in references])
+        found.append(Warning("several-references",
+            f"{len(references)} current {rules.reference} runs of different implementations: {named}. Which one "
+            "speedups are against cannot be told, so speedups on this table are left out until one reference "
+            "remains.", [e.run.name for e in references]))
+
+    if unordered:
+        said = "; ".join(
+            f"{group[0].implementation}: {_listed([e.run.name for e in group])} "
+            + (f"observed at {group[0].run.facts.observed_at}" if group[0].run.facts.observed_at else "without observedAt")
+            for group in unordered)
+        found.append(Warning("unordered-runs",
+            f"Runs of one implementation that cannot be ordered in time have no trend between them ({said}); "
+            "the current one is the latest by observedAt, then the one whose name sorts last.",
+            [e.run.name for group in unordered for e in group]))
+    return found
+
+
+def _held_out_warnings(board: Board, rules: Rules) -> list[Warning]:
+    """The runs a table ranks but the summaries hold out until reviewed: implausible speedups and latencies."""
+    found = []
+    implausible = [e for e in board.entries if e.implausible]
     if implausible:
         bound = f"{rules.implausible_speedup:g}"
         found.append(Warning("implausible", f"{_runs(len(implausible))} had a speedup of {bound}× or more "
                              "against the reference, which is rarely real (a wrong unit, a kernel that skips work): "
                              "ranked, but held out of summaries until reviewed.",
                              [e.run.name for e in implausible]))
-
     far = [e for e in board.runs if e.implausible_latency]
     if far:
         factor = f"{rules.implausible_latency:,g}"
@@ -1101,12 +1099,6 @@ def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
                              "below the median of the same workload on the other hosts, which is rarely real (a unit "
                              "error, most likely): ranked, but held out of summaries until reviewed.",
                              [e.run.name for e in far]))
-
-    digests = {e.run.facts.environment_digest for e in board.runs}
-    if len(digests) > 1:
-        found.append(Warning("environment-changed", f"The runs on this host carry {len(digests)} different "
-                             "environment digests: its hardware or software changed between them.",
-                             [e.run.name for e in board.runs]))
     return found
 
 
@@ -1136,6 +1128,33 @@ def _workloads(boards: list[Board]) -> list[Workload]:
 @lru_cache(maxsize=4096)
 def utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
+
+
+def _suite_summaries(in_order: list[Problem], problems: dict[str, Problem], on_slot: dict, results_of: dict,
+                     implementations: dict[str, Implementation], rules: Rules, content: Content
+                     ) -> tuple[dict[str, int], dict[str, list[Summary]]]:
+    """The suite (its slots per group: about page, "Summaries") and each host's summaries; a host's
+    results on a slot are those on the problem timed there last (`on_slot`)."""
+    slots: dict[str, set] = {}
+    for p in in_order:
+        slots.setdefault(level_group(p), set()).add(suite_slot(p))
+    suite = {group: len(s) for group, s in slots.items()}
+    suite[ALL_LEVELS] = sum(suite.values())
+    results: dict[tuple[str, str], dict[str, list[Result]]] = {}  # (host, impl) → group → its results
+    groups_of_host: dict[str, set[str]] = {}  # host → the suite's groups it has tables in
+    for (host, _), (_, slug) in on_slot.items():
+        group = level_group(problems[slug])
+        groups_of_host.setdefault(host, set()).add(group)
+        for impl_slug, result in results_of[slug].get(host, ()):
+            results.setdefault((host, impl_slug), {}).setdefault(group, []).append(result)
+    # Every implementation timed on a host is summarised there, one with no result in the host's
+    # suite (timed on older workloads only, or on another GPU) as not fast on any problem.
+    for impl in implementations.values():
+        if impl.label != rules.reference:
+            for host in impl.hosts:
+                if host in groups_of_host:
+                    results.setdefault((host, impl.slug), {})
+    return suite, _summaries(results, suite, groups_of_host, content, implementations)
 
 
 def _summaries(results: dict[tuple[str, str], dict[str, list[Result]]], suite: dict[str, int],

@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from .config import Config
 from .errors import KindexError, plural, printable
 from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
-from .load import Content, Facts, load_content
+from .load import Facts, load_content
 
 GIT_SECONDS = 120  # for each git command: a repository's history is read, never its network
 SHOWN = 20  # names listed per kind of change in the summary (the counts are whole)

@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from .. import strictjson
 from ..errors import KindexError, plural, printable
 from ..models import API_VERSION, MAX_SOURCE_BYTES, NAME_PATTERN, Bundle
-from .kernelbench import (_DECODER, ENTRY_PATTERN, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
+from .kernelbench import (_DECODER, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
                           _parse_observed_at, _plain_deep, _same_bytes, _some, _source_digest, _title_part,
                           _write_all, digest, ms_problem, problem_title, shown_number, slug, utc_timestamp)
 
