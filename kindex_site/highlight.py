@@ -2,7 +2,7 @@
 
 Pygments escapes the text it is given (&, <, >, quotes), so a source file is shown as text whatever
 it holds; it is never executed and never put inside a <script>. A control or bidirectional character
-in it (charts.HIDDEN) is shown as its code point: the download keeps the file's own bytes. Imported only when a page shows a
+in it (safetext.HIDDEN) is shown as its code point: the download keeps the file's own bytes. Imported only when a page shows a
 source: a site without any never loads Pygments.
 
 One kernel is usually shown on many pages (the same file timed on several hosts, each run in a
@@ -39,7 +39,7 @@ from typing import NamedTuple
 
 from markupsafe import Markup
 
-from .charts import CODE_POINT_HTML, HIDDEN, shown_hidden
+from .safetext import CODE_POINT_HTML, HIDDEN, shown_hidden
 
 # The highlighting options: part of what a stored highlight was made with (the code stamp covers them).
 _OPTIONS = {"linenos": "table", "cssclass": "source", "wrapcode": True}

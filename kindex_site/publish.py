@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from datetime import datetime, timezone
 from typing import NamedTuple
 
-from .charts import HIDDEN, shown_hidden
 from .models import API_VERSION, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment
+from .safetext import HIDDEN, shown_hidden
 
 SCHEMA_PATH = "schema/kernelindex.dev-v1alpha1.json"
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -189,7 +189,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def xml_text(text: str) -> str:
-    """Text XML 1.0 can hold, as pages show it: a control or bidirectional character (charts.HIDDEN) as
+    """Text XML 1.0 can hold, as pages show it: a control or bidirectional character (safetext.HIDDEN) as
     its code point in brackets, and what XML forbids outright as U+FFFD."""
     if not text.isprintable() and HIDDEN.search(text) is not None:
         text = shown_hidden(text)

@@ -18,6 +18,7 @@ from . import charts
 from .numbers import format_ci_ms, format_date, format_ms, format_of_suite, format_ratio, format_ratio_ci, format_share
 # (Known by these names here too, where tests/test_render_fast.py compares the fast paths with the plain code.)
 from .numbers import DASH, _ci_ms_of_ints, _interval, _ms_of_int  # noqa: F401
+from .safetext import CODE_POINT_HTML, HIDDEN, escape, shown_hidden
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -43,11 +44,11 @@ _MEMO_LIMIT = 1 << 16
 
 
 def _text_html(text: str) -> str:
-    """A document's string: each charts.HIDDEN character as its code point, marked."""
+    """A document's string: each HIDDEN character as its code point, marked."""
     html = html_escape(text)
-    if charts.HIDDEN.search(html) is None:
+    if HIDDEN.search(html) is None:
         return html
-    return charts.shown_hidden(html, charts.CODE_POINT_HTML)
+    return shown_hidden(html, CODE_POINT_HTML)
 
 
 def _remembered(memo: dict, key: str, make):
@@ -223,9 +224,9 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
 @lru_cache(maxsize=256)
 def markdown_html(text: str) -> str:
     """A Markdown page's HTML; remembered, as a rebuild (serve, build --watch) renders every page's again.
-    A charts.HIDDEN character in it, in its text or an attribute, shows as its code point in brackets."""
+    A HIDDEN character in it, in its text or an attribute, shows as its code point in brackets."""
     html = _markdown().render(text)
-    return html if charts.HIDDEN.search(html) is None else charts.shown_hidden(html)
+    return html if HIDDEN.search(html) is None else shown_hidden(html)
 
 
 @lru_cache(maxsize=1)
@@ -254,14 +255,14 @@ def _once(env: jinja2.Environment):
 
 
 class _Template(jinja2.Template):
-    """A compiled template whose output expressions escape with `charts.escape`, markupsafe.escape's
+    """A compiled template whose output expressions escape with `safetext.escape`, markupsafe.escape's
     text as a plain str (a Markup made for each value printed was a tenth of a run page). Jinja writes
     `escape(...)` only around what a template prints, and the module's functions look the name up
     when they run, so replacing it in the module's namespace changes nothing else."""
 
     @classmethod
     def _from_namespace(cls, environment, namespace, globals):
-        namespace["escape"] = charts.escape
+        namespace["escape"] = escape
         return super()._from_namespace(environment, namespace, globals)
 
 

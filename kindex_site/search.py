@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from .charts import shown_hidden
+from .safetext import shown_hidden
 
 INDEX_PATH = "search/index.json"
 KINDS = ("problem", "host", "implementation")
