@@ -35,23 +35,23 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import re
-import secrets
 import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from pathlib import Path
 from typing import Iterator
 
-from pydantic import ValidationError
-
-from .. import strictjson
 from ..errors import KindexError, plural, printable
-from ..models import API_VERSION, MAX_SAFE_INT, NAME_PATTERN, Bundle
+from ..models import API_VERSION, MAX_SAFE_INT
+from .common import MAX_NAME as MAX_NAME  # (submit.py reads the run-name limit here)
+from .common import (NAME, OUTSIDE_UTC, Imported, add_out_argument, add_source_parser, bundle, digest,
+                     dump, in_utc_range, json_kind, json_number, kept_problem, ms_problem, ms_to_ns,
+                     parse_observed_at, plain, plain_deep, read_json, report, run_name, shown_number, slug, some,
+                     unique, utc_timestamp, valid, whole_ns, write_changed)
+from .naming import problem_title
 
 EXAMPLE = (
     "example:\n"
@@ -70,10 +70,6 @@ ENTRY_PATTERN = re.compile(r"^(\d{1,15})_([^/\\\x00\ud800-\udfff]+)\.py$")
 PROBLEM_PATH = re.compile(r"^level\d+/\d+_[^/]+\.py$")  # a problem source under KernelBench/
 SIZES_CHANGED = date(2025, 7, 2)  # KernelBench changed problem sizes on this day
 Z95 = Decimal("1.96")
-NS_PER_MS = Decimal(1_000_000)
-MAX_MS = Decimal(MAX_SAFE_INT) / NS_PER_MS  # the longest time whole nanoseconds hold (2⁵³−1 ns, exact)
-MAX_NAME = 200
-_NAME = re.compile(NAME_PATTERN)
 
 PROTOCOL = {
     "apiVersion": API_VERSION,
@@ -160,15 +156,15 @@ RENAMES: dict[str, str] = {
 
 
 def add_parser(sources) -> None:
-    p = sources.add_parser(
-        "kernelbench", help="KernelBench results/timing files",
+    p = add_source_parser(
+        sources, "kernelbench", help="KernelBench results/timing files",
         description="Convert KernelBench baseline timing files (results/timing/<HOST>/baseline_time_*.json) "
                     "into bundles: one JSON array per source file, written under --out/<HOST>/.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        example=EXAMPLE,
     )
     p.add_argument("sources", nargs="+", metavar="SRC", type=Path,
                    help="a host folder (holding baseline_time_*.json) or a results/timing folder holding several")
-    p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
+    add_out_argument(p)
     problems = p.add_mutually_exclusive_group()
     problems.add_argument("--repo", metavar="KERNELBENCH_GIT_DIR", type=Path,
                           help="a KernelBench git checkout: each timing file's workloads then hash the problem "
@@ -189,31 +185,19 @@ def run(args: argparse.Namespace) -> int:
         args.sources, args.out, problems=args.problems, repo=args.repo, observed_at=args.observed_at,
         one_file_per_run=args.one_file_per_run,
     )
-    for w in result.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    for line in result.versions:
-        print(line)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses.items()))
-    print(f"Imported {plural(result.runs, 'run')}{f' ({statuses})' if statuses else ''} from "
-          f"{plural(result.sources, 'file')} "
-          f"on {plural(result.hosts, 'host')} → {args.out.as_posix()}/ "
-          f"({result.written} written, {result.unchanged} unchanged)")
-    return 0
+    return report(result, f"Imported {plural(result.runs, 'run')}{f' ({statuses})' if statuses else ''} from "
+                          f"{plural(result.sources, 'file')} on {plural(result.hosts, 'host')}", args.out)
 
 
 # --- the import ---------------------------------------------------------------------------------
 
 
 @dataclass
-class Result:
-    runs: int = 0
+class Result(Imported):  # notes: with --repo, each file's KernelBench version, and why
     sources: int = 0
     hosts: int = 0
-    written: int = 0
-    unchanged: int = 0
     statuses: Counter = field(default_factory=Counter)
-    warnings: list[str] = field(default_factory=list)
-    versions: list[str] = field(default_factory=list)  # with --repo: each file's KernelBench version, and why
 
 
 @dataclass
@@ -261,7 +245,7 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
         raise KindexError("--repo, --problems: give one of them, not both")
     result = Result()
     errors: list[str] = []
-    fallback = _parse_observed_at(observed_at) if observed_at is not None else None
+    fallback = parse_observed_at(observed_at) if observed_at is not None else None
     problems_dir = _problems_dir(problems) if problems is not None else None
     history = History(repo) if repo is not None else None
 
@@ -285,13 +269,10 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
     if errors:
         raise KindexError(errors)
 
-    rendered = {path: _dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
+    rendered = {path: dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
     result.hosts = len(hosts)
     result.warnings.extend(held.clashes(outputs))
-    changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
-    result.unchanged = len(rendered) - len(changed)
-    _write_all(changed)
-    result.written = len(changed)
+    write_changed(rendered, result)
     return result
 
 
@@ -320,9 +301,7 @@ def _outputs(hosts: list[TimingHost], out: Path, held: _Held, problems_dir: Path
             for b in bundles:
                 name = b["run"]["metadata"]["name"]
                 where = f"{f.path}: {b['run']['spec']['sourceNative']['externalId']}"
-                if name in names:
-                    errors.append(f"{where}: run name {name!r} is also made from {names[name]}")
-                names[name] = where
+                unique(name, where, names, errors)
                 other = held.runs.get(name)
                 if other is not None and other[0] != timing:
                     errors.append(f"{where}: run name {name!r} is also in {other[1]}, which holds another timing "
@@ -509,14 +488,14 @@ class _Held:
                 value = json.loads(path.read_bytes())
             except (OSError, ValueError, RecursionError):
                 continue
-            for bundle in value if isinstance(value, list) else [value]:
+            for written in value if isinstance(value, list) else [value]:
                 try:
-                    spec, environment = bundle["run"]["spec"], bundle["environment"]
+                    spec, environment = written["run"]["spec"], written["environment"]
                     native = spec["sourceNative"]
                     folder, file = native["benchmark"].rsplit("/", 1)
                     host = environment["metadata"]["name"]
                     timing = (host, FILE_PATTERN.match(file)[1], spec["observedAt"])
-                    name = bundle["run"]["metadata"]["name"]
+                    name = written["run"]["metadata"]["name"]
                     if native["source"] != SOURCE or not all(isinstance(v, str) for v in (*timing, name, folder)):
                         continue
                     held.environments.setdefault(host, (_identity(environment), set()))[1].add(folder)
@@ -567,41 +546,6 @@ def _read_and_date(files: list[SourceFile], sources: list[Path], fallback: datet
             errors.append(f"{f.path}: no date for its timings: no PROVENANCE.txt line names it and --observed-at is "
                           f"not given; add '{f.benchmark} [COMMIT] DATE-TIME' to a PROVENANCE.txt in the folder "
                           "holding its host folder, or give --observed-at")
-
-
-def _parse_observed_at(text: str) -> datetime:
-    try:
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-            return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
-        value = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
-    except ValueError:
-        raise KindexError(f"--observed-at: {text!r} is not an ISO 8601 date or date-time "
-                          "(e.g. 2025-01-20 or 2025-01-20T03:25:46Z)") from None
-    if value.tzinfo is None:
-        raise KindexError(f"--observed-at: {text!r} needs a time zone (e.g. a trailing Z for UTC)")
-    if not _in_utc_range(value):
-        raise KindexError(f"--observed-at: {text!r} {_OUTSIDE_UTC}")
-    return value
-
-
-def utc_timestamp(when: datetime) -> str:
-    """`when` as observedAt is written: UTC, to the millisecond (the year in four digits: strftime's %Y
-    gives year 1 as "1" on Linux)."""
-    utc = when.astimezone(timezone.utc)
-    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}.{utc.microsecond // 1000:03d}Z"
-
-
-_OUTSIDE_UTC = "is outside the dates a timestamp can have in UTC (0001-01-01 to 9999-12-31)"
-
-
-def _in_utc_range(when: datetime) -> bool:
-    """Whether a date-time with a time zone is one in UTC too: observedAt is written in UTC, and
-    9999-12-31T23:00-05:00 would be in year 10000."""
-    try:
-        when.astimezone(timezone.utc)
-    except OverflowError:
-        return False
-    return True
 
 
 def _problems_dir(path: Path) -> Path:
@@ -695,8 +639,8 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, tuple[date
                 if when is None or when.tzinfo is None:
                     errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: {_PROVENANCE_LINE}")
                     continue
-                if not _in_utc_range(when):
-                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: {parts[1]!r} {_OUTSIDE_UTC}")
+                if not in_utc_range(when):
+                    errors.append(f"{folder / 'PROVENANCE.txt'}:{number}: {parts[1]!r} {OUTSIDE_UTC}")
                     continue
                 file, commit = parts[0], None
                 head = parts[0].rsplit(None, 1)
@@ -706,50 +650,9 @@ def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, tuple[date
     return dates
 
 
-def _decimal(text: str) -> Decimal:
-    try:
-        return Decimal(text)
-    except ArithmeticError:  # an exponent beyond what Decimal holds (10^18 and more)
-        raise strictjson.JSONRejected(f"number {shown_number(text)} is out of range") from None
-
-
-def _integer(text: str) -> int | Decimal:
-    """An integer of more digits than Python converts (sys.get_int_max_str_digits) is read as a Decimal, so
-    that the record's checks name it and its field, as they do any other number out of range."""
-    try:
-        return int(text)
-    except ValueError:
-        return Decimal(text)
-
-
-_STRICT = strictjson.decoder()
-# Decimal: 4.94 ms must become exactly 4940000 ns.
-_DECODER = json.JSONDecoder(object_pairs_hook=_STRICT.object_pairs_hook, parse_constant=_STRICT.parse_constant,
-                            parse_float=_decimal, parse_int=_integer)
-
-
 def _read(path: Path, errors: list[str]) -> dict | None:
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as e:
-        errors.append(f"{path}: cannot read: {e.strerror}")
-        return None
-    except UnicodeDecodeError as e:
-        errors.append(f"{path}: not UTF-8 text (byte {e.start})")
-        return None
-    try:
-        data = _DECODER.decode(text)
-    except strictjson.JSONRejected as e:
-        errors.append(f"{path}: {e}")
-        return None
-    except json.JSONDecodeError as e:
-        errors.append(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}")
-        return None
-    except RecursionError:
-        errors.append(f"{path}: JSON nested too deeply")
-        return None
-    if not isinstance(data, dict):
-        errors.append(f"{path}: expected an object of levels ({{\"level1\": {{…}}, …}}), not {_kind(data)}")
+    data = read_json(path, dict, 'an object of levels ({"level1": {…}, …})', errors)
+    if data is None:
         return None
     ok = True
     for level, entries in data.items():
@@ -757,7 +660,7 @@ def _read(path: Path, errors: list[str]) -> dict | None:
             errors.append(f"{path}: {level!r}: expected level names like 'level1'")
             ok = False
         elif not isinstance(entries, dict):
-            errors.append(f"{path}: {level}: expected an object of problems, not {_kind(entries)}")
+            errors.append(f"{path}: {level}: expected an object of problems, not {json_kind(entries)}")
             ok = False
         else:
             for entry, record in entries.items():
@@ -775,7 +678,7 @@ _NUMBER_KEYS = ("mean", "std", "min", "max")
 
 def _check_record(record, where: str, errors: list[str]) -> bool:
     if not isinstance(record, dict):
-        errors.append(f"{where}: expected a timing object or null, not {_kind(record)}")
+        errors.append(f"{where}: expected a timing object or null, not {json_kind(record)}")
         return False
     ok = True
     if "mean" not in record:
@@ -785,7 +688,7 @@ def _check_record(record, where: str, errors: list[str]) -> bool:
         value = record.get(key)
         if key not in record:
             continue
-        problem = (f"expected a number of milliseconds, not {_kind(value)}"
+        problem = (f"expected a number of milliseconds, not {json_kind(value)}"
                    if isinstance(value, bool) or not isinstance(value, (int, Decimal)) else ms_problem(value))
         if problem:
             errors.append(f"{where}: {key}: {problem}")
@@ -794,54 +697,29 @@ def _check_record(record, where: str, errors: list[str]) -> bool:
     if "num_trials" in record:
         problem = None
         if isinstance(trials, bool) or not isinstance(trials, (int, Decimal)):
-            problem = f"expected an integer, not {_kind(trials)}"
+            problem = f"expected an integer, not {json_kind(trials)}"
         elif not -MAX_SAFE_INT <= trials <= MAX_SAFE_INT:
             problem = (f"{shown_number(trials)} is beyond 2⁵³−1 ({MAX_SAFE_INT}), the most a JavaScript reader "
                        "counts exactly")
         elif not isinstance(trials, int):
-            problem = f"expected an integer, not {_kind(trials)}"
+            problem = f"expected an integer, not {json_kind(trials)}"
         if problem:
             errors.append(f"{where}: num_trials: {problem}")
             ok = False
     for key in ("hardware", "device"):
         if key in record and not isinstance(record[key], str):
-            errors.append(f"{where}: {key}: expected a string, not {_kind(record[key])}")
+            errors.append(f"{where}: {key}: expected a string, not {json_kind(record[key])}")
             ok = False
     for key, value in record.items():
         if key in (*_NUMBER_KEYS, "num_trials", "device"):
             continue
         # Kept in sourceNative as they are (the deepest in `extra`, 5 levels deep in a bundle): what `check`
         # would refuse there is refused here.
-        found = strictjson.refusal({key: _plain_deep(value)}, 5, strings=True)
-        if found is not None:
-            errors.append(f"{where}: {'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}")
+        problem = kept_problem(key, value, 5)
+        if problem is not None:
+            errors.append(f"{where}: {problem}")
             ok = False
     return ok
-
-
-def ms_problem(value: int | Decimal) -> str | None:
-    """Why a number of milliseconds cannot be written in whole nanoseconds (None if it can)."""
-    if -MAX_MS <= value <= MAX_MS:
-        return None
-    return (f"{shown_number(value)} ms is too large to be written in whole nanoseconds "
-            f"(beyond {MAX_SAFE_INT} ns, 2⁵³−1)")
-
-
-def shown_number(value) -> str:
-    """A number as a message shows it: a long one by its ends and its length, never 5000 digits."""
-    text = str(value)
-    if len(text) <= 24:
-        return text
-    digits = text.lstrip("-")
-    size = f"{len(digits)} digits" if digits.isdigit() else f"{len(text)} characters"
-    return f"{text[:len(text) - len(digits) + 6]}…{text[-3:]} ({size})"
-
-
-def _kind(value) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(value), "a number" if isinstance(value, (int, Decimal)) else type(value).__name__)
 
 
 # --- KernelBench's history (--repo) ----------------------------------------------------------------
@@ -1096,17 +974,17 @@ def _match_versions(files: list[SourceFile], history: History, result: Result, e
         label = f"{f.benchmark} ({f.when})" if repeated[f.benchmark] > 1 else f.benchmark
         if version is None:
             why = _identify(f, names, first, best, why, history, result)
-            result.versions.append(f"{label}: KernelBench version {best}, {why}")
+            result.notes.append(f"{label}: KernelBench version {best}, {why}")
             continue
         if version is not first:
             missing = sorted(names - first.problems.keys())
             result.warnings.append(
-                f"{f.path}: names {_some(missing)}, which KernelBench version {first} ({why}) lacks; matched to "
+                f"{f.path}: names {some(missing)}, which KernelBench version {first} ({why}) lacks; matched to "
                 f"version {version}, the latest earlier one that has every problem it names")
             why = f"the latest before {first} with every problem it names"
         f.version = version
         f.sources = {name: version for name in names}
-        result.versions.append(f"{label}: KernelBench version {version}, {why}")
+        result.notes.append(f"{label}: KernelBench version {version}, {why}")
 
 
 def _identify(f: SourceFile, names: set[str], first: Version, base: Version, why: str, history: History,
@@ -1136,21 +1014,11 @@ def _identify(f: SourceFile, names: set[str], first: Version, base: Version, why
         result.warnings.append(
             f"{f.path}: names problems no one KernelBench version has together; matched to version {base}, {where}, "
             f"and {plural(len(elsewhere), 'other problem')} each to the nearest version that has it: "
-            f"{_some(elsewhere, 12)}")
+            f"{some(elsewhere, 12)}")
     return where + (f"; {plural(len(elsewhere), 'problem')} of other versions" if elsewhere else "")
 
 
 # --- building -----------------------------------------------------------------------------------
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def digest(value) -> str:
-    """sha256: of canonical JSON: sorted keys, no spaces, UTF-8."""
-    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def implementation_label(suffix: str) -> str:
@@ -1161,10 +1029,6 @@ def implementation_label(suffix: str) -> str:
     if suffix.startswith("torch_compile_"):
         return f"torch.compile ({suffix.removeprefix('torch_compile_')})"
     return " ".join(suffix.replace("_", " ").split()) or suffix
-
-
-def problem_title(name: str) -> str:
-    return " ".join(name.replace("_", " ").split())
 
 
 def _safe_folder(host: str) -> str:
@@ -1247,33 +1111,20 @@ def _bundles(ctx: _FileContext, errors: list[str], result: Result) -> list[dict]
     for level_number, number, entry, level, record in entries:
         problem = ctx.problems[f"{level}/{entry}"]
         # The run's name stays the source's (its URL is stable); what it is called is the newest name.
-        run_name = _run_name(ctx.host.part, f.implementation, level_number, number, ENTRY_PATTERN.match(entry)[2],
-                             f.stamp)
-        if not _NAME.match(run_name):
-            errors.append(f"{f.path}: {level}/{entry}: cannot make a run name from it ({run_name!r})")
+        name = _run_name(ctx.host.part, f.implementation, level_number, number, ENTRY_PATTERN.match(entry)[2],
+                         f.stamp)
+        if not NAME.match(name):
+            errors.append(f"{f.path}: {level}/{entry}: cannot make a run name from it ({name!r})")
             continue
         spec = _run_spec(ctx, f"{level}/{entry}", problem, record, odd)
-        bundle = {
-            "run": {
-                "apiVersion": API_VERSION,
-                "kind": "BenchmarkRun",
-                "metadata": {"name": run_name, "title": f"{problem_title(_title_part(problem.newest))} · "
-                                                        f"{implementation_label(f.implementation)} · {_where(f.host)}"},
-                "spec": spec,
-            },
-            "protocol": PROTOCOL,
-            "environment": ctx.host.environment,
-        }
-        try:
-            Bundle.model_validate(bundle)
-        except ValidationError as e:  # a bug in this importer, never the user's: refuse to write it
-            for err in e.errors(include_url=False):
-                loc = ".".join(str(p) for p in err["loc"])
-                errors.append(f"{f.path}: {level}/{entry}: made an invalid bundle: {loc}: {err['msg']}")
+        title = (f"{problem_title(title_part(problem.newest))} · {implementation_label(f.implementation)} · "
+                 f"{_where(f.host)}")
+        made = bundle(name, title, spec, PROTOCOL, ctx.host.environment)
+        if not valid(made, f"{f.path}: {level}/{entry}", errors):
             continue
         result.runs += 1
         result.statuses[spec["status"]] += 1
-        bundles.append(bundle)
+        bundles.append(made)
     for note, count in sorted(odd.items()):
         result.warnings.append(f"{f.path}: {count} {'entry' if count == 1 else 'entries'}: {note}")
     return bundles
@@ -1315,10 +1166,10 @@ def _recorded(record: dict) -> tuple[str, dict | None, list[dict], str | None, d
     kept: dict = {}
     if "hardware" in record:
         kept["hardware"] = record["hardware"]
-    kept["metrics"] = {f"{k}_ms": _plain(record[k]) for k in _NUMBER_KEYS if k in record}
+    kept["metrics"] = {f"{k}_ms": plain(record[k]) for k in _NUMBER_KEYS if k in record}
     if timing is None and "num_trials" in record:
         kept["metrics"]["num_trials"] = record["num_trials"]
-    extra = {k: _plain_deep(v) for k, v in record.items() if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
+    extra = {k: plain_deep(v) for k, v in record.items() if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
     if extra:
         kept["extra"] = extra
     return status, timing, measurements, note, kept
@@ -1347,7 +1198,7 @@ def _file_fingerprint(data: dict) -> str:
     return _fingerprint(traces)
 
 
-def _title_part(problem: str) -> str:
+def title_part(problem: str) -> str:
     """ "level3/35_LSTM.py" → "LSTM"."""
     return ENTRY_PATTERN.match(problem.split("/")[-1])[2]
 
@@ -1356,37 +1207,7 @@ def _run_name(host: str, implementation: str, level: int, number: int, name: str
     """kernelbench-<host>-<implementation>[-<date>]-l<level>-<number>-<problem>: `host` is the host's part of its
     environment's name; `stamp` a later timing's date (see `_timings`)."""
     stamped = f"-{stamp}" if stamp else ""
-    head = f"kernelbench-{host}-{slug(implementation)}{stamped}-l{level}-{number}"
-    full = f"{head}-{slug(name)}".strip("-")
-    if len(full) <= MAX_NAME:
-        return full
-    tag = hashlib.sha256(full.encode()).hexdigest()[:8]
-    return f"{full[:MAX_NAME - 9].rstrip('-')}-{tag}"
-
-
-def _ns(ms) -> Decimal:
-    return Decimal(ms) * NS_PER_MS
-
-
-def _int_ns(value: Decimal) -> int:
-    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
-
-
-def _number(value: Decimal) -> int | float:
-    return int(value) if value == value.to_integral_value() else float(value)
-
-
-def _plain(value):
-    """The source's number as JSON had it: Decimal('4.97') → 4.97, ints stay ints."""
-    return float(value) if isinstance(value, Decimal) else value
-
-
-def _plain_deep(value):
-    if isinstance(value, dict):
-        return {k: _plain_deep(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain_deep(v) for v in value]
-    return _plain(value)
+    return run_name(f"kernelbench-{host}-{slug(implementation)}{stamped}-l{level}-{number}", name)
 
 
 _STATISTIC = {"mean": "mean", "min": "minimum", "max": "maximum", "std": "std"}
@@ -1394,19 +1215,19 @@ _STATISTIC = {"mean": "mean", "min": "minimum", "max": "maximum", "std": "std"}
 
 def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
     """(status, timing or None, measurements, why it is not a passed run with timing or None)."""
-    have = {k: _ns(record[k]) for k in _NUMBER_KEYS if k in record}
+    have = {k: ms_to_ns(record[k]) for k in _NUMBER_KEYS if k in record}
     trials = record.get("num_trials")
     std = have.get("std")
 
     def each_statistic() -> list[dict]:
-        return [{"metric": "latency", "statistic": _STATISTIC[k], "unit": "ns", "value": _number(v)}
+        return [{"metric": "latency", "statistic": _STATISTIC[k], "unit": "ns", "value": json_number(v)}
                 for k, v in have.items()]
 
     if "mean" not in have:
         return ("incomplete-timing", None, each_statistic(),
                 "no mean; imported with status 'incomplete-timing' and no timing")
-    mean = _int_ns(have["mean"])
-    minimum, maximum = (_int_ns(have[k]) if k in have else None for k in ("min", "max"))
+    mean = whole_ns(have["mean"])
+    minimum, maximum = (whole_ns(have[k]) if k in have else None for k in ("min", "max"))
     if not (0 < (minimum or mean) <= mean <= (maximum or mean) <= MAX_SAFE_INT) \
             or (trials is not None and trials < 1) or (std is not None and std < 0):
         problem = ("impossible numbers (need 0 < min ≤ mean ≤ max, std ≥ 0, num_trials ≥ 1); imported with "
@@ -1419,7 +1240,7 @@ def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
     problem = None
     if std is not None and trials is not None:
         half = Z95 * std / Decimal(trials).sqrt()
-        lo, hi = _int_ns(have["mean"] - half), _int_ns(have["mean"] + half)
+        lo, hi = whole_ns(have["mean"] - half), whole_ns(have["mean"] + half)
         if hi <= MAX_SAFE_INT:
             # A noisy run keeps its interval: a latency is at least 1 ns, so the low end stops there.
             if lo < 1:
@@ -1431,14 +1252,15 @@ def _timing(record: dict) -> tuple[str, dict | None, list[dict], str | None]:
     elif std is not None:
         problem = "a std without num_trials; imported without confidence95"
     if std is not None:
-        measurements.append({"metric": "latency", "statistic": "std", "unit": "ns", "value": _number(std)})
+        measurements.append({"metric": "latency", "statistic": "std", "unit": "ns", "value": json_number(std)})
     timing = {"latencyNs": latency, "primaryStatistic": "mean"}
     if trials is not None:
         timing = {"samples": trials, **timing}
     return "passed", timing, measurements, problem
 
 
-def _source_digest(problem: str, sha256: str) -> str:
+def source_digest(problem: str, sha256: str) -> str:
+    """A workload: the KernelBench problem whose source has this SHA-256."""
     return digest({"source": SOURCE, "problem": problem, "sourceSha256": sha256})
 
 
@@ -1449,7 +1271,7 @@ def _era_digest(problem: str, era: str) -> str:
 def _named_in_version(f: SourceFile, history: History, source_sha256: dict[str, str]) -> dict[str, Named]:
     """--repo: each problem's source in the file's version, and its name since then."""
     return {name: Named(history.newest_name(name, f.sources[name].when),
-                        _source_digest(name, source_sha256[f.sources[name].problems[name]]))
+                        source_digest(name, source_sha256[f.sources[name].problems[name]]))
             for name in _names(f.data)}
 
 
@@ -1462,7 +1284,7 @@ def _named_without_history(f: SourceFile, problems_dir: Path | None, missing: Co
         workload = None
         if problems_dir is not None:
             try:
-                workload = _source_digest(name, hashlib.sha256((problems_dir / name).read_bytes()).hexdigest())
+                workload = source_digest(name, hashlib.sha256((problems_dir / name).read_bytes()).hexdigest())
             except OSError:
                 missing[name] += 1
         if workload is None:
@@ -1479,7 +1301,7 @@ def _era(f: SourceFile, warnings: list[str]) -> str:
         return before
     old = sorted(name for name in _names(f.data) if name in RENAMES)
     if old:  # a file named that way was written before the renames, so with the old sizes
-        warnings.append(f"{f.path}: dated {f.observed_at.date().isoformat()} but names {_some(old)} by a name "
+        warnings.append(f"{f.path}: dated {f.observed_at.date().isoformat()} but names {some(old)} by a name "
                         f"from before KernelBench's {SIZES_CHANGED.isoformat()} resize; its workloads are taken as "
                         f"{before}")
         return before
@@ -1490,55 +1312,3 @@ def _names(data: dict) -> set[str]:
     """The problems a timing file names: {"level1/1_Square_matrix_multiplication_.py", …}."""
     return {f"{level}/{entry}" for level, entries in data.items() for entry in entries}
 
-
-def _some(names: list[str], shown: int = 3) -> str:
-    more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
-
-
-# --- writing ------------------------------------------------------------------------------------
-
-
-def _dump(value) -> bytes:
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _same_bytes(path: Path, data: bytes) -> bool:
-    try:
-        return path.read_bytes() == data
-    except OSError:
-        return False
-
-
-def _write_all(files: dict[Path, bytes]) -> None:
-    """Write every file to a temporary name beside it, then rename them all into place.
-
-    A failure while writing the temporary files removes them and leaves every target as it was;
-    the renames that follow replace each file in one step, so no file is ever half-written.
-    Temporary names start with a dot, which the content loader skips; they are created like any
-    new file, so they get the user's umask.
-    """
-    staged: list[tuple[Path, Path]] = []
-    try:
-        for path, data in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-            with open(tmp, "xb") as handle:
-                staged.append((tmp, path))
-                handle.write(data)
-    except OSError as e:
-        for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        raise KindexError(f"{path}: cannot write: {e.strerror or e}") from None
-    except BaseException:
-        for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        raise
-    for tmp, path in staged:
-        os.replace(tmp, path)

@@ -25,22 +25,20 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import re
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 from pathlib import Path
 
-from pydantic import ValidationError
-
-from .. import strictjson
-from ..errors import KindexError, plural, printable
-from ..models import API_VERSION, MAX_SOURCE_BYTES, NAME_PATTERN, Bundle
-from .kernelbench import (_DECODER, MAX_NAME, History, _dump, _int_ns, _kind, _ns,
-                          _parse_observed_at, _plain_deep, _same_bytes, _some, _source_digest, _title_part,
-                          _write_all, digest, ms_problem, problem_title, shown_number, slug, utc_timestamp)
+from ..errors import KindexError, plural
+from ..models import API_VERSION, MAX_SOURCE_BYTES
+from .common import (NAME, Imported, add_out_argument, add_source_parser, bundle, bytes_digest, digest, dump,
+                     json_kind, kept_problem, ms_problem, ms_to_ns, parse_observed_at, plain_deep, read_json,
+                     report, run_name, shown_number, slug, some, tagged, unique, utc_timestamp, valid, whole_ns,
+                     write_changed)
+from .kernelbench import History, source_digest, title_part
+from .naming import problem_title
 
 EXAMPLE = (
     "example:\n"
@@ -56,7 +54,6 @@ PROBLEM_FILE = "l{level}_p{number}.py"
 # leaderboard's own docs/assets/data.json, which files each solution under its problem's KernelBench
 # name, agrees: every solution of raw_data.json listed there is under problem number problem_id + 1.
 PROBLEM_ID_OFFSET = 1
-_NAME = re.compile(NAME_PATTERN)
 # PROVENANCE.txt beside the rows: "… commit <40 hex> (YYYY-MM-DD)" dates the leaderboard's data.
 _PROVENANCE_COMMIT = re.compile(r"\bcommit ([0-9a-f]{7,40}) \((\d{4}-\d{2}-\d{2})\)")
 
@@ -106,12 +103,12 @@ ENVIRONMENT = {
 
 
 def add_parser(sources) -> None:
-    p = sources.add_parser(
-        "kernelbench-leaderboard", help="the KernelBench leaderboard's raw_data.json",
+    p = add_source_parser(
+        sources, "kernelbench-leaderboard", help="the KernelBench leaderboard's raw_data.json",
         description="Convert the KernelBench leaderboard's rows (docs/assets/raw_data.json: LLM-generated kernels "
                     "and their PyTorch baselines, timed on an L40S) into bundles: one JSON array per model and "
                     "baselines.json, with each kernel's source and each problem's reference source beside them.",
-        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        example=EXAMPLE,
     )
     p.add_argument("file", metavar="FILE", type=Path, help="the leaderboard's raw_data.json")
     p.add_argument("--problems", required=True, metavar="DIR", type=Path,
@@ -120,7 +117,7 @@ def add_parser(sources) -> None:
     p.add_argument("--repo", required=True, metavar="KERNELBENCH_GIT_DIR", type=Path,
                    help="a KernelBench git checkout (whole history): each problem is named by where its source "
                         "is in it")
-    p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
+    add_out_argument(p)
     p.add_argument("--observed-at", metavar="ISO",
                    help="the data's date, if PROVENANCE.txt beside FILE does not give it "
                         "('… commit <id> (YYYY-MM-DD)')")
@@ -130,33 +127,22 @@ def add_parser(sources) -> None:
 def run(args: argparse.Namespace) -> int:
     result = import_leaderboard(args.file, args.out, problems=args.problems, repo=args.repo,
                                 observed_at=args.observed_at)
-    for w in result.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    for line in result.notes:
-        print(line)
-    print(f"Imported {plural(result.runs, 'run')} ({result.kernels} generated kernels from "
-          f"{plural(result.rows, 'row')} of {plural(result.models, 'model')}, {result.baselines} baselines) on "
-          f"{plural(result.problems, 'problem')} → {args.out.as_posix()}/ "
-          f"({result.written} written, {result.unchanged} unchanged)")
-    return 0
+    return report(result, f"Imported {plural(result.runs, 'run')} ({result.kernels} generated kernels from "
+                          f"{plural(result.rows, 'row')} of {plural(result.models, 'model')}, {result.baselines} "
+                          f"baselines) on {plural(result.problems, 'problem')}", args.out)
 
 
 # --- the import ---------------------------------------------------------------------------------
 
 
 @dataclass
-class Result:
+class Result(Imported):
     rows: int = 0
-    runs: int = 0
     kernels: int = 0
     baselines: int = 0
     models: int = 0
     problems: int = 0
     disagreeing: int = 0  # (problem, baseline) pairs whose rows give more than one time
-    written: int = 0
-    unchanged: int = 0
-    warnings: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -184,7 +170,7 @@ class Problem:
 
     @property
     def title(self) -> str:
-        return problem_title(_title_part(self.newest))
+        return problem_title(title_part(self.newest))
 
     @property
     def path(self) -> str:
@@ -198,7 +184,7 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     errors: list[str] = []
     if not file.is_file():
         raise KindexError(f"{file}: not found (give the leaderboard's raw_data.json)")
-    when = _parse_observed_at(observed_at) if observed_at is not None else _provenance_date(file)
+    when = parse_observed_at(observed_at) if observed_at is not None else _provenance_date(file)
     if not problems.is_dir():
         errors.append(f"--problems: {problems}: not a folder (give the leaderboard's problems folder, "
                       "holding l<level>_p<number>.py files)")
@@ -216,15 +202,15 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     sources: dict[Path, bytes] = {}  # every source file referred to → its bytes
     names: dict[str, str] = {}  # run name → the row it is made from
     stems = _kernel_bundles(rows, named, observed, common, out, outputs, sources, names, result, errors)
-    for key, bundle in _baselines(rows, named, observed, common, result):
-        name = bundle["run"]["metadata"]["name"]
-        if _valid(bundle, f"baselines: {name}", errors) and _unique(name, f"baselines: {name}", names, errors):
-            outputs.setdefault("baselines.json", []).append((key, bundle))
+    for key, made in _baselines(rows, named, observed, common, result):
+        name = made["run"]["metadata"]["name"]
+        if valid(made, f"baselines: {name}", errors) and unique(name, f"baselines: {name}", names, errors):
+            outputs.setdefault("baselines.json", []).append((key, made))
             result.baselines += 1
     if errors:
         raise KindexError(errors)
 
-    rendered = {out / file: _dump([b for _, b in sorted(bundles, key=lambda kb: kb[0])])
+    rendered = {out / file: dump([b for _, b in sorted(bundles, key=lambda kb: kb[0])])
                 for file, bundles in outputs.items()}
     rendered.update(sources)
     result.rows = len(rows)
@@ -232,10 +218,7 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
     result.models = len(stems)
     result.problems = len(named)
     result.warnings.extend(_stale(out, set(rendered)))
-    changed = {path: data for path, data in sorted(rendered.items()) if not _same_bytes(path, data)}
-    result.unchanged = len(rendered) - len(changed)
-    _write_all(changed)
-    result.written = len(changed)
+    write_changed(rendered, result)
     return result
 
 
@@ -268,27 +251,14 @@ def _kernel_bundles(rows: list[Row], named: dict[str, Problem], observed: str, c
                           f"{stems[stem]!r}")
             continue
         name = kernel_names[row.index]
-        native = {"source": SOURCE, "externalId": f"{model}/{problem.newest}", "problem": problem.name}
-        if problem.newest != problem.name:
-            native["formerExternalId"] = f"{model}/{problem.name}"
-        native.update((k, _plain_deep(v)) for k, v in row.data.items() if k != "code" and k not in native)
+        native = _native(model, problem)
+        native.update((k, plain_deep(v)) for k, v in row.data.items() if k != "code" and k not in native)
         implementation = f"{stem}.src/{name}.py"
-        spec = {
-            "status": "passed",
-            "timing": {"latencyNs": {"mean": _int_ns(_ns(row.time))}, "primaryStatistic": "mean"},
-            "observedAt": observed,
-            "measurements": [],
-            "sourceNative": native,
-            "protocolDigest": common["protocolDigest"],
-            "workloadDigest": problem.workload_digest,
-            "environmentDigest": common["environmentDigest"],
-            "implementationDigest": "sha256:" + hashlib.sha256(row.code).hexdigest(),
-            "implementationSource": {"path": implementation, "language": "python"},
-            "workloadSource": {"path": problem.path, "language": "python"},
-        }
-        bundle = _bundle(name, f"{problem.title} · {display_name} (generated CUDA) · {WHERE}", spec)
-        if _valid(bundle, row.where, errors) and _unique(name, row.where, names, errors):
-            outputs.setdefault(f"{stem}.json", []).append(((row.level, row.number, name), bundle))
+        spec = _spec(whole_ns(ms_to_ns(row.time)), observed, native, common, problem, bytes_digest(row.code),
+                     implementation)
+        made = _bundle(name, f"{problem.title} · {display_name} (generated CUDA) · {WHERE}", spec)
+        if valid(made, row.where, errors) and unique(name, row.where, names, errors):
+            outputs.setdefault(f"{stem}.json", []).append(((row.level, row.number, name), made))
             sources[out / implementation] = row.code
             sources[out / problem.path] = problem.source
             result.kernels += 1
@@ -328,30 +298,8 @@ _INT_FIELDS = (("level", 1), ("problem_id", 0))  # (field, its least value)
 
 def _read_rows(file: Path, problems: Path | None, errors: list[str]) -> list[Row]:
     """The rows that can be runs (each problem's source in `problems`, unless None); why the others cannot."""
-    try:
-        text = file.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        errors.append(f"{file}: not found")
-        return []
-    except OSError as e:
-        errors.append(f"{file}: cannot read: {e.strerror}")
-        return []
-    except UnicodeDecodeError as e:
-        errors.append(f"{file}: not UTF-8 text (byte {e.start})")
-        return []
-    try:
-        data = _DECODER.decode(text)
-    except strictjson.JSONRejected as e:
-        errors.append(f"{file}: {e}")
-        return []
-    except json.JSONDecodeError as e:
-        errors.append(f"{file}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}")
-        return []
-    except RecursionError:
-        errors.append(f"{file}: JSON nested too deeply")
-        return []
-    if not isinstance(data, list):
-        errors.append(f"{file}: expected an array of rows, not {_kind(data)}")
+    data = read_json(file, list, "an array of rows", errors)
+    if data is None:
         return []
     rows = []
     for index, record in enumerate(data):
@@ -368,7 +316,7 @@ def _read_rows(file: Path, problems: Path | None, errors: list[str]) -> list[Row
 
 def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
     if not isinstance(record, dict):
-        errors.append(f"{where}: expected a row (an object), not {_kind(record)}")
+        errors.append(f"{where}: expected a row (an object), not {json_kind(record)}")
         return None
     problems: list[str] = []
     for key, least in _INT_FIELDS:
@@ -413,9 +361,9 @@ def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
             continue
         # Kept in sourceNative as they are (5 levels deep in a bundle): what `check` would refuse there is
         # refused here.
-        found = strictjson.refusal({key: _plain_deep(value)}, 4, strings=True)
-        if found is not None:
-            problems.append(f"{'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}")
+        problem = kept_problem(key, value, 4)
+        if problem is not None:
+            problems.append(problem)
     if problems:
         errors.extend(f"{where}: {p}" for p in problems)
         return None
@@ -434,7 +382,7 @@ def _time_problem(value, allow_null: bool) -> str | None:
     too_large = ms_problem(value)  # (before converting: 1e30 ms is more digits than Decimal's arithmetic keeps)
     if too_large:
         return too_large
-    if _int_ns(_ns(value)) < 1:
+    if whole_ns(ms_to_ns(value)) < 1:
         return f"{shown_number(value)} ms is less than half a nanosecond"
     return None
 
@@ -446,7 +394,7 @@ def _mib(size: int) -> str:
 def _shown(value) -> str:
     if isinstance(value, (str, int, Decimal)) and not isinstance(value, bool):
         return repr(value) if isinstance(value, str) else shown_number(value)
-    return _kind(value)
+    return json_kind(value)
 
 
 # --- naming problems by KernelBench's history ---------------------------------------------------
@@ -492,17 +440,17 @@ def _name_problems(files: list[str], folder: Path, history: History, when: datet
         source = _problem_source(path, errors)
         if source is not None:
             newest = history.newest_name(name, since)
-            named[f] = Problem(source, name, newest, _source_digest(name, hashlib.sha256(source).hexdigest()))
+            named[f] = Problem(source, name, newest, source_digest(name, hashlib.sha256(source).hexdigest()))
     if errors:
         return named
     how = f"in KernelBench version {version}, in force on the data's date" if version is not None else ""
     found = len(named) - len(fallback)
     result.notes.append(f"{plural(len(named), 'problem')} named by KernelBench's history: {found} {how}"
-                        + (f"; {len(fallback)} elsewhere in it ({_some(sorted(fallback))})" if fallback else ""))
+                        + (f"; {len(fallback)} elsewhere in it ({some(sorted(fallback))})" if fallback else ""))
     renamed = sorted(f"{p.name} → {p.newest.split('/')[-1]}" for p in named.values() if p.newest != p.name)
     if renamed:
         result.notes.append(f"{plural(len(renamed), 'problem')} since renamed, titled by the new name: "
-                            f"{_some(renamed, 12)}")
+                            f"{some(renamed, 12)}")
     return named
 
 
@@ -547,8 +495,8 @@ def _kernel_names(rows: list[Row], named: dict[str, Problem], errors: list[str])
     base: dict[int, str] = {}
     for row in rows:
         problem = named[row.problem_file]
-        base[row.index] = _run_name(f"kernelbench-leaderboard-{slug(row.data['display_name'])}-l{row.level}-"
-                                    f"{row.number}", _title_part(problem.name))
+        base[row.index] = run_name(f"kernelbench-leaderboard-{slug(row.data['display_name'])}-l{row.level}-"
+                                   f"{row.number}", title_part(problem.name))
     count: dict[str, int] = {}
     for name in base.values():
         count[name] = count.get(name, 0) + 1
@@ -556,20 +504,11 @@ def _kernel_names(rows: list[Row], named: dict[str, Problem], errors: list[str])
     for row in rows:
         name = base[row.index]
         if count[name] > 1:
-            tag = hashlib.sha256(row.code).hexdigest()[:8]
-            name = f"{name[:MAX_NAME - 9].rstrip('-')}-{tag}"
-        if not _NAME.match(name):
+            name = tagged(name, hashlib.sha256(row.code).hexdigest()[:8])
+        if not NAME.match(name):
             errors.append(f"{row.where}: cannot make a run name from it ({name!r})")
         names[row.index] = name
     return names
-
-
-def _run_name(head: str, problem: str) -> str:
-    full = f"{head}-{slug(problem)}".strip("-")
-    if len(full) <= MAX_NAME:
-        return full
-    tag = hashlib.sha256(full.encode()).hexdigest()[:8]
-    return f"{full[:MAX_NAME - 9].rstrip('-')}-{tag}"
 
 
 def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common: dict,
@@ -596,30 +535,16 @@ def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common
                 result.warnings.append(f"{problem.name}: its rows give {len(by_time)} {label} times ({shown}); "
                                        "each is its own run")
             for value, giving in sorted(by_time.items()):
-                ns = _int_ns(_ns(value))
+                ns = whole_ns(ms_to_ns(value))
                 head = f"kernelbench-leaderboard-{slug(implementation)}-l{first.level}-{first.number}"
-                name = _run_name(head, _title_part(problem.name))
+                name = run_name(head, title_part(problem.name))
                 if several:
-                    name = f"{name[:MAX_NAME - 1 - len(str(ns)) - 2].rstrip('-')}-{ns}ns"
-                native = {"source": SOURCE, "externalId": f"{implementation}/{problem.newest}",
-                          "problem": problem.name}
-                if problem.newest != problem.name:
-                    native["formerExternalId"] = f"{implementation}/{problem.name}"
+                    name = tagged(name, f"{ns}ns")
+                native = _native(implementation, problem)
                 native.update({"level": first.level, "problem_id": first.data["problem_id"],
-                               key: _plain_deep(giving[0].data[key]),
+                               key: plain_deep(giving[0].data[key]),
                                "files": sorted(r.data["file"] for r in giving if isinstance(r.data.get("file"), str))})
-                spec = {
-                    "status": "passed",
-                    "timing": {"latencyNs": {"mean": ns}, "primaryStatistic": "mean"},
-                    "observedAt": observed,
-                    "measurements": [],
-                    "sourceNative": native,
-                    "protocolDigest": common["protocolDigest"],
-                    "workloadDigest": problem.workload_digest,
-                    "environmentDigest": common["environmentDigest"],
-                    "implementationDigest": implementation_digest,
-                    "workloadSource": {"path": problem.path, "language": "python"},
-                }
+                spec = _spec(ns, observed, native, common, problem, implementation_digest)
                 made.append(((first.level, first.number, order, value),
                              _bundle(name, f"{problem.title} · {label} · {WHERE}", spec)))
     for key, count in sorted(missing.items()):
@@ -631,36 +556,38 @@ def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common
     return made
 
 
-def _bundle(name: str, title: str, spec: dict) -> dict:
-    return {
-        "run": {
-            "apiVersion": API_VERSION,
-            "kind": "BenchmarkRun",
-            "metadata": {"name": name, "title": title},
-            "spec": spec,
-        },
-        "protocol": PROTOCOL,
-        "environment": ENVIRONMENT,
+def _native(implementation: str, problem: Problem) -> dict:
+    """A run's sourceNative ids: `implementation` (a model, or a baseline's id) and the problem, by its newest
+    name, and by the one it had if KernelBench has renamed it since."""
+    native = {"source": SOURCE, "externalId": f"{implementation}/{problem.newest}", "problem": problem.name}
+    if problem.newest != problem.name:
+        native["formerExternalId"] = f"{implementation}/{problem.name}"
+    return native
+
+
+def _spec(ns: int, observed: str, native: dict, common: dict, problem: Problem, implementation_digest: str,
+          implementation_source: str | None = None) -> dict:
+    """A run's spec: passed, its mean `ns` (the only statistic the leaderboard gives), its problem's source beside
+    it, and its own (a kernel's) if it has one."""
+    spec = {
+        "status": "passed",
+        "timing": {"latencyNs": {"mean": ns}, "primaryStatistic": "mean"},
+        "observedAt": observed,
+        "measurements": [],
+        "sourceNative": native,
+        "protocolDigest": common["protocolDigest"],
+        "workloadDigest": problem.workload_digest,
+        "environmentDigest": common["environmentDigest"],
+        "implementationDigest": implementation_digest,
     }
+    if implementation_source is not None:
+        spec["implementationSource"] = {"path": implementation_source, "language": "python"}
+    spec["workloadSource"] = {"path": problem.path, "language": "python"}
+    return spec
 
 
-def _valid(bundle: dict, where: str, errors: list[str]) -> bool:
-    try:
-        Bundle.model_validate(bundle)
-    except ValidationError as e:  # a bug in this importer, never the user's: refuse to write it
-        for err in e.errors(include_url=False):
-            loc = ".".join(str(p) for p in err["loc"])
-            errors.append(f"{where}: made an invalid bundle: {loc}: {err['msg']}")
-        return False
-    return True
-
-
-def _unique(name: str, where: str, names: dict[str, str], errors: list[str]) -> bool:
-    if name in names:
-        errors.append(f"{where}: run name {name!r} is also made from {names[name]}")
-        return False
-    names[name] = where
-    return True
+def _bundle(name: str, title: str, spec: dict) -> dict:
+    return bundle(name, title, spec, PROTOCOL, ENVIRONMENT)
 
 
 def _stale(out: Path, written: set[Path]) -> list[str]:
