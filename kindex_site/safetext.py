@@ -1,34 +1,33 @@
 """Text as pages show it, safely: HTML escaping and characters that do not show as themselves.
 
-A leaf: the standard library and MarkupSafe only, nothing of kindex_site, so that every module that
-writes text for a reader (the charts, the templates, source listings, the feed and sitemap, the search
-index) shows it by the same rules.
+A leaf (the standard library only, nothing of kindex_site), so that every module that writes text
+for a reader (the charts, the templates, source listings, the feed and sitemap, the search index)
+shows it by the same rules.
 """
 
 from __future__ import annotations
 
 import re
 
-from markupsafe import escape as _markup_escape
-
-try:  # (MarkupSafe 3: escape is Python around this C function; in 2, escape itself is C and quick)
-    from markupsafe import _escape_inner
-except ImportError:  # pragma: no cover
-    _escape_inner = None
-
 
 def escape(value) -> str:
     """markupsafe.escape's text as a plain str, for markup joined into a bigger string at once (a
     Markup made for each piece costs more than the escaping), with each HIDDEN character as its code
-    point in brackets ('[U+202E]': the same text in an element, an attribute or a <title>)."""
-    if _escape_inner is None:  # pragma: no cover
-        text = str(_markup_escape(value))
-    elif type(value) is str:
-        text = _escape_inner(value)
+    point in brackets ('[U+202E]': the same text in an element, an attribute or a <title>).
+
+    As markupsafe.escape: a str as it is, an object with `__html__` as that says (not shown_hidden:
+    it is markup already), anything else by its str; then & < > ' " as &amp; &lt; &gt; &#39; &#34;.
+    """
+    if type(value) is str:
+        text = value
     elif hasattr(value, "__html__"):
         return value.__html__()
     else:
-        text = _escape_inner(str(value))
+        # (a plain str: __str__ may give a subclass, and Markup's replace escapes its arguments)
+        text = str.__str__(str(value))
+    # (Most text holds none of the five: the tests cost less than the replacing.)
+    if "&" in text or "<" in text or ">" in text or "'" in text or '"' in text:
+        text = text.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;").replace('"', "&#34;")
     return text if text.isprintable() or HIDDEN.search(text) is None else shown_hidden(text)
 
 
