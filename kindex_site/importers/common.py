@@ -41,10 +41,6 @@ def add_source_parser(sources, name: str, help: str, description: str, example: 
                               formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def add_out_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
-
-
 @dataclass
 class Imported:
     """What an import did, as its command reports it."""
@@ -76,11 +72,6 @@ def digest(value) -> str:
     """sha256: of canonical JSON: sorted keys, no spaces, UTF-8."""
     canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def bytes_digest(data: bytes) -> str:
-    """sha256: of a file's bytes (a kernel's source is its implementation)."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 def run_name(head: str, name: str) -> str:
@@ -122,17 +113,12 @@ def json_number(value: Decimal) -> int | float:
 
 
 def plain(value):
-    """The source's number as JSON had it: Decimal('4.97') → 4.97, ints stay ints."""
-    return float(value) if isinstance(value, Decimal) else value
-
-
-def plain_deep(value):
-    """A source's value, numbers as JSON had them (see `plain`), to keep in sourceNative."""
+    """A source's value as JSON had it, to keep in sourceNative: Decimal('4.97') → 4.97, ints stay ints."""
     if isinstance(value, dict):
-        return {k: plain_deep(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [plain_deep(v) for v in value]
-    return plain(value)
+        return [plain(v) for v in value]
+    return float(value) if isinstance(value, Decimal) else value
 
 
 def ms_problem(value: int | Decimal) -> str | None:
@@ -187,40 +173,34 @@ DECODER = json.JSONDecoder(object_pairs_hook=_STRICT.object_pairs_hook, parse_co
 
 
 def read_json(path: Path, expected: type, what: str, errors: list[str]):
-    """A source file's JSON value (numbers as Decimal: see DECODER), if it is a `expected` (`what`, as an error
+    """A source file's JSON value (numbers as Decimal: see DECODER) if it is a `expected` (`what`, as an error
     names it: "an array of rows"); else None, and why in `errors`."""
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        data = DECODER.decode(path.read_bytes().decode("utf-8-sig"))
     except FileNotFoundError:
-        errors.append(f"{path}: not found")
-        return None
+        problem = "not found"
     except OSError as e:
-        errors.append(f"{path}: cannot read: {e.strerror}")
-        return None
+        problem = f"cannot read: {e.strerror}"
     except UnicodeDecodeError as e:
-        errors.append(f"{path}: not UTF-8 text (byte {e.start})")
-        return None
-    try:
-        data = DECODER.decode(text)
+        problem = f"not UTF-8 text (byte {e.start})"
     except strictjson.JSONRejected as e:
-        errors.append(f"{path}: {e}")
-        return None
+        problem = str(e)
     except json.JSONDecodeError as e:
-        errors.append(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}")
-        return None
+        problem = f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}"
     except RecursionError:
-        errors.append(f"{path}: JSON nested too deeply")
-        return None
-    if not isinstance(data, expected):
-        errors.append(f"{path}: expected {what}, not {json_kind(data)}")
-        return None
-    return data
+        problem = "JSON nested too deeply"
+    else:
+        if isinstance(data, expected):
+            return data
+        problem = f"expected {what}, not {json_kind(data)}"
+    errors.append(f"{path}: {problem}")
+    return None
 
 
 def kept_problem(key: str, value, depth: int) -> str | None:
     """Why a source's field cannot be kept in sourceNative as it is, at `depth` levels in a bundle: what
     `check` would refuse there ("extra.x: …"); None if it can."""
-    found = strictjson.refusal({key: plain_deep(value)}, depth, strings=True)
+    found = strictjson.refusal({key: plain(value)}, depth, strings=True)
     if found is None:
         return None
     return f"{'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}"
@@ -265,21 +245,28 @@ def utc_timestamp(when: datetime) -> str:
     return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}.{utc.microsecond // 1000:03d}Z"
 
 
-# --- bundles -------------------------------------------------------------------------------------
+# --- documents -----------------------------------------------------------------------------------
+
+
+def protocol_document(name: str, title: str, harness: str, repository: str, measurement: dict, family: str,
+                      notes: str) -> dict:
+    """A BenchmarkProtocol: the harness that measured the runs, what it measured, and what they compare with."""
+    return {"apiVersion": API_VERSION, "kind": "BenchmarkProtocol", "metadata": {"name": name, "title": title},
+            "spec": {"harness": {"name": harness, "repository": repository}, "measurement": measurement,
+                     "comparability": {"family": family, "notes": notes}}}
+
+
+def environment_document(name: str, title: str, hardware: dict) -> dict:
+    """An ExecutionEnvironment: the hardware the runs were measured on (what is None left out)."""
+    return {"apiVersion": API_VERSION, "kind": "ExecutionEnvironment", "metadata": {"name": name, "title": title},
+            "spec": {"hardware": {k: v for k, v in hardware.items() if v is not None}, "software": {}}}
 
 
 def bundle(name: str, title: str, spec: dict, protocol: dict, environment: dict) -> dict:
     """A bundle of one run, with the protocol and environment it was measured under."""
-    return {
-        "run": {
-            "apiVersion": API_VERSION,
-            "kind": "BenchmarkRun",
-            "metadata": {"name": name, "title": title},
-            "spec": spec,
-        },
-        "protocol": protocol,
-        "environment": environment,
-    }
+    return {"run": {"apiVersion": API_VERSION, "kind": "BenchmarkRun", "metadata": {"name": name, "title": title},
+                    "spec": spec},
+            "protocol": protocol, "environment": environment}
 
 
 def valid(made: dict, where: str, errors: list[str]) -> bool:

@@ -6,28 +6,13 @@ KernelBench publishes baseline timings as ``results/timing/<HOST>/baseline_time_
                 {"mean", "std", "min", "max", "num_trials", "hardware", "device"} | null, …}, …}
 
 with times in milliseconds. Each entry becomes one bundle {run, protocol, environment} in the seed's
-shape (tests/fixtures/seed.json). The importer reads and checks every input, builds and validates
-every bundle, and only then writes; a problem anywhere means nothing is written.
+shape (tests/fixtures/seed.json); its source's values stay in ``sourceNative`` as written.
 
-Numbers are converted exactly: the JSON's textual number is read as a Decimal, so 4.94 ms is
-4940000 ns, never 4939999. The source's own values stay in ``sourceNative.metrics`` as written.
-
-Digests are ``sha256:`` + the hex SHA-256 of canonical JSON (sorted keys, no spaces, UTF-8) of:
-
-- protocolDigest: the BenchmarkProtocol document;
-- environmentDigest: the ExecutionEnvironment document;
-- implementationDigest: ``{"source": "kernelbench", "implementation": <file-name suffix>}``;
-- workloadDigest: ``{"source": "kernelbench", "problem": "levelN/<file>", "sourceSha256": <hex>}``,
-  the problem's source file as the timing file named it, in the KernelBench version the timing
-  was made with (``--repo``: see `History`) or in a checkout's folder (``--problems``); else
-  ``{"source": "kernelbench", "problem": "levelN/<file>", "problemSizes": <era>}`` where <era> is
-  "before-2025-07-02" or "since-2025-07-02" by the file's date (UTC) and the names it uses:
-  KernelBench changed problem sizes on 2025-07-02, so timings from either side of it are
-  different workloads.
-
-A problem KernelBench has since renamed keeps the name the source gave it in
-``sourceNative.formerExternalId``; its ``externalId`` and title use the newest name, so the site
-shows it as one problem.
+A workload is a problem's source: in the KernelBench version the timing was made with (``--repo``:
+see `History`), in a checkout's folder (``--problems``), else the file's era (KernelBench changed
+problem sizes on 2025-07-02). A problem KernelBench has since renamed is shown under its newest name,
+the source's name kept in ``sourceNative.formerExternalId``. docs/importing.md has the digests and
+the rules in full.
 """
 
 from __future__ import annotations
@@ -45,12 +30,12 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import KindexError, plural, printable
-from ..models import API_VERSION, MAX_SAFE_INT
+from ..models import MAX_SAFE_INT
 from .common import MAX_NAME as MAX_NAME  # (submit.py reads the run-name limit here)
-from .common import (NAME, OUTSIDE_UTC, Imported, add_out_argument, add_source_parser, bundle, digest,
-                     dump, in_utc_range, json_kind, json_number, kept_problem, ms_problem, ms_to_ns,
-                     parse_observed_at, plain, plain_deep, read_json, report, run_name, shown_number, slug, some,
-                     unique, utc_timestamp, valid, whole_ns, write_changed)
+from .common import (NAME, OUTSIDE_UTC, Imported, add_source_parser, bundle, digest, dump, environment_document,
+                     in_utc_range, json_kind, json_number, kept_problem, ms_problem, ms_to_ns, parse_observed_at,
+                     plain, protocol_document, read_json, report, run_name, shown_number, slug, some, unique,
+                     utc_timestamp, valid, whole_ns, write_changed)
 from .naming import problem_title
 
 EXAMPLE = (
@@ -71,29 +56,16 @@ PROBLEM_PATH = re.compile(r"^level\d+/\d+_[^/]+\.py$")  # a problem source under
 SIZES_CHANGED = date(2025, 7, 2)  # KernelBench changed problem sizes on this day
 Z95 = Decimal("1.96")
 
-PROTOCOL = {
-    "apiVersion": API_VERSION,
-    "kind": "BenchmarkProtocol",
-    "metadata": {"name": "kernelbench-timing-v1", "title": "KernelBench baseline timing"},
-    "spec": {
-        "harness": {
-            "name": "KernelBench timing scripts",
-            "repository": "https://github.com/ScalingIntelligence/KernelBench",
-        },
-        # KernelBench rounds mean, std, min and max to 3 significant figures of a millisecond value.
-        "measurement": {"timer": "cuda_events", "primaryStatistic": "mean",
-                        "resolution": {"significantFigures": 3}},
-        "comparability": {
-            "family": "kernelbench_baseline_timing",
-            "notes": (
-                "Mean of 100 timed forward passes (CUDA events, warm-up excluded) of the reference module on "
-                "fixed inputs; the 95% interval is the mean's, from the reported standard deviation. The "
-                "upstream JSON records no torch or CUDA version. Comparable only within one problem and one "
-                "timing host."
-            ),
-        },
-    },
-}
+PROTOCOL = protocol_document(
+    "kernelbench-timing-v1", "KernelBench baseline timing", harness="KernelBench timing scripts",
+    repository="https://github.com/ScalingIntelligence/KernelBench",
+    # KernelBench rounds mean, std, min and max to 3 significant figures of a millisecond value.
+    measurement={"timer": "cuda_events", "primaryStatistic": "mean", "resolution": {"significantFigures": 3}},
+    family="kernelbench_baseline_timing",
+    notes="Mean of 100 timed forward passes (CUDA events, warm-up excluded) of the reference module on fixed "
+          "inputs; the 95% interval is the mean's, from the reported standard deviation. The upstream JSON records "
+          "no torch or CUDA version. Comparable only within one problem and one timing host.",
+)
 
 
 @dataclass(frozen=True)
@@ -164,7 +136,7 @@ def add_parser(sources) -> None:
     )
     p.add_argument("sources", nargs="+", metavar="SRC", type=Path,
                    help="a host folder (holding baseline_time_*.json) or a results/timing folder holding several")
-    add_out_argument(p)
+    p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
     problems = p.add_mutually_exclusive_group()
     problems.add_argument("--repo", metavar="KERNELBENCH_GIT_DIR", type=Path,
                           help="a KernelBench git checkout: each timing file's workloads then hash the problem "
@@ -797,9 +769,8 @@ class History:
         for step in range(len(self.chain)):
             for n in (at - step, at + step) if step else (at,):
                 if 0 <= n < len(self.chain):
-                    problems = self._problems(self._trees[self.chain[n]])
-                    if problem in problems:
-                        return Version(self.chain[n], self.dates[self.chain[n]], problems)
+                    if problem in self._problems(self._trees[self.chain[n]]):
+                        return self._version(self.chain[n])
         return None
 
     def commit_holding(self, problem: str, when: datetime) -> Version | None:
@@ -807,8 +778,7 @@ class History:
         holding = [c for c in self.dates if problem in self._problems(self._trees[c])]
         if not holding:
             return None
-        commit = min(holding, key=lambda c: (abs(self.dates[c] - when), self._rank[c]))
-        return Version(commit, self.dates[commit], self._problems(self._trees[commit]))
+        return self._version(min(holding, key=lambda c: (abs(self.dates[c] - when), self._rank[c])))
 
     def in_force_at(self, when: datetime) -> str | None:
         """The latest first-parent commit of HEAD dated at or before `when`."""
@@ -817,9 +787,7 @@ class History:
     def version_at(self, when: datetime) -> Version | None:
         """The version in force at `when` (see `in_force_at`), or None if `when` is before the first commit."""
         commit = self.in_force_at(when)
-        if commit is None:
-            return None
-        return Version(commit, self.dates[commit], self._problems(self._trees[commit]))
+        return None if commit is None else self._version(commit)
 
     def paths_of(self, blobs: set[str]) -> dict[str, dict[str, str]]:
         """Where each blob is a problem source anywhere in the history (any commit on any ref):
@@ -845,7 +813,7 @@ class History:
             tree = self._trees[commit]
             if tree not in seen:  # commits with the same sources are one version: the latest stands for it
                 seen.add(tree)
-                yield Version(commit, self.dates[commit], self._problems(tree))
+                yield self._version(commit)
 
     def newest_name(self, problem: str, since: datetime) -> str:
         """What KernelBench calls `problem` (a name in the version of `since`) after the renames since then."""
@@ -872,6 +840,9 @@ class History:
         return found
 
     # How it is read
+
+    def _version(self, commit: str) -> Version:
+        return Version(commit, self.dates[commit], self._problems(self._trees[commit]))
 
     def _renames(self) -> list[tuple[datetime, str, str]]:
         """(when, old name, new name) of each problem git finds renamed between consecutive first-parent
@@ -1065,12 +1036,7 @@ def _environment(host_name: str, files: list[SourceFile], warnings: list[str]) -
         title = f"KernelBench host · {host.label}" + (f" ({host.provider})" if host.provider else "")
     hardware = {"vendor": host.vendor, "product": host.product, "formFactor": host.form_factor,
                 "architecture": host.architecture}
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "ExecutionEnvironment",
-        "metadata": {"name": "", "title": title},  # named by `_name_hosts`
-        "spec": {"hardware": {k: v for k, v in hardware.items() if v is not None}, "software": {}},
-    }
+    return environment_document("", title, hardware)  # named by `_name_hosts`
 
 
 def _where(host_name: str) -> str:
@@ -1169,7 +1135,7 @@ def _recorded(record: dict) -> tuple[str, dict | None, list[dict], str | None, d
     kept["metrics"] = {f"{k}_ms": plain(record[k]) for k in _NUMBER_KEYS if k in record}
     if timing is None and "num_trials" in record:
         kept["metrics"]["num_trials"] = record["num_trials"]
-    extra = {k: plain_deep(v) for k, v in record.items() if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
+    extra = {k: plain(v) for k, v in record.items() if k not in (*_NUMBER_KEYS, "num_trials", "hardware", "device")}
     if extra:
         kept["extra"] = extra
     return status, timing, measurements, note, kept

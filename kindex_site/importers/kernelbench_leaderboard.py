@@ -6,19 +6,13 @@ LLM-generated kernel::
     {"problem_id", "level", "model", "display_name", "code", "kernel_eval_time", "baseline_torch_time",
      "baseline_torch_compile_time", "torch_speedup", "torch_compile_speedup", "file"}
 
-times in milliseconds (a mean only), and ``problems/l<level>_p<number>.py``, the PyTorch reference source of
-each problem, numbered from 1 as KernelBench numbers them (``problem_id`` counts from 0: see PROBLEM_ID_OFFSET). Each row becomes a run of its kernel; each problem's PyTorch eager and torch.compile times
-(every row carries them) become baseline runs, one per distinct value. Bundles have the kernelbench
-importer's shape (tests/fixtures/seed.json), and this importer reuses its helpers: digests, exact
-ms → ns conversion, KernelBench's history (``--repo``) and the all-or-nothing writer.
-
-A problem is named by KernelBench: its source's bytes are looked up in KernelBench's git history
-(`_name_problems`), so ``workloadDigest`` is the one the kernelbench importer gives the same source
-(``{"source": "kernelbench", "problem": "levelN/<file>", "sourceSha256": <hex>}``) and the site shows
-both importers' runs of it on one problem page.
-
-Beside the bundles go the sources the runs refer to: each kernel's, ``<OUT>/<model>.src/<run name>.py``
-(``spec.implementationSource``), and each problem's, ``<OUT>/problems/levelN/<file>`` (``spec.workloadSource``).
+times in milliseconds (a mean only), and ``problems/l<level>_p<number>.py``, each problem's PyTorch
+reference source (numbered from 1, ``problem_id`` from 0: see PROBLEM_ID_OFFSET). Each row becomes a run
+of its kernel; each problem's PyTorch eager and torch.compile times become baseline runs, one per distinct
+value. A problem is named by where its source's bytes are in KernelBench's history (`_name_problems`), so
+its workload is the one the kernelbench importer gives the same source, and both importers' runs of it
+are on one problem page. Beside the bundles go each kernel's source, ``<OUT>/<model>.src/<run name>.py``,
+and each problem's, ``<OUT>/problems/levelN/<file>``.
 """
 
 from __future__ import annotations
@@ -32,9 +26,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..errors import KindexError, plural
-from ..models import API_VERSION, MAX_SOURCE_BYTES
-from .common import (NAME, Imported, add_out_argument, add_source_parser, bundle, bytes_digest, digest, dump,
-                     json_kind, kept_problem, ms_problem, ms_to_ns, parse_observed_at, plain_deep, read_json,
+from ..models import MAX_SOURCE_BYTES
+from .common import (NAME, Imported, add_source_parser, bundle, digest, dump, environment_document, json_kind,
+                     kept_problem, ms_problem, ms_to_ns, parse_observed_at, plain, protocol_document, read_json,
                      report, run_name, shown_number, slug, some, tagged, unique, utc_timestamp, valid, whole_ns,
                      write_changed)
 from .kernelbench import History, source_digest, title_part
@@ -63,40 +57,21 @@ BASELINES = (  # (row field, implementation id, label)
 )
 WHERE = "KernelBench leaderboard (L40S)"  # a run title's last part
 
-PROTOCOL = {
-    "apiVersion": API_VERSION,
-    "kind": "BenchmarkProtocol",
-    "metadata": {"name": "kernelbench-leaderboard-eval", "title": "KernelBench leaderboard evaluation"},
-    "spec": {
-        "harness": {
-            "name": "KernelBench leaderboard evaluation",
-            "repository": "https://github.com/anneouyang/KernelBenchLeaderboard",
-        },
-        # Every time in raw_data.json (kernel, eager, torch.compile) has at most 3 significant figures of
-        # a millisecond value (a trailing zero dropped, as Python prints a float: 6.2 is 6.20): KernelBench's
-        # evaluation rounds them so.
-        "measurement": {"primaryStatistic": "mean", "resolution": {"significantFigures": 3}},
-        "comparability": {
-            "family": "kernelbench_leaderboard_eval",
-            "notes": (
-                "Mean latency only, in milliseconds to 3 significant figures, as the leaderboard's raw_data.json "
-                "gives it: no trial count, spread or interval. The PyTorch eager and torch.compile baselines were "
-                "timed in the same evaluation as the generated kernels, on one NVIDIA L40S. Not comparable with "
-                "KernelBench's own baseline timing files (results/timing), which were made by another script on "
-                "other machines, even for the same problem source. Comparable only within one problem."
-            ),
-        },
-    },
-}
-
-ENVIRONMENT = {
-    "apiVersion": API_VERSION,
-    "kind": "ExecutionEnvironment",
-    "metadata": {"name": "kernelbench-leaderboard-l40s", "title": "KernelBench leaderboard · L40S"},
-    "spec": {"hardware": {"vendor": "nvidia", "product": "NVIDIA L40S", "formFactor": "PCIe",
-                          "architecture": "sm_89"},
-             "software": {}},
-}
+PROTOCOL = protocol_document(
+    "kernelbench-leaderboard-eval", "KernelBench leaderboard evaluation", harness="KernelBench leaderboard evaluation",
+    repository="https://github.com/anneouyang/KernelBenchLeaderboard",
+    # Every time in raw_data.json (kernel, eager, torch.compile) has at most 3 significant figures of a millisecond
+    # value (a trailing zero dropped, as Python prints a float: 6.2 is 6.20): KernelBench's evaluation rounds them so.
+    measurement={"primaryStatistic": "mean", "resolution": {"significantFigures": 3}},
+    family="kernelbench_leaderboard_eval",
+    notes="Mean latency only, in milliseconds to 3 significant figures, as the leaderboard's raw_data.json gives it: "
+          "no trial count, spread or interval. The PyTorch eager and torch.compile baselines were timed in the same "
+          "evaluation as the generated kernels, on one NVIDIA L40S. Not comparable with KernelBench's own baseline "
+          "timing files (results/timing), which were made by another script on other machines, even for the same "
+          "problem source. Comparable only within one problem.",
+)
+ENVIRONMENT = environment_document("kernelbench-leaderboard-l40s", "KernelBench leaderboard · L40S",
+                          {"vendor": "nvidia", "product": "NVIDIA L40S", "formFactor": "PCIe", "architecture": "sm_89"})
 
 
 # --- entry point ------------------------------------------------------------------------------
@@ -117,7 +92,7 @@ def add_parser(sources) -> None:
     p.add_argument("--repo", required=True, metavar="KERNELBENCH_GIT_DIR", type=Path,
                    help="a KernelBench git checkout (whole history): each problem is named by where its source "
                         "is in it")
-    add_out_argument(p)
+    p.add_argument("--out", required=True, metavar="DIR", type=Path, help="folder to write the bundles to")
     p.add_argument("--observed-at", metavar="ISO",
                    help="the data's date, if PROVENANCE.txt beside FILE does not give it "
                         "('… commit <id> (YYYY-MM-DD)')")
@@ -252,10 +227,10 @@ def _kernel_bundles(rows: list[Row], named: dict[str, Problem], observed: str, c
             continue
         name = kernel_names[row.index]
         native = _native(model, problem)
-        native.update((k, plain_deep(v)) for k, v in row.data.items() if k != "code" and k not in native)
+        native.update((k, plain(v)) for k, v in row.data.items() if k != "code" and k not in native)
         implementation = f"{stem}.src/{name}.py"
-        spec = _spec(whole_ns(ms_to_ns(row.time)), observed, native, common, problem, bytes_digest(row.code),
-                     implementation)
+        kernel = "sha256:" + hashlib.sha256(row.code).hexdigest()
+        spec = _spec(whole_ns(ms_to_ns(row.time)), observed, native, common, problem, kernel, implementation)
         made = _bundle(name, f"{problem.title} · {display_name} (generated CUDA) · {WHERE}", spec)
         if valid(made, row.where, errors) and unique(name, row.where, names, errors):
             outputs.setdefault(f"{stem}.json", []).append(((row.level, row.number, name), made))
@@ -345,9 +320,8 @@ def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
         except UnicodeEncodeError as e:
             problems.append(f"code: holds a character UTF-8 cannot write (at {e.start})")
         else:
-            if len(source) > MAX_SOURCE_BYTES:
-                problems.append(f"code: {len(source):,} bytes, more than the {_mib(MAX_SOURCE_BYTES)} a source file "
-                                "the site shows may hold")
+            if _too_large(source):
+                problems.append(f"code: {_too_large(source)}")
     if "kernel_eval_time" not in record:
         problems.append("kernel_eval_time: missing (the kernel's mean time in ms)")
     for key in ("kernel_eval_time", *(b[0] for b in BASELINES)):
@@ -387,8 +361,10 @@ def _time_problem(value, allow_null: bool) -> str | None:
     return None
 
 
-def _mib(size: int) -> str:
-    return f"{size / 2**20:g} MiB"
+def _too_large(source: bytes) -> str | None:
+    if len(source) <= MAX_SOURCE_BYTES:
+        return None
+    return f"{len(source):,} bytes, more than the {MAX_SOURCE_BYTES / 2**20:g} MiB a source file the site shows may hold"
 
 
 def _shown(value) -> str:
@@ -479,9 +455,8 @@ def _problem_source(path: Path, errors: list[str]) -> bytes | None:
     except OSError as e:
         errors.append(f"{path}: cannot read: {e.strerror}")
         return None
-    if len(source) > MAX_SOURCE_BYTES:
-        errors.append(f"{path}: {len(source):,} bytes, more than the {_mib(MAX_SOURCE_BYTES)} a source file "
-                      "the site shows may hold")
+    if _too_large(source):
+        errors.append(f"{path}: {_too_large(source)}")
         return None
     return source
 
@@ -542,7 +517,7 @@ def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common
                     name = tagged(name, f"{ns}ns")
                 native = _native(implementation, problem)
                 native.update({"level": first.level, "problem_id": first.data["problem_id"],
-                               key: plain_deep(giving[0].data[key]),
+                               key: plain(giving[0].data[key]),
                                "files": sorted(r.data["file"] for r in giving if isinstance(r.data.get("file"), str))})
                 spec = _spec(ns, observed, native, common, problem, implementation_digest)
                 made.append(((first.level, first.number, order, value),

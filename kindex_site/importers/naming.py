@@ -1,12 +1,9 @@
-"""Which problem a run is of, by the ids of the source that made it: the registry the core asks.
+"""How each source names the problem a run is of: the registry the core asks (`problem_naming`).
 
-A source whose importer names problems by ids of its own (KernelBench's ``…/levelN/M_Name.py``)
-has an entry in `NAMINGS`; a run of any other source is named by its title's first part. The core
-asks `problem_naming` for every run it loads, so this module holds the standard library only: an
-importer's heavy parts (argument parsing, git, validation) stay in the importer's own module.
-
-A new benchmark whose runs carry its own problem ids adds a `Naming` subclass here and one entry
-in `NAMINGS` (see docs/importing.md, "Writing an importer").
+A source whose runs carry problem ids of its own (KernelBench's ``…/levelN/M_Name.py``) has an entry
+in `NAMINGS`; the runs of any other source are named by their title's first part. The core asks for
+every run it loads, so this module holds the standard library only: an importer's heavy parts
+(argument parsing, git, validation) stay in the importer's own module.
 """
 
 from __future__ import annotations
@@ -25,54 +22,44 @@ class NamedProblem(NamedTuple):
 
 
 class Naming:
-    """How one source names the problem a run is of.
-
-    The problem is told from the run's ``spec.sourceNative[field]``: its last `parts` parts, split
-    at '/' (what runs of one problem share, whatever else the id holds: host, implementation,
-    model). A renamed problem's former name, in ``spec.sourceNative[former_field]``, is told the
-    same way; the site lists it on the problem's page and redirects its old page there.
-    """
+    """How one source names problems: by the last `parts` '/'-separated parts of a run's
+    ``spec.sourceNative[field]`` (what all runs of a problem share, whatever else the id holds: host,
+    implementation, model), and a renamed problem's former name by ``sourceNative[former_field]``."""
 
     field = "externalId"
     former_field = "formerExternalId"
     parts = 2
-    missing = "run.spec.sourceNative.externalId: missing"  # why a run without `field` cannot be named
+    missing = "run.spec.sourceNative.externalId: missing"  # why a run without `field` has no problem
 
     def problem_text(self, native: dict) -> str | None:
-        """The part of a run's sourceNative that names its problem; None if it has none."""
         return self._tail(native.get(self.field))
 
     def former_text(self, native: dict) -> str | None:
-        """The same part of the name the problem had before the source renamed it, if any."""
         return self._tail(native.get(self.former_field))
 
     def _tail(self, value) -> str | None:
         return "/".join(value.split("/")[-self.parts:]) if isinstance(value, str) else None
 
     def problem(self, text: str, slugify: Callable[[str], str]) -> NamedProblem | str:
-        """The problem `text` (a `problem_text`) names, or why it names none; `slugify` is the site's
-        rule for a title's part of a URL."""
+        """The problem a `problem_text` names, or why it names none; `slugify` makes a title a URL's part."""
         raise NotImplementedError
 
 
-# bounded: int() refuses 4,300+ digits
-KERNELBENCH_ID = re.compile(r"^level(\d{1,15})/(\d{1,15})_(.+?)(?:\.py)?$")
-
-
 def problem_title(name: str) -> str:
-    """A KernelBench problem's title from its file's name part: "Square_matrix_multiplication_" →
+    """A KernelBench problem's title from its file's name: "Square_matrix_multiplication_" →
     "Square matrix multiplication"."""
     return " ".join(name.replace("_", " ").split())
 
 
 class KernelBench(Naming):
-    """KernelBench's ids end in the problem's file, ``levelN/M_Name.py``: its level, number and name.
-    Every source made from KernelBench's problems (its timing files, its leaderboard) names them so."""
+    """Ids ending in the problem's file, ``levelN/M_Name.py``: its level, number and name. Every source
+    made from KernelBench's problems (its timing files, its leaderboard) names them so."""
 
+    ID = re.compile(r"^level(\d{1,15})/(\d{1,15})_(.+?)(?:\.py)?$")  # bounded: int() refuses 4,300+ digits
     missing = "run.spec.sourceNative.externalId: a kernelbench run needs its externalId (…/levelN/M_Name.py)"
 
     def problem(self, text: str, slugify: Callable[[str], str]) -> NamedProblem | str:
-        m = KERNELBENCH_ID.match(text)
+        m = self.ID.match(text)
         if not m:
             return (f"run.spec.sourceNative.externalId: ends in {text!r}, not in levelN/M_Name.py "
                     "as KernelBench ids do")
@@ -81,18 +68,16 @@ class KernelBench(Naming):
 
 
 KERNELBENCH = KernelBench()
-
-# sourceNative.source → how it names problems; a key ending in "*" stands for every source that
-# starts with what comes before it. One entry an importer (or a family of sources, as here).
+# sourceNative.source → how its runs name problems; a key ending in "*" stands for every source
+# starting with what is before it. One entry an importer, or a family of sources.
 NAMINGS: dict[str, Naming] = {
     "kernelbench": KERNELBENCH,  # importers/kernelbench.py
-    "kernelbench-*": KERNELBENCH,  # importers/kernelbench_leaderboard.py, and other KernelBench-made sources
+    "kernelbench-*": KERNELBENCH,  # importers/kernelbench_leaderboard.py, and any source made from KernelBench
 }
 
 
 def problem_naming(source: object) -> Naming | None:
-    """How runs of `source` (their sourceNative.source) name their problem; None for a source whose
-    runs name it by their title."""
+    """How runs of `source` (their sourceNative.source) name their problem; None: by their title."""
     if not isinstance(source, str):
         return None
     naming = NAMINGS.get(source)
