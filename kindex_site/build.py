@@ -6,14 +6,14 @@
 2. `_rank`: group them into boards and rank them (leaderboard.py);
 3. `_plan`: every output the site holds (a page to render, a JSON document, bytes), each with its
    key, two outputs never claiming one path; nothing is made yet;
-4. compare with the last build: the output folder's `cache.BuildState` says which outputs to write
-   and which to delete (`outdated`); when many changed, all of them;
+4. compare with the last build: `Reuse.outdated` says which outputs to write and which to delete;
+   when many changed, all of them;
 5. `_write`: make and write those into a fresh folder, then swap it in whole, or move just those in
    by a journal (publish_swap.py: the swap, the journal, what the next build does after a killed one);
-6. `_record`: tell the state what the site now is (`commit`), for the next build.
+6. record: tell `Reuse` what the site now is (`written`, `commit`), for the next build.
 
-The incremental machinery is beside these steps, not in them: the state (cache.py) answers what
-changed, and the `Memo` a long-running caller keeps (watch.Builder) holds what a rebuild reuses.
+What a later build reuses is behind one object, `reuse.Reuse`, which each step asks for its part
+(`for_load`, `for_ranking`, `renderer`, `problem_outputs`); no step knows how it is kept.
 
 The site is committed when the new folder is swapped in or the journal is on disk; what is written
 after it (the manifest and the other caches) is only cache: failing to write it is a warning. An
@@ -49,14 +49,16 @@ from markupsafe import Markup
 from . import cache, publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
-from .leaderboard import Board, Leaderboard, Rules, build_leaderboard, ranking_bytes
-from .load import Content, Definitions, LoadState, SourceChecks, file_records, keep_reread_files, load_content, restore_files
+from .keys import OutputKeys, ProblemKeys, base_key, list_key, problem_keys, run_key
+from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
+from .load import Content, load_content
 from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
                     run_page, run_page_path, site_pages, source_path)
 from .render import CompiledTemplates, make_environment, markdown_html
+from .reuse import Reuse
 from .search import index_output as search_index_output
-from .workers import Writers, release_free_memory
+from .workers import Aside, Writers, cores, release_free_memory
 
 
 @dataclass
@@ -73,8 +75,8 @@ class BuildResult:
     built: bool = True  # False: no input had changed, and nothing was done (`unchanged`)
 
     @classmethod
-    def unchanged(cls, manifest: cache.Manifest, out: Path) -> BuildResult:
-        """What the last build said, when nothing changed since (cache.BuildState.unchanged)."""
+    def unchanged(cls, manifest, out: Path) -> BuildResult:
+        """What the last build said, when nothing changed since (`manifest`: Reuse.unchanged's)."""
         summary = manifest.summary
         return cls(pages=summary["pages"], runs=summary["runs"], files=summary.get("files", 0), seconds=0.0,
                    output=out, warnings=list(manifest.warnings), notes=list(manifest.notes), built=False)
@@ -86,90 +88,47 @@ def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Conten
     return content, build_leaderboard(content, Rules.of(config))
 
 
-@dataclass
-class Memo:
-    """What a long-running caller (watch.Builder: `build --watch`, `serve`) keeps between builds, so
-    that a rebuild redoes only what changed: unchanged files are not read again, unchanged problems
-    not re-ranked or re-planned. Everything in it is derived from inputs it is keyed by; the output
-    is the same without it."""
-
-    files: dict = field(default_factory=dict)  # load_content's: each file's validated documents
-    sources: SourceChecks = field(default_factory=SourceChecks)  # load_content's: the source files checked
-    definitions: Definitions = field(default_factory=Definitions)  # load_content's: the protocols and environments its runs share
-    load: LoadState = field(default_factory=LoadState)  # load_content's: the last clean load, to patch
-    downloads: _Downloads | None = None  # _Plan's: the source files' outputs
-    site_sizes: tuple = (None, None)  # (the manifest this process last wrote, the sizes of the site it lists)
-    problems: dict = field(default_factory=dict)  # build_leaderboard's: each problem's boards
-    outputs: dict = field(default_factory=dict)  # problem slug → _ProblemOutputs
-    renderer: tuple | None = None  # (settings key, _Renderer): templates compiled once per look
-    state: cache.BuildState | None = None  # the output folder's: the last manifest as this process wrote it
-    built: bool = False  # a build with this memo has succeeded
-    runs_aside: _RunsAside | None = None  # (a one-off build's) the process writing the runs cache, until put or dropped
-    resident: bool = True  # kept for the next build (a one-off build's is not: it keeps nothing it will not use)
-
-    def state_of(self, out: Path) -> cache.BuildState:
-        if self.state is None or self.state.out.absolute() != out.absolute():
-            self.state = cache.BuildState(out)
-        return self.state
-
-
-_last_build_objects: list = []  # what the last one-off build made (see _keep)
-
-
-def build(config: Config, memo: Memo | None = None) -> BuildResult:
-    """Build the site; `memo` lets a long-running caller (watch.Builder) redo only what changed."""
-    _last_build_objects.clear()
-    memo = memo if memo is not None else Memo(resident=False)
+def build(config: Config, reuse: Reuse | None = None) -> BuildResult:
+    """Build the site; `reuse` (kept by a resident builder, watch.Builder) lets a rebuild redo only
+    what changed."""
+    Reuse.starting()
+    reuse = reuse if reuse is not None else Reuse(config.folder("output_dir"), resident=False)
     progress = _Progress(time.perf_counter(), sys.stderr is not None and sys.stderr.isatty())
     with _collector_off():
         try:
-            return _build(config, memo, progress)
+            return _build(config, reuse, progress)
         finally:
             progress.done()
-            if memo.renderer is not None:
-                memo.renderer[1].compiled()  # (a build that failed early never asked for them)
-            if memo.runs_aside is not None:
-                memo.runs_aside.drop()  # (a build that failed stores no runs)
-                memo.runs_aside = None
-            keep_reread_files(memo.resident)  # (a one-off build's are let go; a rebuild reads mostly the same again)
+            reuse.ended()
 
 
-def _build(config: Config, memo: Memo, progress: _Progress) -> BuildResult:
+def _build(config: Config, reuse: Reuse, progress: _Progress) -> BuildResult:
     started, lap = time.perf_counter(), _Lap({})
     out = config.folder("output_dir")
     refuse_unsafe_output(out, config)
-    state = memo.state_of(out)
-    recovered = state.recover()  # what a killed build left, put right before anything reads the site
+    recovered = reuse.open(config, os.environ)  # (what a killed build left is put right before anything reads the site)
     updated = _source_date()
-    state.open(config, os.environ)
     lap("start")
-    content, validated = _read(config, state, memo, progress)
-    _store_runs_aside(state, content, validated, memo)
+    content = _read(config, reuse, progress)
     lap("read and validate content")
-    lb, stored_rankings = _rank(config, content, state, memo, progress)
+    lb = _rank(config, content, reuse, progress)
     lap("group and rank")
-    _compile_aside(config, state, memo)  # (not before: content that cannot be ranked leaves no cache behind)
-    plan = _plan(config, content, lb, state, memo, updated, progress)
+    plan = _plan(config, content, lb, reuse, updated, progress)
     lap("plan pages and files")
-    changes = state.outdated(plan.keys, plan.groups, plan.others)
-    if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
-        changes = None  # a whole new folder, swapped in, is then as quick and simpler
+    changes = reuse.outdated(plan)
     lap("compare with the last build")
-    _keep_highlights(state, content, changes, memo)
+    reuse.before_write(plan, content, changes)
     if changes is None and len(plan.outputs) >= PARALLEL_MIN_OUTPUTS:
         _highlight_ahead(content, config.run_pages, progress)
-    _warm_up(plan, memo, changes)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
         plan.written()
         lap("render and write")
         # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
         # for it (a fraction of the build), and a cache that cannot be written is a warning.
-        warnings = _record(config, state, plan, content, lb, sizes, changes, validated, memo,
-                           None if memo.resident else _rankings_to_store(lb, stored_rankings))
-        _record_sources(state, memo.sources)
-        memo.built = True
-        _keep(memo, [content, lb, plan, state])
+        sizes_now = reuse.written(plan, sizes, changes)
+        warnings = _warnings(config, reuse, content, lb, sizes_now)
+        warnings = warnings + reuse.commit(plan, content, lb, warnings)  # (a new list: the manifest holds the one it was given)
     return BuildResult(
         pages=plan.page_count(), runs=len(content.runs), files=plan.files,
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
@@ -201,142 +160,28 @@ def _source_date() -> str | None:
 # --- 1. read, 2. rank ------------------------------------------------------------------------------
 
 
-def _read(config: Config, state: cache.BuildState, memo: Memo, progress: _Progress) -> tuple[Content, dict | None]:
-    """Every content file's runs, validated; a file unchanged since the last build keeps its runs
-    (from the memo, or, for a command-line build or a resident builder's first, from the runs the last
-    build stored). Also the runs to store for the next such build, when they changed."""
-    content_dir = config.folder("content_dir")
-    first = not memo.built
-    if first or memo.definitions.crowded:
-        memo.definitions = Definitions()  # (shared by the files kept and those read again)
-        memo.load = LoadState()
-    restored: dict = {}
-    if first:
-        memo.files = restore_files(state.stored_runs(), content_dir, memo.definitions)
-        memo.sources = SourceChecks(cache.read_sources(state.out))
-        restored = dict(memo.files)
+def _read(config: Config, reuse: Reuse, progress: _Progress) -> Content:
+    """Every content file's runs, validated (a file unchanged since the last build keeps its runs).
+    Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked."""
     progress.phase("reading content")
-    # Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked.
-    content = load_content(content_dir, state.trusted, memo.files, keep_documents=config.run_pages,
-                           progress=progress.at, stats=state.inputs, sources=memo.sources,
-                           definitions=memo.definitions, last=memo.load if memo.resident else None)
-    validated = None
-    if first and (content.read or memo.files.keys() != content.digests.keys()):  # (a file read anew, or one gone)
-        # Rewriting the runs cache costs about 2 µs for each run it holds; reading a run again, 60–90
-        # µs (parsed, its bytes compared with the cache's). Below RUNS_CACHE_STALE_SHARE of the runs
-        # read anew (or from files gone), the next build reads those few files again instead.
-        stale = sum(len(r.runs) for shown, r in memo.files.items()
-                    if restored.get(shown) is not r or shown not in content.digests)
-        if stale > RUNS_CACHE_STALE_SHARE * len(content.runs):
-            validated = {shown: r._replace(index=None) for shown, r in memo.files.items()}
-    if not memo.resident:
-        memo.files = {}  # a one-off build needs them no longer
-    else:
-        for shown in memo.files.keys() - content.digests.keys():  # (files gone since: not kept for ever)
-            del memo.files[shown]
-    return content, validated
+    content_dir = config.folder("content_dir")
+    content = load_content(content_dir, reuse.trusted, keep_documents=config.run_pages, progress=progress.at,
+                           reuse=reuse.for_load(content_dir))
+    reuse.loaded(content)
+    return content
 
 
-def _rank(config: Config, content: Content, state: cache.BuildState, memo: Memo, progress: _Progress
-          ) -> tuple[Leaderboard, dict]:
-    """Boards (problem × workload × host × protocol), ranked; unchanged problems' from the memo or,
-    in a command-line build or a resident builder's first, as the last command-line build stored
-    them. Also what was stored."""
+def _rank(config: Config, content: Content, reuse: Reuse, progress: _Progress) -> Leaderboard:
+    """Boards (problem × workload × host × protocol), ranked (unchanged problems' as they were)."""
     progress.phase("grouping and ranking")
-    stored = state.stored_rankings() if not memo.built else {}
-    # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
-    # the render workers would inherit them.
-    lb = build_leaderboard(content, Rules.of(config), memo=memo.problems if memo.resident else None, stored=stored)
-    return lb, stored
-
-
-def _store_runs_aside(state: cache.BuildState, content: Content, validated: dict | None, memo: Memo) -> None:
-    """A command-line build's runs cache is written by a forked process on the other core, which
-    idles while this one ranks and plans; `_runs_to_store` has it put in place. Not for a resident
-    builder (its first build; it may run threads), nor where the copy-on-write pages of a process
-    touching every run would weigh too much (RUNS_ASIDE_MAX)."""
-    if (validated is None or memo.resident or not hasattr(os, "fork") or _workers() < 2
-            or not RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX):
-        return
-    try:
-        memo.runs_aside = _RunsAside(state.out, file_records(validated, content.digests, memo.definitions))
-    except OSError:
-        pass  # (no process to be had, at a process limit or out of memory: the build writes the cache itself)
-
-
-RUNS_ASIDE_MIN = 2_000  # runs: fewer are stored in less time than forking takes
-RUNS_ASIDE_MAX = 250_000  # runs: more are stored by the build's own process (its memory is not copied)
-
-
-def _runs_to_store(validated: dict | None, content: Content, memo: Memo):
-    """The runs cache's entries for BuildState.commit to write, or None: none to store, or stored
-    by the process writing them aside (put in place now, where the build would write them)."""
-    if validated is None:
-        return None
-    aside, memo.runs_aside = memo.runs_aside, None
-    if aside is not None and aside.put():
-        return None
-    return file_records(validated, content.digests, memo.definitions)  # (its process failed: written here)
-
-
-class _RunsAside:
-    """A forked process that writes the runs cache (cache.write_runs) and waits to be told to put
-    it in place (`put`) or let it go (`drop`, or this process's end)."""
-
-    def __init__(self, out: Path, entries):
-        told, self.tell = os.pipe()
-        try:
-            self.pid = os.fork()
-        except OSError:
-            os.close(told)
-            os.close(self.tell)
-            raise
-        if self.pid == 0:  # (it never returns from here)
-            status = 1
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the build's to handle)
-                os.close(self.tell)
-                cache.write_runs(out, entries, put=lambda: os.read(told, 1) == b"1")
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(told)
-
-    def put(self) -> bool:
-        """Have the runs cache put in place; False if the process could not write it."""
-        try:
-            os.write(self.tell, b"1")
-        except OSError:
-            pass
-        return self._ended() == 0
-
-    def drop(self) -> None:
-        self._ended()
-
-    def _ended(self) -> int | None:
-        if self.tell is not None:
-            os.close(self.tell)
-            self.tell = None
-        try:
-            return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
-        except ChildProcessError:
-            return None
-
-
-def _rankings_to_store(lb: Leaderboard, stored: dict) -> Iterator[tuple[str, str, bytes]] | None:
-    """Each problem's ranking for the next command-line build, unless the last stored these same ones:
-    those made again from the stored ones as they were, the others encoded one by one while written."""
-    if lb.restored.keys() == lb.boards.keys() == stored.keys():
-        return None
-    return ((slug, lb.problem_keys[slug], lb.restored.get(slug) or ranking_bytes(boards, lb.workloads[slug]))
-            for slug, boards in lb.boards.items())
+    return build_leaderboard(content, Rules.of(config), reuse=reuse.for_ranking())
 
 
 # --- 3. plan ---------------------------------------------------------------------------------------
 
 
-def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildState, memo: Memo,
-          updated: str | None, progress: _Progress) -> _Plan:
+def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updated: str | None,
+          progress: _Progress) -> _Plan:
     """Everything the site will hold, each output with its key. Nothing is rendered yet: claims are
     checked first, then files are made and written one by one (in worker processes for big sites),
     so memory does not grow with the site."""
@@ -344,54 +189,27 @@ def _plan(config: Config, content: Content, lb: Leaderboard, state: cache.BuildS
     urls = Urls(config.base_path)
     if not config.run_pages:
         urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
-    renderer = _renderer(config, state, memo, urls, content)
-    renderer.run_page = partial(run_page, lb, urls)  # (run pages are planned by path and board: see _problem_outputs)
-    # A resident builder keeps the rows of listing pages in memory (_Plan.row); a command-line build
-    # takes those of unchanged problems from the last builds' and stores those it renders.
-    renderer.rows = None if memo.resident else cache.StoredRows(state.out)
-    plan = _Plan(config, lb, urls, renderer, cache.base_key(state.settings, content), memo.resident)
-    plan.downloads = memo.downloads
-    # A command-line build takes the paths and keys of unchanged problems from the last one's plans.
-    plan.take_problems(memo.outputs, {} if memo.resident else state.stored_plans())
-    if renderer.rows is not None:
-        renderer.rows.keep({slug: g.made_from for slug, g in plan.groups.items()})
-    memo.outputs = plan.groups
-    _claim_pages(plan)
-    _claim_documents(plan, config, updated)
-    _claim_files(plan, config, content)
-    state.check_paths(plan.outputs.keys(),
-                      partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
-    _key_outputs(plan, content)
-    memo.downloads = plan.downloads if memo.resident else None
-    plan.let_go()
-    plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
-    return plan
-
-
-def _compile_aside(config: Config, state: cache.BuildState, memo: Memo) -> None:
-    """Templates not compiled yet (none in the folder of compiled ones: a first build, or a new look)
-    are compiled by a forked process on the other core while this one plans; it stores
-    them where `load_all` then reads them. Only a head start: anything it has not stored is compiled here."""
-    if memo.renderer is not None and memo.renderer[0] == state.settings:
-        return
-    memo.renderer = (state.settings, _Renderer.of(config.folder("templates_dir"), state.templates))
-    if not memo.resident and _workers() > 1 and hasattr(os, "fork") and not any(state.templates.glob("*.cache")):
-        memo.renderer[1].compile_aside()
-
-
-def _renderer(config: Config, state: cache.BuildState, memo: Memo, urls: Urls, content: Content) -> _Renderer:
-    """Templates are compiled once per look (the settings key covers every template's bytes): a
-    long-running caller keeps the environment; the globals are this build's."""
-    if memo.renderer is None or memo.renderer[0] != state.settings:
-        memo.renderer = (state.settings, _Renderer.of(config.folder("templates_dir"), state.templates))
-    renderer = memo.renderer[1]
+    renderer = reuse.renderer(partial(_Renderer.of, config.folder("templates_dir")))
     renderer.set_globals({
         "site": {"title": config.title, "description": config.description, "absolute_url": config.absolute_url,
                  "schema_url": urls(publish.SCHEMA_PATH)},
         "urls": urls,
         "nav_pages": [(p.slug, p.title) for p in content.pages],
     })
-    return renderer
+    renderer.run_page = partial(run_page, lb, urls)  # (run pages are planned by path and board: see _problem_outputs)
+    plan = _Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse.resident)
+    plan.downloads = reuse.downloads
+    plan.take_problems(*reuse.problem_outputs())  # (unchanged problems' paths and keys, as last planned)
+    _claim_pages(plan)
+    _claim_documents(plan, config, updated)
+    _claim_files(plan, config, content)
+    reuse.check_paths(plan.outputs.keys(),
+                      partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
+    _key_outputs(plan, content)
+    reuse.planned(plan)
+    plan.let_go()
+    plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
+    return plan
 
 
 class _Plan:
@@ -466,7 +284,7 @@ class _Plan:
                                         for path in group.page_paths()])
 
     def take_problems(self, held: dict[str, _ProblemOutputs], stored: dict) -> None:
-        """Each problem's outputs: those `held` (the memo's) or `stored` (the last command-line
+        """Each problem's outputs: those `held` (this process's last plan) or `stored` (the last command-line
         build's plans) when made from the same inputs, else planned anew."""
         self.stored = stored
         for problem in self.lb.problems:
@@ -614,7 +432,7 @@ class _Downloads:
     def keyed(self, base: str) -> dict[str, str]:
         """Each one's key: its bytes are all it shows."""
         if self.base != base:
-            self.keys = {source_path(s.rel): cache.list_key(base, [s.digest]) for s in self.files}
+            self.keys = {source_path(s.rel): list_key(base, [s.digest]) for s in self.files}
             self.base = base
         return self.keys
 
@@ -623,7 +441,7 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
     """Each output's key: it covers what the output shows (cache.py), so an output whose key the last
     build wrote is unchanged."""
     base = plan.base
-    keys = cache.OutputKeys(plan.lb, base, {slug: g.problem_keys for slug, g in plan.groups.items()},
+    by_output = OutputKeys(plan.lb, base, {slug: g.problem_keys for slug, g in plan.groups.items()},
                             {p.slug: p.markdown for p in content.pages})
     output_keys: dict[str, str] = {}
     for group in plan.groups.values():
@@ -632,29 +450,13 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
     for path in plan.others:
         if path not in output_keys:
             item = plan.outputs[path]
-            output_keys[path] = keys.of_page(item) if isinstance(item, Page) else keys.of_file(path)
+            output_keys[path] = by_output.of_page(item) if isinstance(item, Page) else by_output.of_file(path)
     if plan.config.absolute_url:
-        output_keys["sitemap.xml"] = cache.list_key(base, plan.sitemap)  # it lists pages: their URLs are its key
+        output_keys["sitemap.xml"] = list_key(base, plan.sitemap)  # it lists pages: their URLs are its key
     plan.keys = output_keys
 
 
 # --- 5. write, 6. record ---------------------------------------------------------------------------
-
-
-def _keep_highlights(state: cache.BuildState, content: Content, changes: cache.Changes | None, memo: Memo) -> None:
-    """Pages that show a source file take its highlighted HTML from, and leave it in, a store beside
-    the manifest (highlight.Store), which keeps only the texts this content holds. A resident
-    builder's first build makes the lexers it will need (compiling one's rules is a tenth of a second)."""
-    from . import highlight
-
-    if not content.sources or (changes is not None and not changes.changed):
-        highlight.keep_in(None)
-    else:
-        keep = {source.digest for source in content.sources.values()}
-        highlight.keep_in(highlight.Store(cache.highlights_path(state.out), cache.code_stamp(), keep))
-    if memo.resident and not memo.built and content.sources:
-        highlight.prepare({(file.rel, getattr(run.facts, f"{kind}_source")[1])
-                           for run in content.runs for kind, file in run.files.items()})
 
 
 def _highlight_ahead(content: Content, run_pages: bool, progress: _Progress) -> None:
@@ -675,7 +477,7 @@ def _shown_sources(content: Content, run_pages: bool) -> Iterator:
             for run in content.runs for kind, file in run.files.items() if kind in kinds)
 
 
-def _highlight_warnings(state: cache.BuildState, content: Content, run_pages: bool) -> list[str]:
+def _highlight_warnings(store: Path, content: Content, run_pages: bool) -> list[str]:
     """The source files pages show as plain text because highlighting them took too long
     (highlight.warnings): said by every build that shows them."""
     if not content.sources:
@@ -684,25 +486,10 @@ def _highlight_warnings(state: cache.BuildState, content: Content, run_pages: bo
 
     return highlight.warnings(((file.shown, file.digest, file.rel, language)
                                for file, language in _shown_sources(content, run_pages)),
-                              cache.highlights_path(state.out))
+                              store)
 
 
-def _warm_up(plan: _Plan, memo: Memo, changes: cache.Changes | None) -> None:
-    """For a resident builder: rows made in worker processes would be lost to the memo, so a build
-    that writes every page makes them here. Its first build makes them all, and compiles every
-    template, even with nothing to write: its first rebuild after an edit is then as quick as the next."""
-    if not memo.resident:
-        return
-    first = not memo.built
-    if first or changes is None:
-        for page in plan.listing:
-            if callable(page.context):
-                page.values()
-    if first:
-        plan.renderer.load_all()
-
-
-def _write(plan: _Plan, changes: cache.Changes | None, publication: publish_swap.Publication,
+def _write(plan: _Plan, changes, publication: publish_swap.Publication,
            progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write the outputs to write, and put them in place (the commit point): every one, into
     a new folder swapped in whole, or (`changes`) only the changed ones, moved in by a journal, and
@@ -721,59 +508,12 @@ def _write(plan: _Plan, changes: cache.Changes | None, publication: publish_swap
     return sizes
 
 
-def _record_sources(state: cache.BuildState, sources: SourceChecks) -> None:
-    """The source files checked, for the next command-line build, when they changed (only a cache:
-    if it cannot be written, that build reads them all)."""
-    if sources.changed:
-        try:
-            cache.write_sources(state.out, sources.records())
-            sources.changed = False
-        except OSError:
-            pass
-
-
-def _record(config: Config, state: cache.BuildState, plan: _Plan, content: Content, lb: Leaderboard,
-            sizes: dict[str, int] | _SizesInOrder, changes: cache.Changes | None, validated: dict | None,
-            memo: Memo, rankings) -> list[str]:
-    """Tell the state what the site now is (the manifest), with the runs, plans and rankings the
-    next command-line build starts from when they changed; return the build's warnings."""
-    plans = plan.plans_to_store()
-    if plan.renderer.rows is not None:
-        plan.renderer.rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
-    # A resident builder's last sizes, for the manifest it wrote, are brought up to date with the
-    # files this build rewrote or removed, instead of passing over every file.
-    kept = memo.site_sizes if changes is not None and state.last is not None and memo.site_sizes[0] is state.last \
-        else None
-    if kept is not None:
-        last = state.last.outputs
-        removed = [(p, last[p][1]) for p in chain(changes.stale, sizes) if p in last]
-        sizes_now = kept[1].changed(removed, sizes.items())
-    outputs = state.outputs_after(plan.keys, sizes, changes)
-    # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
-    sizes.clear()
-    plan.keys = {}
-    release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
-    if kept is None:
-        sizes_now = publish.SiteSizes.of((path, made[1]) for path, made in outputs.items())  # (entries: (key, size))
-    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(state, content, config.run_pages)
-    warnings += publish.size_warnings(sizes_now, display(state.out))
-    warnings += publish.size_advice(sizes_now, config.api_entries)
-    warnings = warnings + state.commit(  # (a new list: the manifest holds the one it was given)
-        outputs, trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-        summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
-        warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
-        runs=_runs_to_store(validated, content, memo),
-        plans=plans, rankings=rankings, defer=memo.resident)
-    memo.site_sizes = (state.written(), sizes_now) if memo.resident else (None, None)
-    return warnings
-
-
-def _keep(memo: Memo, objects: list) -> None:
-    """A one-off build is followed by the process's end (cli.run skips the interpreter's teardown):
-    freeing a big site's millions of objects one by one would cost a tenth of a one-run rebuild.
-    They are dropped when the next build in this process starts."""
-    if not memo.resident:
-        _last_build_objects[:] = objects + [memo]
+def _warnings(config: Config, reuse: Reuse, content: Content, lb: Leaderboard, sizes) -> list[str]:
+    """The build's warnings: the content's, the boards', source files shown as plain text, and the
+    site's size (`sizes`: publish.SiteSizes)."""
+    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(reuse.highlights, content, config.run_pages)
+    warnings += publish.size_warnings(sizes, display(reuse.out))
+    return warnings + publish.size_advice(sizes, config.api_entries)
 
 
 # --- a problem's outputs ---------------------------------------------------------------------------
@@ -790,7 +530,7 @@ class _ProblemOutputs:
     outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: _Plan.let_go)
     keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
     claims: dict[str, None]  # casefolded output paths (what claims each is told from its path: _problem_claim)
-    problem_keys: cache.ProblemKeys
+    problem_keys: ProblemKeys
     # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
     fragments: dict[tuple, tuple] = field(default_factory=dict)
     plan: tuple | None = None  # as the last command-line build stored it (cache.read_plans), if taken from there
@@ -819,13 +559,13 @@ def _planned(slug: str, plan: tuple) -> _ProblemOutputs:
     made_from, pages, files, keys, pk = plan
     paths = pages + files
     return _ProblemOutputs(made_from, len(pages), dict.fromkeys(paths, UNPLANNED), dict(zip(paths, keys)),
-                           _claims(paths), cache.ProblemKeys(*pk), plan=plan)
+                           _claims(paths), ProblemKeys(*pk), plan=plan)
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
                      board_csvs: bool = True, api_entries: str = "objects") -> _ProblemOutputs:
     boards = lb.boards[problem.slug]
-    pk = cache.problem_keys(base, problem.slug, boards)
+    pk = problem_keys(base, problem.slug, boards)
     page = problem_page(lb, problem, urls, board_csvs)
     outputs: dict[str, object] = {page.output_path: page}
     keys: dict[str, str | bytes] = {page.output_path: pk.problem}
@@ -835,7 +575,7 @@ def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base
     for name, board, run in runs:
         path = run_page_path(name)
         outputs[path] = board
-        keys[path] = cache.run_key(pk, board.anchor, run)
+        keys[path] = run_key(pk, board.anchor, run)
     api_path = f"api/v1/problems/{problem.slug}.json"
     # Made when written, like the problem page's context: nothing holds every table's rows at once.
     outputs[api_path] = partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))
@@ -967,7 +707,7 @@ class _Renderer:
     def __init__(self, env: jinja2.Environment):
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
-        self.compiling: int | None = None  # the process compiling them aside (compile_aside), until waited for
+        self.compiling: Aside | None = None  # the worker compiling them aside (compile_aside), until waited for
         self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
         self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
         self.flat_globals: dict[str, dict] = {}  # template name → its globals as one dict (_render)
@@ -980,36 +720,22 @@ class _Renderer:
         try:
             env.bytecode_cache = CompiledTemplates(compiled, cache.code_stamp())
         except OSError:
-            pass  # (no folder to be had for it: compiled in memory, as before there was a cache)
+            pass  # (no folder to be had for it: compiled in memory)
         # A project's own templates folder need not hold every template: missing ones (say a 404.html
         # added after the project was set up) come from the bundled defaults.
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
         return cls(env)
 
     def compile_aside(self) -> None:
-        """Start a forked process that compiles every template into the folder of compiled ones
-        (`of`'s bytecode cache), and ends; this one goes on."""
-        if self.env.bytecode_cache is None:
-            return
-        try:
-            pid = os.fork()
-        except OSError:
-            return  # (no process to be had: the templates are compiled where they are used)
-        if pid == 0:  # (it never returns from here)
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the build's to handle)
-                self.load_all()
-            finally:
-                os._exit(0)
-        self.compiling = pid
+        """Have a worker compile every template into the folder of compiled ones (`of`'s bytecode
+        cache) while this process goes on; `load_all` then reads them."""
+        if self.env.bytecode_cache is not None:
+            self.compiling = Aside.start(lambda go: self.load_all())
 
     def compiled(self) -> None:
-        """Wait for the process compiling aside, if any (what it did not store, load_all compiles)."""
+        """Wait for the worker compiling aside, if any (what it did not store, load_all compiles)."""
         if self.compiling is not None:
-            try:
-                os.waitpid(self.compiling, 0)
-            except ChildProcessError:
-                pass
+            self.compiling.drop()
             self.compiling = None
 
     def load_all(self) -> None:
@@ -1065,23 +791,12 @@ class _Renderer:
             raise KindexError(_template_problem(e, item.template)) from None
 
 
-# The runs cache is written again when more than this share of the runs were read anew (_read).
-RUNS_CACHE_STALE_SHARE = 1 / 40
-
-# Beyond this share of outputs changed, a whole new folder swapped in is as quick and simpler.
-INCREMENTAL_MAX_SHARE = 0.3
-
-
 PARALLEL_MIN_OUTPUTS = 400  # below this, starting worker processes costs more than it saves
 CHUNK = 256  # outputs per task handed to a worker
 
 
 def _workers() -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, 8))
+    return max(1, min(cores(), 8))
 
 
 def _write_outputs(staging: Path, outputs: dict, render: _Renderer,

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import __version__
-from .cache import BuildState
+from .reuse import Reuse
 from .config import load_config
 from .errors import KindexError, display, plural, summarize
 from .publish_swap import sigterm_as_interrupt
 
 # build (jinja2, the models, the renderers) is imported only when there is work to do: a no-op
-# build answers from the output folder's BuildState (cache.py) with the standard library and the
+# build answers from the output folder's Reuse (reuse.py, cache.py) with the standard library and the
 # settings alone (tests/test_config.py checks that neither pydantic nor jinja2 is imported then).
 SITE_COMMANDS = ("build", "check", "serve")
 
@@ -202,17 +202,17 @@ def _build(args: argparse.Namespace) -> int:
                                          "base_url": args.base_url}, clean=args.clean, timings=args.timings)
     config = _config(args)
     out = config.folder("output_dir")
-    state = BuildState(out)
-    watcher = state.held_by()
+    reuse = Reuse(out, resident=False)
+    watcher = reuse.held_by()
     if watcher is not None:
         raise KindexError(f"{display(out)}/: a kindex-site build --watch{watcher} is "
                           "building into it (it rebuilds on every change); stop it first to build here")
-    for note in state.recover():  # what a killed build left, put right first
+    for note in reuse.recover():  # what a killed build left, put right first
         print(f"note: {note}", file=sys.stderr)
     if args.clean:
-        state.forget()
+        reuse.forget()
     else:
-        last = state.unchanged(config, os.environ)
+        last = reuse.unchanged(config, os.environ)
         if last is not None:
             _print_warnings(last.warnings)
             for note in last.notes:
@@ -220,9 +220,9 @@ def _build(args: argparse.Namespace) -> int:
             print(f"Up to date: {plural(last.summary['pages'], 'page')} from {plural(last.summary['runs'], 'run')}, "
                   f"no input changed → {display(out)}/")
             return 0
-    from .build import Memo, build  # (the heavy imports: only now that there is work to do)
+    from .build import build  # (the heavy imports: only now that there is work to do)
 
-    result = build(config, Memo(resident=False, state=state))  # (the state holds what `unchanged` found)
+    result = build(config, reuse)  # (it holds what `unchanged` found)
     _print_warnings(result.warnings)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from datetime import datetime, timezone
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 from .errors import KindexError
 from .hardware import same_gpu
@@ -352,12 +353,19 @@ def implementation_label(run: Run) -> str:
     return "implementation " + run.facts.implementation_digest.removeprefix("sha256:")[:12]
 
 
-def build_leaderboard(content: Content, rules: Rules = Rules(), memo: dict | None = None,
-                      stored: dict[str, tuple[str, bytes]] | None = None) -> Leaderboard:
-    """Group, rank and summarise; `memo` (kept by a long-running caller) holds each problem's boards
-    by the keys of its runs, so a rebuild re-ranks only the problems whose runs changed. `stored`
-    (slug → its key and ranking_bytes, as the last command-line build stored them) does the same
-    across processes: a problem whose key is the stored one is made again from it, not ranked."""
+class Kept(NamedTuple):
+    """What ranking may take from the last build (reuse.Reuse.for_ranking): `problems`, each
+    problem's boards by the keys of its runs (kept by a resident builder, so a rebuild re-ranks only
+    the problems whose runs changed); `stored`, slug → its key and ranking_bytes, as the last
+    command-line build stored them (a problem whose key is the stored one is made again from it)."""
+
+    problems: dict | None
+    stored: dict[str, tuple[str, bytes]]
+
+
+def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | None = None) -> Leaderboard:
+    """Group, rank and summarise; with `reuse`, unchanged problems are not ranked again."""
+    memo, stored = reuse if reuse is not None else (None, None)
     named, implementations = _name_runs(content)
     identity = _Identity(named)
     problems, runs_of_problem = identity.problems()

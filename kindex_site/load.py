@@ -247,19 +247,32 @@ RESERVED_PAGE_SLUGS = {"api", "hosts", "implementations", "problems", "protocols
                        "sources", "schema", "404.html", "robots.txt", "sitemap.xml", "feed.xml"}
 
 
-def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo: dict | None = None,
-                 keep_documents: bool = True, progress: Callable[[int, int], None] | None = None,
-                 stats: Mapping[str, tuple[int, ...]] | None = None,
-                 sources: SourceChecks | None = None, definitions: Definitions | None = None,
-                 last: LoadState | None = None) -> Content:
+class Kept(NamedTuple):
+    """What a load may take from the last (reuse.Reuse.for_load): `files`, each file's validated
+    runs by its stat (an unchanged file is not read again); `stats`, the content folder's snapshot
+    just taken (cache.snapshot: a stat per file saved); `sources`, the source files runs refer to as
+    found before (one unchanged since is not read again); `definitions`, the protocols and
+    environments the kept runs share (a file read again that repeats one shares it, and the checks
+    across files stay identity tests); `last`, a resident builder's last clean load (LoadState):
+    then only the files whose stat changed are read and checked, the rest taken from it."""
+
+    files: dict
+    stats: Mapping[str, tuple[int, ...]] | None = None
+    sources: SourceChecks | None = None
+    definitions: Definitions | None = None
+    last: LoadState | None = None
+
+
+def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), keep_documents: bool = True,
+                 progress: Callable[[int, int], None] | None = None, reuse: Kept | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
     `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
     JSON is parsed by the C parser alone (the duplicate-key check needs a slower Python hook);
     their documents are validated as always.
 
-    `memo` (kept by a long-running caller such as `serve`) remembers each file's validated runs by
-    its stat: an unchanged file is not read again. The checks across files run on every file (but see `last`).
+    `reuse` (Kept) is what the last build left: an unchanged file is not read again. The checks
+    across files run on every file, unless a resident builder's last clean load is patched.
 
     `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
     whole document is then read again from its file if it is asked for. So does content of over
@@ -268,16 +281,9 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), memo:
     Many files are read here and by forked processes, one per other core (`_ReadingProcesses`); the
     checks across files are made here, in path order: the result is the same however they were read.
 
-    `progress(done, total)` is told of each bundle file read. `stats` (cache.snapshot, just taken)
-    saves the listing a stat per file. `sources` (kept or restored from the last build) are the
-    source files runs refer to as found before: one unchanged since is not read again.
-    `definitions` are the protocols and environments the memo's runs share (restore_files', or the
-    last load's): a file read again that repeats one shares it, and the checks across files stay
-    identity tests.
-
-    `last` (a resident caller's, with `memo`, `sources` and `stats`) is the last clean load: this one
-    reads and checks only the files whose stat changed since, and takes the rest from it (LoadState).
+    `progress(done, total)` is told of each bundle file read.
     """
+    memo, stats, sources, definitions, last = reuse if reuse is not None else (None, None, None, None, None)
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
     if last is not None and (memo is None or sources is None):

@@ -1,6 +1,6 @@
 """`kindex-site serve`: a live preview that rebuilds on change and never serves a broken site.
 
-The site is built by `build()` itself, with a memo of validated files kept across rebuilds, into a
+The site is built by `build()` itself, with what rebuilds reuse (validated files, ranked problems, planned pages) kept across them, into a
 private folder (`.kindex-serve/site` beside kindex.toml), never into the publishable output. That
 folder is byte for byte what `kindex-site build` writes: the reload script and the error overlay are
 added to HTML responses on the way out, and exist nowhere on disk.

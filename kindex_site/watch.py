@@ -1,8 +1,8 @@
 """The resident rebuild loop shared by `kindex-site serve` and `kindex-site build --watch`.
 
-`Builder` holds the output folder's `cache.BuildState` (its lock, and the answer to "anything
-changed?") and a `build.Memo` kept across rebuilds (validated files, ranked problems, planned pages,
-compiled templates): each rebuild asks the state `unchanged()`, else calls `build()`, and reports
+`Builder` holds the output folder's `reuse.Reuse` (its lock, the answer to "anything changed?",
+and what rebuilds reuse: validated files, ranked problems, planned pages, compiled templates):
+each rebuild asks it `unchanged()`, else calls `build()`, and reports
 from what those return, so a one-run change re-makes only what shows it. `watch` is a daemon
 thread that asks it for a rebuild whenever content/, templates/, static/ or the config change.
 The main thread builds (one rebuild at a time; changes that arrive meanwhile fold into the next),
@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 
 from . import build as site_build  # (site_build.build looked up at each call: a test may stand in for it)
-from .cache import BuildState
+from .reuse import Reuse
 from .config import CONFIG_FILE, Config, load_config
 from .errors import KindexError, display, plural, summarize
 from .publish_swap import MARKER, sigterm_as_interrupt
@@ -41,15 +41,15 @@ class Builder:
                  timings: bool = False, serving: bool = True):
         self.config_path = config_path
         self.overrides = {k: v for k, v in overrides.items() if v is not None}
-        # Fixed for the builder's life (its memo and lock are this folder's); the caller puts it in
+        # Fixed for the builder's life (what it reuses and its lock are this folder's); the caller puts it in
         # the overrides too, as the settings spell it.
         self.out = out
         self.timings = timings  # print each rebuild's phases (build --watch --timings)
         self.serving = serving  # (what an error message says stays: a served site, or a folder)
         self.config = config  # the last config that loaded: it says which folders to watch
-        self.state = BuildState(out)  # the folder's lock, and what its last build left
-        # What rebuilds reuse: validated files, ranked problems, planned pages, compiled templates.
-        self.memo = site_build.Memo(state=self.state)
+        # The folder's lock, what its last build left, and what rebuilds reuse: validated files,
+        # ranked problems, planned pages, compiled templates.
+        self.reuse = Reuse(out)
         self.cond = threading.Condition()
         self.instance = secrets.token_hex(4)  # a restarted server's pages reload too
         self.generation = 0  # bumped whenever what a page shows may have changed
@@ -91,13 +91,13 @@ class Builder:
         """Take the output folder for this builder (its lock), put right what a build killed there
         left (and say so), and with `clean` forget what the last build left beside it. When another
         process holds the folder, who (" (pid N)" or ""), and nothing done."""
-        held = self.state.hold()
+        held = self.reuse.hold()
         if held is not None:
             return held
-        for note in self.state.recover():
+        for note in self.reuse.recover():
             print(f"note: {note}", file=sys.stderr, flush=True)
         if clean:
-            self.state.forget()
+            self.reuse.forget()
         return None
 
     def has_site(self) -> bool:
@@ -152,7 +152,7 @@ class Builder:
         with self.cond:
             self.building = True
         # The watcher names every file changed: the build need stat only those again.
-        self.state.changed(None if first or rescan else paths)
+        self.reuse.changed(None if first or rescan else paths)
         try:
             try:
                 config = load_config(self.config_path, self.overrides)
@@ -167,8 +167,8 @@ class Builder:
             else:
                 self._built(result, config, started, clock, paths, first)
                 # The site is in place and said to be: now the manifest that describes it to the
-                # next build (kept in memory meanwhile; cache.BuildState.commit's `defer`).
-                for w in self.state.save():
+                # next build (kept in memory meanwhile: Reuse.save).
+                for w in self.reuse.save():
                     print(f"warning: {w}", file=sys.stderr)
         finally:
             with self.cond:
@@ -178,15 +178,15 @@ class Builder:
     def _build(self, config: Config, paths: list[str], first: bool) -> site_build.BuildResult:
         # A saved file goes straight to the build (which compares anyway); otherwise (an editor's
         # scratch file come and gone) ask the state first: nothing to do? (The first build always
-        # runs: what it keeps in the memo makes the next ones quick.)
+        # runs: what it keeps makes the next ones quick.)
         saved = any(os.path.isfile(p) for p in paths)
         if not first and not self.errors and not saved:
-            last = self.state.unchanged(config, os.environ)
+            last = self.reuse.unchanged(config, os.environ)
             if last is not None:
                 return site_build.BuildResult.unchanged(last, self.out)
-        result = site_build.build(config, memo=self.memo)
+        result = site_build.build(config, self.reuse)
         if first:
-            # What the first build made lives as long as the server (most of it in the memo): out of
+            # What the first build made lives as long as the server (most of it kept for reuse): out of
             # the cycle collector's sight, whose full passes over it would otherwise stall a later
             # rebuild or request by most of a second on a big site.
             gc.freeze()
@@ -276,7 +276,7 @@ def problem(line: str) -> dict:
 class _Filter:
     """No dotfiles (the build skips them); outside the content folder, watchfiles' default filter
     too (editor backups, swap files, __pycache__ …). Whatever else the build reads is seen: a
-    rebuild stats again only the content files named here (cache.BuildState.changed)."""
+    rebuild stats again only the content files named here (Reuse.changed)."""
 
     def __init__(self, folders: tuple[str, ...], content: Path):
         import watchfiles
@@ -346,7 +346,7 @@ def watch(builder: Builder, stop: threading.Event) -> None:
 
 def watch_build(config_path: Path | None, overrides: dict, clean: bool = False, timings: bool = False) -> int:
     """`kindex-site build --watch`: build into the output folder, then rebuild on every change until
-    Ctrl-C. A rebuild keeps what the last one made in memory (the memo), so a one-run change takes a
+    Ctrl-C. A rebuild keeps what the last one made in memory, so a one-run change takes a
     fraction of a command-line build. Returns the exit status."""
     gc.enable()  # (cli.run turns the cycle collector off for one-shot commands; this one runs on)
     config = load_config(config_path, overrides)

@@ -206,6 +206,6 @@ def latency_tables(html: str) -> list[dict]:
 @pytest.fixture
 def always_incremental(monkeypatch):
     """However much changed, take the incremental path (normally a big change swaps a new folder in)."""
-    from kindex_site import build as build_module
+    from kindex_site import reuse
 
-    monkeypatch.setattr(build_module, "INCREMENTAL_MAX_SHARE", 1.0)
+    monkeypatch.setattr(reuse, "INCREMENTAL_MAX_SHARE", 1.0)

@@ -218,11 +218,14 @@ def restore(project) -> None:
 def test_rebuilds_sharing_a_memo_equal_clean_builds(project, monkeypatch, always_incremental):
     """`serve` keeps one Memo across rebuilds (files, ranked problems, planned pages): every change
     in turn, and its undoing, must still give exactly the clean build's site."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     corpus(project)
     build(load_config(None, {}), memo)
     for name, change in CHANGES.items():
@@ -242,14 +245,17 @@ def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_reb
     which a command-line build does not take for this site's (it builds all again, the same site);
     once written, that build finds nothing to do. A manifest that cannot be written is a warning."""
     from kindex_site import cache
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
     corpus(project)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
-    assert memo.state.save() == []
+    assert memo.save() == []
     CHANGES["a-mean-reorders-a-board"](project)
     build(load_config(None, {}), memo)
     manifest = cache.manifest_path(project.root / "site")
@@ -257,10 +263,10 @@ def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_reb
     assert not cache.describes(cache.read_manifest(project.root / "site"), project.root / "site")
     with monkeypatch.context() as failing:
         failing.setattr(cache, "write_manifest", lambda out, m: (_ for _ in ()).throw(PermissionError(13, "no")))
-        [warning] = memo.state.save()
+        [warning] = memo.save()
     assert warning.startswith("cannot write the build's cache (") and manifest.read_bytes() == before
-    assert memo.state.save() == [] and manifest.read_bytes() != before
-    assert memo.state.save() == []  # (nothing left to write)
+    assert memo.save() == [] and manifest.read_bytes() != before
+    assert memo.save() == []  # (nothing left to write)
     code, out, err = project.build()
     assert code == 0 and "no input changed" in out, out + err
     code, _, err = project.build("--out", "clean", "--clean")
@@ -271,7 +277,10 @@ def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_reb
 def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypatch, always_incremental):
     """An edit that keeps the size and lands in the same file-time tick as the build that read the
     file (a fast editor, a script) is still seen: such a file is compared by its bytes."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     from kindex_site import cache
@@ -283,7 +292,7 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypat
     monkeypatch.setattr(cache, "stat_key", lambda st: stat_key(st)[:2])
     corpus(project)
     path = project.root / "content/a.json"
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     before = path.stat()
     text = path.read_text()
@@ -303,7 +312,10 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypat
 def test_a_kept_document_shows_its_own_definitions(project, monkeypatch, always_incremental):
     """Documents of one file share a protocol or environment written alike (12 and 12.0 are alike to
     Python): a document kept as it was when its file changed must show what a fresh read shows."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     def bundles(first_host: str) -> list:
@@ -316,7 +328,7 @@ def test_a_kept_document_shows_its_own_definitions(project, monkeypatch, always_
         return [first, second]
 
     monkeypatch.chdir(project.root)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     project.write("content/a.json", bundles("h1"))  # the second is read with the first's environment
     build(load_config(None, {}), memo)
     project.write("content/a.json", bundles("h2"))  # the first moves: the second, unchanged, is kept
@@ -332,13 +344,16 @@ def test_a_definition_edited_under_a_resident_builder_is_checked_against_the_kep
     """Files kept from the last build share their protocols and environments with the files read
     again; an edit that makes one file's environment differ from another's is still an error naming
     both, and undoing it gives the clean build's site."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
     from kindex_site.errors import KindexError
 
     monkeypatch.chdir(project.root)
     corpus(project)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     path = project.root / "content/b.jsonl"
     text = path.read_text()
@@ -404,14 +419,14 @@ def test_a_run_kept_from_the_last_build_shows_its_whole_document(project, always
 def test_runs_restored_from_the_cache_keep_every_fact(project):
     """What a command-line rebuild ranks and shows of an unchanged file is what validating it gave."""
     from kindex_site import cache
-    from kindex_site.load import Facts, load_content, restore_files
+    from kindex_site.load import Facts, Kept, load_content, restore_files
 
     no_ci = bundle({"run.spec.timing.latencyNs.confidence95": DELETE})
     project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000), no_ci])
     project.built()
     fresh = {r.name: r for r in load_content(project.root / "content").runs}
-    restored = {r.name: r for r in load_content(project.root / "content", memo=restore_files(
-        cache.read_runs(project.root / "site"), project.root / "content")).runs}
+    restored = {r.name: r for r in load_content(project.root / "content", reuse=Kept(restore_files(
+        cache.read_runs(project.root / "site"), project.root / "content"))).runs}
     assert restored.keys() == fresh.keys() and len(fresh) == 2
     for name, run in restored.items():
         assert run._doc is None  # (taken from the cache, not read again)
@@ -858,7 +873,10 @@ def test_a_resident_builder_reads_and_checks_only_the_changed_files(project, mon
     last one (not a pass over every file), and still gives exactly what a clean build gives: each
     host as the first file in path order writes it, the warnings of a clean build."""
     from kindex_site import load
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -866,7 +884,7 @@ def test_a_resident_builder_reads_and_checks_only_the_changed_files(project, mon
     # bytes compared again (which would have the patch re-read it, and hide what it must find itself).
     monkeypatch.setattr(load, "RACY_NS", 0)
     _one_file_a_run(project)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     passes = []
     add = load._CrossFile.add
@@ -888,13 +906,16 @@ def test_a_resident_builder_says_what_a_clean_build_says_of_an_edit_it_cannot_pa
                                                                                     always_incremental):
     """A duplicate run name, a host defined two ways, a new host: the rebuild's problems and site are
     a clean build's, and so is the site once the edit is undone."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
     from kindex_site.errors import KindexError
 
     monkeypatch.chdir(project.root)
     _one_file_a_run(project)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     bad = {
         "a-duplicate-name": (lambda d: d["run"]["metadata"].update(name="run-a"),
@@ -951,7 +972,7 @@ def _each_patched_load_equals_a_whole_pass(project, edits: dict, seen, most_read
     memo, last, known = {}, load.LoadState(), load.SourceChecks()
 
     def patched():
-        return load.load_content(content_dir, memo=memo, stats=cache.snapshot(content_dir), last=last, sources=known)
+        return load.load_content(content_dir, reuse=load.Kept(memo, cache.snapshot(content_dir), known, None, last))
 
     patched()
     for name, edit in edits.items():
@@ -1007,11 +1028,11 @@ def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(pr
     """A command-line build of many runs has a forked process write the runs cache while it ranks
     and plans, and put in place where the build would have written it: a build that fails leaves
     the last build's; a writing process that fails leaves the writing to the build."""
-    from kindex_site import build as build_module, cache
-    from kindex_site.load import load_content, restore_files
+    from kindex_site import cache, reuse as reuse_module, workers
+    from kindex_site.load import Kept, load_content, restore_files
 
-    monkeypatch.setattr(build_module, "RUNS_ASIDE_MIN", 1)  # (a few runs stand for many)
-    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)  # (a few runs stand for many)
+    monkeypatch.setattr(workers, "cores", lambda: 2)
     writers, real_write_runs, me = project.root / "writers", cache.write_runs, os.getpid()
 
     def write_runs(out, entries, put=lambda: True, fail=()):
@@ -1023,7 +1044,7 @@ def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(pr
 
     def restored() -> list[str]:
         memo = restore_files(cache.read_runs(project.root / "site"), project.root / "content")
-        return sorted(r.name for r in load_content(project.root / "content", memo=memo).runs)
+        return sorted(r.name for r in load_content(project.root / "content", reuse=Kept(memo)).runs)
 
     def built(*, fail=()) -> tuple[int, str]:
         writers.unlink(missing_ok=True)
@@ -1060,10 +1081,10 @@ def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(pr
 def test_a_build_that_cannot_fork_writes_the_runs_cache_itself(project, monkeypatch):
     """Processes made only to get ahead (the runs cache writer, the templates' compiler) are not needed:
     at a process limit, the build does their work itself."""
-    from kindex_site import build as build_module
+    from kindex_site import reuse as reuse_module, workers
 
-    monkeypatch.setattr(build_module, "RUNS_ASIDE_MIN", 1)
-    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)
+    monkeypatch.setattr(workers, "cores", lambda: 2)
     forks = []
 
     def fork():

@@ -24,7 +24,7 @@ import pytest
 
 from conftest import bundle, seed_problem_run
 from kindex_site import build as build_module
-from kindex_site import cache, publish_swap
+from kindex_site import cache, publish_swap, reuse
 from kindex_site.cli import main
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux",
@@ -51,7 +51,7 @@ def scratch(tmp_path):
 @pytest.fixture
 def always_incremental(monkeypatch):
     """However much changed, patch the site (even when the changes and deletions outnumber the files)."""
-    monkeypatch.setattr(build_module, "INCREMENTAL_MAX_SHARE", 100.0)
+    monkeypatch.setattr(reuse, "INCREMENTAL_MAX_SHARE", 100.0)
 
 
 def tree(folder: Path) -> dict[str, bytes | None] | None:
@@ -291,7 +291,7 @@ def test_a_journal_still_being_applied_is_left_to_its_build(tmp_path, monkeypatc
 # (N = 0: just before its first move). It writes PAUSED, then waits for GO (or a signal that stops it).
 PAUSING = r"""
 import os, sys, time
-from kindex_site import build, publish_swap
+from kindex_site import build, publish_swap, reuse
 from kindex_site.cli import run
 def pause():
     open(os.environ["PAUSED"], "w").close()
@@ -301,7 +301,7 @@ def pause():
         time.sleep(0.01)
 publish_swap.crash = pause
 if os.environ.get("PAUSE_IN") == "moves":
-    build.INCREMENTAL_MAX_SHARE = 100.0
+    reuse.INCREMENTAL_MAX_SHARE = 100.0
     publish_swap._CRASH_AFTER = 0  # (from the journal on)
     forward = publish_swap._forward
     def _forward(*args):

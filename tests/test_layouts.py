@@ -189,14 +189,15 @@ def test_definitions_repeated_across_files_are_shared_and_told_apart_by_type(tmp
 def test_a_file_rewritten_within_the_clock_tick_is_read_again_though_listed_in_one_pass(project, monkeypatch):
     """The listing's own stat (one per file) keys the memo: an edit of the same size within the
     tick the file was read in, its times put back, is still seen (the racily-clean rule)."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
     key_of = cache.stat_key  # (the snapshot's, which the listing takes)
     monkeypatch.setattr(cache, "stat_key", lambda st: key_of(st)[:2])  # (within a tick, ctime stays too)
     path = project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000)])
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     before = path.stat()
     text = path.read_text()
@@ -224,14 +225,14 @@ def test_definitions_restored_from_the_cache_are_shared_with_a_file_read_again(t
     write("b-1.json", "Impl 8", 2_000_000, count=1)
     write("b-2.json", "Impl 9", 2_000_000, count=1.0)
     known, memo = load.Definitions(), {}
-    content = load.load_content(tmp_path, memo=memo, definitions=known)
+    content = load.load_content(tmp_path, reuse=load.Kept(memo, definitions=known))
     records = list(load.file_records(memo, content.digests, known))
 
     known = load.Definitions()  # the next build's
     restored = load.restore_files(records, tmp_path, known)
     write("a-0.json", "Impl 0", 1_500_000)  # edited: read again
     runs = {run.source.file.rsplit("/", 1)[-1]: run
-            for run in load.load_content(tmp_path, memo=restored, definitions=known).runs}
+            for run in load.load_content(tmp_path, reuse=load.Kept(restored, definitions=known)).runs}
     assert runs["a-0.json"].facts.mean == 1_500_000
     assert all(runs["a-0.json"].definitions[k] is runs["a-1.json"].definitions[k] for k in (0, 1))
     one, other = runs["b-1.json"].definitions[1], runs["b-2.json"].definitions[1]

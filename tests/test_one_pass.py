@@ -63,13 +63,16 @@ def test_reading_processes_say_what_reading_here_says(project, monkeypatch):
 
 
 def test_a_resident_builder_says_what_check_says(project, monkeypatch):
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
     from kindex_site.errors import KindexError
 
     monkeypatch.chdir(project.root)
     project.write("content/a.json", bundle(name="fine"))
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     project.write("content/b.json", _broken(1))
     with pytest.raises(KindexError) as failed:

@@ -759,13 +759,14 @@ def test_a_resident_builders_size_warnings_are_a_clean_builds(project, monkeypat
     or removed: after a page grows, a run goes and one comes, they warn as a clean build does."""
     from test_incremental import corpus, edit_json
 
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
     monkeypatch.setattr(publish, "FILE_LIMIT_BYTES", 12_000)
     corpus(project)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     edits = [
         lambda: edit_json(project, "content/a.json", lambda d: d[0]["run"]["spec"]["sourceNative"].update(

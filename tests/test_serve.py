@@ -583,12 +583,12 @@ def test_changes_during_a_rebuild_fold_into_the_next(project, monkeypatch):
     builder = Builder(None, {"output_dir": str(out)}, load_config(None, {}), out)
     real_build, runs = build_module.build, []
 
-    def build_meanwhile_changed(config, memo=None):
+    def build_meanwhile_changed(config, reuse=None):
         if not runs:
             for i in range(3):  # saved while this rebuild runs
                 path = project.write(f"content/new-{i}.json", seed_problem_run(f"gpu-{i}", "PyTorch eager", 10**6))
                 builder.request([str(path)])
-        result = real_build(config, memo=memo)
+        result = real_build(config, reuse)
         runs.append(result.runs)
         return result
 

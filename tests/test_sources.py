@@ -73,14 +73,17 @@ def test_an_edited_source_rebuilds_its_pages_as_a_clean_build_would(project, alw
 def test_an_edited_source_under_a_resident_builder_shows_on_its_pages(project, monkeypatch, always_incremental):
     """`serve` and `build --watch` keep a problem's ranking while its runs are the same: a run whose
     source file changed is not the same (its page and table link say so), and the site is the clean build's."""
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     from test_incremental import snapshot
 
     monkeypatch.chdir(project.root)
     kernel_site(project)
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     project.write("content/kb/models.src/gen.py", "print('v2')\n")
     assert build(load_config(None, {}), memo).changed > 0
@@ -281,7 +284,10 @@ def test_a_source_file_rewritten_within_the_clock_tick_is_read_again(project, mo
     """A kernel edited with its size and time unchanged, in the tick the last build read it, is seen by
     the next rebuild of a resident builder (its bytes are compared), and later rebuilds change nothing."""
     from kindex_site import cache
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -291,7 +297,7 @@ def test_a_source_file_rewritten_within_the_clock_tick_is_read_again(project, mo
     for written in (project.root / "content").rglob("*"):  # (all but the kernel long since written)
         if written.is_file() and written.name != "gen.py":
             os.utime(written, ns=(10**18, 10**18))
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
     path = project.root / "content/kb/models.src/gen.py"
     before = path.stat()
@@ -399,19 +405,19 @@ def test_without_fork_one_process_highlights_and_makes_every_page(project, monke
 def test_a_kernel_gone_while_the_site_is_built_is_an_error_naming_it(project, monkeypatch, in_parallel):
     """Removed after the content was read, before its page is made: the build says which file and
     stops, as for any other file that changes under it; the site is left as it was."""
-    from kindex_site import build as build_module
+    from kindex_site.reuse import Reuse
 
     kernels_on_hosts(project)
     project.built()
     before = project.snapshot()
     project.write("content/h0/r3/kernel.py", "import torch\n# kernel 3, edited\n")
-    keep_highlights = build_module._keep_highlights
+    keep_highlights = Reuse.before_write
 
     def removing(*args, **kwargs):
         os.unlink(project.root / "content/h0/r3/kernel.py")
         return keep_highlights(*args, **kwargs)
 
-    monkeypatch.setattr(build_module, "_keep_highlights", removing)
+    monkeypatch.setattr(Reuse, "before_write", removing)
     code, _, err = project.build("--clean")
     assert code == 1 and "Traceback" not in err, err
     assert err.startswith("content/h0/r3/kernel.py: cannot read it (No such file or directory): it changed "

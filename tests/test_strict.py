@@ -141,13 +141,16 @@ def test_warnings_do_not_depend_on_the_caches(project):
 
 
 def test_a_resident_builder_keeps_the_warnings_of_documents_it_does_not_read_again(project, monkeypatch):
-    from kindex_site.build import Memo, build
+    from kindex_site.build import build
+    from pathlib import Path
+
+    from kindex_site.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
     project.write("content/a.json", [bundle({"run.spec.timing.latencyNs.p99": 4980000}, name="typo-run"),
                                      bundle({"run.spec.observedAt": "2026-03-06T08:00:00Z"}, name="other-run")])
-    memo = Memo()
+    memo = Reuse(Path("site").absolute())
     first = build(load_config(None, {}), memo).warnings
     data = json.loads((project.root / "content/a.json").read_text())
     data[1]["run"]["spec"]["timing"]["samples"] = 99  # [0] is kept, not validated again
