@@ -206,6 +206,154 @@ def tally_json(t: Tally) -> dict:
     }
 
 
+# --- Tables' columns ----------------------------------------------------------------------------
+# A table whose columns are fixed says each one once, here: its head row, the "more" disclosure's
+# words and its rules in the stylesheet (where CSS can only tell a column by its position) are made
+# from the list; each row's cells come in the list's order (macros.html, host_row.html).
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    head: str  # its header; "{reference}" stands for the reference implementation's name
+    card: str | None = None  # its name over each value in the card layout (below 40rem): the head's if None, none if ""
+    num: bool = False  # a number: right-aligned, on one line
+    more: str = ""  # hidden until the disclosure before the table is opened, which names it so
+    head_css: str = ""  # declarations for its header
+    card_css: str = ""  # declarations for its cells in the card layout
+    ranked_card: bool = True  # False: in the card layout, shown in unranked rows only
+
+    def head_for(self, reference) -> str:
+        return self.head.replace("{reference}", str(reference))
+
+    @property
+    def card_name(self) -> str:
+        return self.head if self.card is None else self.card
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    name: str  # its class, which its rules select by
+    columns: tuple[Column, ...]
+    scope: bool = False  # its headers say scope="col"
+    classed: bool = False  # its number cells carry class "num" (the header too): no rule for them by position
+
+    @property
+    def more(self) -> str:
+        """The disclosure's words: the hidden columns' names, say "Min, max, std"."""
+        words = ", ".join(c.more for c in self.columns if c.more)
+        return words[:1].upper() + words[1:]
+
+
+WIDE = "min-width: 6.5rem"  # a long numeric header wraps to a few lines, not a word each
+ONE_LINE = "white-space: nowrap"
+
+# A board's runs, on its problem's page: what a reader compares is shown, the rest behind "more".
+LATENCY = Table("latency", (
+    Column("Rank", card="", num=True, card_css="flex: 0 0 auto; min-width: 2.5rem"),
+    Column("Implementation", card=""),  # (the row's header)
+    Column("Status", ranked_card=False),  # (a ranked run passed; its rank says so)
+    Column("Mean (ms)", num=True, head_css=WIDE),
+    Column("95% CI (ms)", num=True, head_css=WIDE),
+    Column("Speedup vs {reference} (×)", card="Speedup (×)", num=True, head_css=WIDE),
+    Column("Speedup 95% CI (×)", num=True, head_css=WIDE),
+    Column("Min (ms)", num=True, head_css=WIDE, more="min"),
+    Column("Max (ms)", num=True, head_css=WIDE, more="max"),
+    Column("Std (ms)", num=True, head_css=WIDE, more="std"),
+    Column("Samples", num=True, head_css=WIDE, more="samples"),
+    Column("Observed (UTC)", more="date"),
+))
+# A board's earlier runs, under its table.
+HISTORY = Table("history", (
+    Column("Implementation", card=""),
+    Column("Observed (UTC)"),
+    Column("Status"),
+    Column("Mean (ms)", num=True, head_css=ONE_LINE),
+    Column("95% CI (ms)", num=True, head_css=ONE_LINE),
+    Column("Vs its previous run (×)", num=True, head_css=ONE_LINE),
+    Column("Superseded by"),
+))
+# A host's boards, on its page: a row per board.
+BOARDS = Table("boards", (
+    Column("Problem", card=""),
+    Column("Implementations", num=True),
+    Column("Runs", num=True),
+    Column("Fastest"),
+    Column("Its mean (ms)", num=True),
+), scope=True, classed=True)
+TABLES = {t.name: t for t in (LATENCY, HISTORY, BOARDS)}
+NARROW = "(max-width: 40rem)"  # the card layout's (static/style.css)
+
+
+def column_css() -> str:
+    """Every table's rules by position (static/style.css holds them, between its COLUMNS marks)."""
+    wide, narrow = [], []
+    for t in TABLES.values():
+        wide += _column_rules(t)
+        narrow += _card_rules(t)
+    return "".join(wide) + f"@media {NARROW} {{\n" + "".join("  " + r for r in narrow) + "}\n"
+
+
+def _column_rules(t: Table) -> list[str]:
+    """Numbers right-aligned on one line, headers' declarations, the columns behind "more"."""
+    cells, opened = ("th", "td"), "details.more[open] ~ .table-scroll "
+    rules = [] if t.classed else [_rule(t, cells, _where(t, lambda c: c.num), "text-align: right"),
+                                  _rule(t, ("td",), _where(t, lambda c: c.num), "white-space: nowrap")]
+    for css in dict.fromkeys(c.head_css for c in t.columns if c.head_css):
+        rules.append(_rule(t, ("thead th",), _where(t, lambda c, css=css: c.head_css == css), css))
+    rules.append(_rule(t, cells, _where(t, lambda c: c.more), "display: none"))
+    rules.append(_rule(t, cells, _where(t, lambda c: c.more), "display: table-cell", opened))
+    return [r for r in rules if r]
+
+
+def _card_rules(t: Table) -> list[str]:
+    """Below 40rem: a card per row, each value under its column's name."""
+    opened = "details.more[open] ~ .table-scroll "
+    rules = [_rule(t, ("td",), _where(t, lambda c: c.more), "display: block", opened),
+             _rule(t, ("tr:not(.unranked) td",), _where(t, lambda c: not c.ranked_card), "display: none")]
+    for css in dict.fromkeys(c.card_css for c in t.columns if c.card_css):
+        rules.append(_rule(t, ("td",), _where(t, lambda c, css=css: c.card_css == css), css))
+    for i, c in enumerate(t.columns, 1):
+        if c.card_name:
+            rules.append(_rule(t, ("td",), [i], f"content: {_css_string(c.card_name)}", after="::before"))
+    return [r for r in rules if r]
+
+
+def _where(t: Table, test: Callable[[Column], object]) -> list[int]:
+    """The numbers (from 1) of the table's columns that pass the test."""
+    return [i for i, c in enumerate(t.columns, 1) if test(c)]
+
+
+def _rule(t: Table, cells: tuple[str, ...], columns: list[int], css: str, before: str = "", after: str = "") -> str:
+    """One rule for the cells of these columns, a selector per run of neighbours; none for no column."""
+    if not columns:
+        return ""
+    where = _positions(columns, len(t.columns))
+    selectors = [f"{before}.{t.name} {cell}{w}{after}" for cell in cells for w in where]
+    line = ", ".join(selectors) + f" {{ {css}; }}\n"
+    return line if len(line) <= 110 else ",\n".join(selectors) + f" {{ {css}; }}\n"
+
+
+def _positions(columns: list[int], last: int) -> list[str]:
+    runs: list[list[int]] = []
+    for i in columns:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return [_position(a, b, last) for a, b in runs]
+
+
+def _position(a: int, b: int, last: int) -> str:
+    """Columns a to b: one, or a run (to the last column, open-ended)."""
+    if a == b:
+        return ":first-child" if a == 1 else f":nth-child({a})"
+    return f":nth-child(n+{a})" + ("" if b == last else f":nth-child(-n+{b})")
+
+
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+
+
 def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
     protocol = lb.content.protocols[board.protocol]
     figures = board.significant_figures
@@ -276,6 +424,7 @@ def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool
     return Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
         "problem": problem, "groups": workload_groups(lb, problem.slug, urls),
         "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
+        "columns": TABLES,
     })
 
 
@@ -509,7 +658,7 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
         "group_titles": GROUP_TITLES,
         "compared": lb.compared_boards.get(name, 0),
         "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
-        "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown],
+        "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown], "columns": TABLES,
     }
 
 

@@ -1,0 +1,159 @@
+"""Tables' columns, each said once (kindex_site/pages.py: LATENCY, HISTORY, BOARDS): what a reader sees
+of a column (its header, whether it is a number, whether it waits behind "more", its name over each
+value in the card layout below 40rem) comes from its definition, in Chromium at 1280 px and 400 px.
+
+CSS tells a cell's column by its position only; the stylesheet's rules by position are made from the
+column lists (pages.column_css) and kept between its COLUMNS marks. Run as a script, this file writes
+them there: `.venv/bin/python tests/test_columns.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import tables
+from kindex_site import pages
+from test_browser import PAGES, browser, site  # noqa: F401 (fixtures)
+from test_frontend import representative_content
+
+STYLE = Path(__file__).parent.parent / "static" / "style.css"
+BLOCK = re.compile(r"(/\* COLUMNS: .*?\*/\n)(.*?)(/\* END COLUMNS \*/\n)", re.DOTALL)
+REFERENCE = "PyTorch eager"  # the representative site's reference implementation
+
+
+def _block(css: str) -> str:
+    found = BLOCK.search(css)
+    assert found, "static/style.css has no COLUMNS marks"
+    return found.group(2)
+
+
+def write() -> None:
+    """Put the column lists' rules into static/style.css, between its COLUMNS marks."""
+    css = STYLE.read_text(encoding="utf-8")
+    _block(css)
+    STYLE.write_text(BLOCK.sub(lambda m: m.group(1) + pages.column_css() + m.group(3), css), encoding="utf-8")
+
+
+def test_the_stylesheet_holds_the_rules_its_column_lists_make():
+    css = STYLE.read_text(encoding="utf-8")
+    assert _block(css) == pages.column_css(), "write them: .venv/bin/python tests/test_columns.py"
+    # Outside the block, no rule picks one of those tables' columns by its position.
+    outside = BLOCK.sub("", css)
+    for t in pages.TABLES:
+        assert not re.search(rf"\.{t}\b[^{{}}]*:(nth-child|first-child|last-child)", outside), t
+
+
+def test_a_column_list_says_what_a_card_is_called_and_what_waits_behind_more():
+    latency = pages.LATENCY
+    assert latency.more == "Min, max, std, samples, date"
+    assert [c.head for c in latency.columns if c.more] == ["Min (ms)", "Max (ms)", "Std (ms)", "Samples", "Observed (UTC)"]
+    for t in pages.TABLES.values():
+        for c in t.columns:  # a card's name is its header's, unless the header names the reference
+            assert c.card_name == (c.head if c.card is None else c.card)
+            assert "{reference}" not in c.card_name, (t.name, c.head)
+
+
+def test_each_table_s_head_row_and_cells_follow_its_columns(project):
+    for rel, data in representative_content().items():
+        project.write(rel, data)
+    project.built()
+    html = project.page("problems/level2-84-gemm-batchnorm-scaling-softmax")
+    heads = [c.head_for(REFERENCE) for c in pages.LATENCY.columns]
+    latency = tables(html, "latency")
+    assert latency and all(t["rows"][0] == heads for t in latency)
+    assert all(len(row) == len(heads) for t in latency for row in t["rows"])
+    history = tables(html, "history")
+    assert history and all(t["rows"][0] == [c.head for c in pages.HISTORY.columns] for t in history)
+    assert all(len(row) == len(pages.HISTORY.columns) for t in history for row in t["rows"])
+    assert html.count(f'<details class="more"><summary>{pages.LATENCY.more}</summary></details>') == len(latency)
+    host = project.page("hosts/gpu-a")
+    [boards] = tables(host, "boards")
+    assert boards["rows"][0] == [c.head for c in pages.BOARDS.columns]
+    assert all(len(row) == len(pages.BOARDS.columns) for row in boards["rows"])
+    head = re.search(r'<table class="sortable boards cards".*?<thead><tr>(.*?)</tr></thead>', host, re.DOTALL).group(1)
+    number = ' class="num"'
+    assert re.findall(r"<th([^>]*)>", head) == [' scope="col"' + (number if c.num else "") for c in pages.BOARDS.columns]
+
+
+# --- What a reader sees, in Chromium ------------------------------------------------------------
+
+SEEN = """(selector) => Array.from(document.querySelectorAll(selector)).map(t => ({
+  head: Array.from(t.tHead.rows[0].cells).map(c => ({text: c.textContent.replace(/\\s+/g, " ").trim(),
+    shown: c.getClientRects().length > 0, align: getComputedStyle(c).textAlign})),
+  rows: Array.from(t.tBodies[0].rows).map(r => ({unranked: r.classList.contains("unranked"),
+    cells: Array.from(r.cells).map(c => ({tag: c.tagName.toLowerCase(), shown: c.getClientRects().length > 0,
+      align: getComputedStyle(c).textAlign, wrap: getComputedStyle(c).whiteSpace,
+      label: getComputedStyle(c, "::before").content}))}))}))"""
+
+
+def _page(chromium, url: str, width: int):
+    context = chromium.new_context(viewport={"width": width, "height": 900}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(url)
+    return page
+
+
+def _label(text: str) -> str:
+    return '"' + text + '"'
+
+
+def _check_wide(table: dict, t: pages.Table, opened: bool) -> None:
+    """At 1280 px: numbers right-aligned on one line, the columns behind "more" shown only when it is open."""
+    for i, c in enumerate(t.columns):
+        head = table["head"][i]
+        assert head["shown"] == (opened or not c.more), (t.name, c.head)
+        for row in table["rows"]:
+            cell = row["cells"][i]
+            assert cell["shown"] == (opened or not c.more), (t.name, c.head)
+            if cell["tag"] == "td":
+                assert cell["align"] == ("right" if c.num else "left"), (t.name, c.head)
+                assert (cell["wrap"] == "nowrap") == c.num, (t.name, c.head)
+        assert head["align"] == ("right" if c.num else "left"), (t.name, c.head)
+
+
+def _check_cards(table: dict, t: pages.Table, opened: bool) -> None:
+    """At 400 px: a card per row, each value under its column's name, which is its header's text."""
+    for i, c in enumerate(t.columns):
+        for row in table["rows"]:
+            cell = row["cells"][i]
+            if cell["tag"] == "th":  # the row's header heads its card
+                assert cell["label"] in ("none", "normal") and cell["shown"]
+                continue
+            hidden = (c.more and not opened) or (not c.ranked_card and not row["unranked"])
+            assert cell["shown"] == (not hidden), (t.name, c.head, row["unranked"])
+            assert cell["label"] == (_label(c.card_name) if c.card_name else "none"), (t.name, c.head)
+            if c.card is None:  # the name is the header's very text
+                assert cell["label"] == _label(table["head"][i]["text"])
+            assert cell["align"] == "left" and cell["wrap"] == "normal"
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_latency_and_history_columns_as_a_reader_sees_them(browser, site, width):  # noqa: F811
+    page = _page(browser, site + PAGES["problem"], width)
+    page.locator("details.history summary").first.click()
+    check = _check_wide if width == 1280 else _check_cards
+    for opened in (False, True):
+        if opened:
+            for summary in page.locator("details.more summary").all():
+                summary.click()
+        latency = page.evaluate(SEEN, "table.latency")
+        assert latency and any(r["unranked"] for t in latency for r in t["rows"])
+        for table in latency:
+            check(table, pages.LATENCY, opened)
+    history = page.evaluate(SEEN, "details.history[open] table.history")
+    assert history
+    check(history[0], pages.HISTORY, False)
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_a_host_s_boards_as_a_reader_sees_them(browser, site, width):  # noqa: F811
+    page = _page(browser, site + PAGES["host"], width)
+    [boards] = page.evaluate(SEEN, "table.boards")
+    (_check_wide if width == 1280 else _check_cards)(boards, pages.BOARDS, False)
+
+
+if __name__ == "__main__":
+    write()
