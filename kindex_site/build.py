@@ -32,7 +32,6 @@ import gc
 import heapq
 import json
 import os
-import signal
 import sys
 import time
 from array import array
@@ -40,7 +39,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import chain, islice
+from itertools import islice
 from pathlib import Path
 
 import jinja2
@@ -710,7 +709,6 @@ class _Renderer:
         self.compiling: Aside | None = None  # the worker compiling them aside (compile_aside), until waited for
         self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
         self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
-        self.flat_globals: dict[str, dict] = {}  # template name → its globals as one dict (_render)
 
     @classmethod
     def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
@@ -761,17 +759,9 @@ class _Renderer:
     def set_globals(self, values: dict) -> None:
         """This build's globals (the site's settings, its URLs), for every template."""
         self.env.globals.update(values)
-        self.flat_globals.clear()
 
     def _render(self, template: jinja2.Template, values: dict) -> str:
-        """`template.render(**values)`, without copying the template's globals (a ChainMap over
-        the environment's, walked key by key) into each page's context: they are made one dict
-        once per build, and each page's context starts from a copy of that (a twentieth of a run
-        page's time went to the walk)."""
-        flat = self.flat_globals.get(template.name)
-        if flat is None:
-            flat = self.flat_globals[template.name] = dict(template.globals)
-        return self.env.concat(template.root_render_func(template.new_context({**flat, **values}, shared=True)))
+        return template.render(values)
 
     def __call__(self, item: bytes | Page | Board | dict | Callable[[], bytes], path: str = "") -> bytes:
         if isinstance(item, bytes):

@@ -16,7 +16,7 @@ from kindex_site import numbers, render
 def reference_ms(ns, significant=3):
     """format_ms as it was: Decimal throughout."""
     if ns is None:
-        return render.DASH
+        return numbers.DASH
     value = Decimal(ns) / Decimal(1_000_000)
     max_decimals = 6 if isinstance(ns, int) else 12
 
@@ -49,7 +49,7 @@ def interesting_ints():
 def test_format_ms_of_ints_matches_decimal():
     for significant in (1, 3, 4):
         for n in interesting_ints():
-            assert render._ms_of_int(n, significant) == reference_ms(n, significant), (n, significant)
+            assert numbers._ms_of_int(n, significant) == reference_ms(n, significant), (n, significant)
     for n in (4940000, 123456789, 1234567890, 999999, 999500, 999499, 1, 0, 10**20, -(10**20), True, False):
         assert render.format_ms(n) == reference_ms(n), n
 
@@ -58,7 +58,7 @@ def test_format_ms_of_floats_and_zeros():
     for x in (0.0, -0.0, 0, 1.5, 4940000.0, 0.1, 1e-9, 123456.789, 999999.5, -0.0):
         assert render.format_ms(x) == reference_ms(x), x  # -0.0 after 0.0: zeros are never remembered
     assert render.format_ms(4) != render.format_ms(4.0)  # typed: an int is whole nanoseconds
-    assert render.format_ms(None) == render.DASH and render.format_ms(4940000, significant=2) == "4.9"
+    assert render.format_ms(None) == numbers.DASH and render.format_ms(4940000, significant=2) == "4.9"
 
 
 def reference_ratio(value):
@@ -247,7 +247,7 @@ def test_board_csv_matches_the_recursive_walk():
 
 def reference_ci_ms(lo, hi, mean):
     to_ms = lambda ns: Decimal(ns) / Decimal(1_000_000)  # noqa: E731
-    return render._interval(to_ms(lo), to_ms(hi), to_ms(mean) if mean is not None else None, 6)
+    return numbers._interval(to_ms(lo), to_ms(hi), to_ms(mean) if mean is not None else None, 6)
 
 
 def test_ci_ms_of_ints_matches_decimal():
@@ -262,7 +262,7 @@ def test_ci_ms_of_ints_matches_decimal():
         cases.append((lo, hi, rng.choice([mean, None, 0])))
         cases.append((hi, lo, mean))  # reversed: still the same text as before
     for lo, hi, mean in cases:
-        assert render._ci_ms_of_ints(lo, hi, mean) == reference_ci_ms(lo, hi, mean), (lo, hi, mean)
+        assert numbers._ci_ms_of_ints(lo, hi, mean) == reference_ci_ms(lo, hi, mean), (lo, hi, mean)
     assert render.format_ci_ms([4931062, 4948938], 4940000) == "4.931–4.949"
     assert render.format_ci_ms([1.5, 2.5], None) == reference_ci_ms(1.5, 2.5, None)
 
