@@ -463,7 +463,7 @@ def _code_format(kind: bytes, modules: tuple[str, ...]) -> bytes:
 
 
 def _runs_format() -> bytes:
-    return _code_format(b"runs 1", ("load.py", "models.py"))  # (load.py's Facts, field by field)
+    return _code_format(b"runs 1", ("load.py", "models.py", "importers/naming.py"))  # (load.py's Facts, field by field)
 
 
 def read_runs(out: Path):
@@ -564,7 +564,8 @@ def rankings_path(out: Path) -> Path:
 
 def _rankings_format() -> bytes:
     # (leaderboard.py's boards, ranked by its rules, stats.py's and hardware.py's, of load.py's runs)
-    return _code_format(b"rankings 1", ("leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py"))
+    return _code_format(b"rankings 1", ("leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py",
+                                        "importers/naming.py"))
 
 
 def read_rankings(out: Path) -> dict[str, tuple[str, bytes]]:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from .errors import KindexError
 from .hardware import same_gpu
+from .importers.naming import problem_naming
 from .load import Content, Run
 from .models import NAME_PATTERN, is_windows_device
 from .stats import Noise, Speedup, geometric_mean, ranks, ratio, rounding_step, trend_verdict
@@ -30,7 +31,6 @@ OUTLIER_FACTOR = 2  # maximum above this many means is flagged
 # came first), rather than describing runs the table can still compare.
 CONTENT_WARNINGS = ("several-references", "unordered-runs")
 
-_KERNELBENCH_PROBLEM = re.compile(r"^level(\d{1,15})/(\d{1,15})_(.+?)(?:\.py)?$")  # bounded: int() refuses 4,300+ digits
 _NAME = re.compile(NAME_PATTERN)
 
 
@@ -311,30 +311,23 @@ def problem_of(run: Run, known: dict | None = None) -> Problem | str:
     if isinstance(run.grouping, tuple):
         return run.grouping[0]  # told before, by build_leaderboard
     key = run.facts.problem_text
-    if run.facts.kernelbench:
-        if key is None:
-            return "run.spec.sourceNative.externalId: a kernelbench run needs its externalId (…/levelN/M_Name.py)"
-        make = _kernelbench_problem
-    else:
-        make = _titled_problem
-    problem = known.get((make, key)) if known is not None else None
+    naming = problem_naming(run.facts.naming)
+    if naming is not None and key is None:
+        return naming.missing
+    problem = known.get((naming, key)) if known is not None else None
     if problem is None:
-        problem = make(key)
+        problem = _titled_problem(key) if naming is None else _named_problem(naming, key)
         if isinstance(problem, str):
             return problem
         if known is not None:
-            known[make, key] = problem
+            known[naming, key] = problem
     return problem
 
 
-def _kernelbench_problem(tail: str) -> Problem | str:
-    m = _KERNELBENCH_PROBLEM.match(tail)
-    if not m:
-        return (f"run.spec.sourceNative.externalId: ends in {tail!r}, not in levelN/M_Name.py "
-                "as KernelBench ids do")
-    level, number, name = int(m[1]), int(m[2]), m[3]
-    title = " ".join(name.replace("_", " ").split())
-    return Problem(f"level{level}-{number}-{slugify(title)}".strip("-"), title, level, number)
+def _named_problem(naming, text: str) -> Problem | str:
+    """The problem a source's own id names (importers/naming.py), or why it names none."""
+    named = naming.problem(text, slugify)
+    return named if isinstance(named, str) else Problem(*named)
 
 
 def _titled_problem(title: str) -> Problem | str:
@@ -449,7 +442,7 @@ def _name_runs(content: Content) -> tuple[list[Run], dict[str, Implementation]]:
         grouping = run.grouping  # told from the document alone, so kept on the run across rebuilds
         if grouping is None:
             f = run.facts
-            from_ = (f.kernelbench, f.problem_text, f.title_parts[1:2], f.implementation_digest)
+            from_ = (f.naming, f.problem_text, f.title_parts[1:2], f.implementation_digest)
             grouping = told.get(from_)
             if grouping is None:
                 grouping = told[from_] = _grouping(run, known_problems, label_slugs)
@@ -504,7 +497,7 @@ class _Identity:
         self.named: dict[str, Problem] = {}  # slug → the problem a run names
         self.count: dict[str, int] = {}  # name slug → runs giving it
         self.first: dict[str, str] = {}  # name slug → its first observedAt, in UTC
-        self.former: dict[str, set[str]] = {}  # name slug → former KernelBench ids of its runs
+        self.former: dict[str, set[tuple[str, str]]] = {}  # name slug → (source, former id) of its runs
         for run in runs:
             f = run.facts
             problem = run.grouping[0]
@@ -520,7 +513,7 @@ class _Identity:
                     self.first[slug] = when
             self.count[slug] = self.count.get(slug, 0) + 1
             if f.former_problem_text is not None:
-                self.former.setdefault(slug, set()).add(f.former_problem_text)
+                self.former.setdefault(slug, set()).add((f.naming, f.former_problem_text))
 
     def problems(self) -> tuple[dict[str, Problem], dict[str, list[Run]]]:
         parent: dict[str, str] = {}
@@ -564,8 +557,8 @@ class _Identity:
         shown = self.named[slugs[0]]
         aliases: dict[str, Problem] = {slug: self.named[slug] for slug in slugs[1:]}
         for slug in slugs:
-            for text in sorted(self.former.get(slug, ())):
-                former = _kernelbench_problem(text)
+            for source, text in sorted(self.former.get(slug, ())):
+                former = _named_problem(problem_naming(source), text)
                 if isinstance(former, Problem) and former.slug != shown.slug:
                     aliases.setdefault(former.slug, former)
         return replace(shown, aliases=tuple(sorted(aliases.values(), key=lambda p: p.sort_key)))

@@ -32,6 +32,7 @@ from pydantic import ValidationError
 
 from . import cache, strictjson
 from .errors import KindexError, display, printable
+from .importers.naming import problem_naming
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, check_relative_path, is_windows_device, nearest_name)
 from .scaffold import RULES_BEGIN, with_current_rules
@@ -72,7 +73,7 @@ class Facts:
     """
 
     __slots__ = ("title_parts", "status", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
-                 "observed_at", "std_ns", "hardware", "kernelbench", "problem_text",
+                 "observed_at", "std_ns", "hardware", "naming", "problem_text",
                  "workload_digest", "environment_digest", "implementation_digest", "former_problem_text",
                  "implementation_source", "workload_source")
 
@@ -100,17 +101,17 @@ class Facts:
         native = spec.sourceNative
         hardware = native.get("hardware")  # the GPU the source recorded, checked against the host's
         self.hardware: str | None = sys.intern(hardware) if isinstance(hardware, str) else None
-        # The text its problem is told from (leaderboard.problem_of): a KernelBench run's externalId
-        # ends in levelN/M_Name.py, any other run's title starts with the problem. Shared by its problem's runs.
-        # KernelBench's own sources (kernelbench, kernelbench-leaderboard, …) name problems by its ids.
+        # The text its problem is told from (leaderboard.problem_of): for a source that names problems by ids
+        # of its own (importers/naming.py: KernelBench's end in levelN/M_Name.py), that part of sourceNative;
+        # for any other, the title's first part. Shared by its problem's runs.
         source = native.get("source")
-        self.kernelbench: bool = source == "kernelbench" or (isinstance(source, str) and source.startswith("kernelbench-"))
-        if self.kernelbench:
-            external = native.get("externalId")
-            self.problem_text = sys.intern("/".join(external.split("/")[-2:])) if isinstance(external, str) else None
+        naming = problem_naming(source)
+        self.naming: str | None = sys.intern(source) if naming is not None else None  # the source, if it has one
+        if naming is not None:
+            text, former = naming.problem_text(native), naming.former_text(native)
+            self.problem_text = sys.intern(text) if text is not None else None
             # The name the source gave a problem since renamed (the importer maps it to the new one).
-            former = native.get("formerExternalId")
-            self.former_problem_text = sys.intern("/".join(former.split("/")[-2:])) if isinstance(former, str) else None
+            self.former_problem_text = sys.intern(former) if former is not None else None
         else:
             self.problem_text = sys.intern(parts[0].strip())
             self.former_problem_text = None
@@ -2024,7 +2025,7 @@ def _restored_facts(values: tuple) -> Facts:
     # quicker than a setattr per slot, for every run a command-line build restores.
     facts = object.__new__(Facts)
     (facts.title_parts, facts.status, facts.samples, facts.mean, facts.minimum, facts.maximum, facts.ci_low,
-     facts.ci_high, facts.statistic, facts.observed_at, facts.std_ns, facts.hardware, facts.kernelbench,
+     facts.ci_high, facts.statistic, facts.observed_at, facts.std_ns, facts.hardware, facts.naming,
      facts.problem_text, facts.workload_digest, facts.environment_digest, facts.implementation_digest,
      facts.former_problem_text, facts.implementation_source, facts.workload_source) = values
     return facts
