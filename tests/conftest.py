@@ -5,6 +5,10 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
+import random
+import shutil
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -15,6 +19,121 @@ from kindex_site.cli import main
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED = json.loads((FIXTURES / "seed.json").read_text(encoding="utf-8"))
 DELETE = object()
+
+
+# --- the suite's settings (docs/testing.md) ---------------------------------------------------------
+# A release run (`--release`, or KINDEX_RELEASE=1; scripts/release-test) runs the tests marked `release`
+# in full: every crash point, every case, each property's whole budget. Any other run takes a sample of
+# them, the same on every run: drawn from a random.Random seeded with SAMPLE_SEED and the sample's name.
+
+SAMPLE_SEED = os.environ.get("KINDEX_SAMPLE_SEED") or "37"
+
+
+def release() -> bool:
+    return os.environ.get("KINDEX_RELEASE") == "1"
+
+
+def sample(items, share: float, name: str, keep=()) -> list:
+    """`items` whole in a release run; otherwise `share` of them (at least one), plus those in `keep`,
+    drawn with the fixed seed and `name`, in their own order."""
+    items = list(items)
+    if release() or not items:
+        return items
+    rng = random.Random(f"{SAMPLE_SEED}:{name}")
+    chosen = set(rng.sample(range(len(items)), max(1, round(share * len(items)))))
+    return [item for i, item in enumerate(items) if i in chosen or item in keep]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--release", action="store_true", default=False,
+                     help="run the tests marked release in full (the same as KINDEX_RELEASE=1)")
+
+
+def pytest_configure(config):
+    if config.getoption("--release"):
+        os.environ["KINDEX_RELEASE"] = "1"  # (seen by worker processes and the commands tests start)
+    _in_memory_basetemp(config)
+    if not release():
+        _compile_each_template_once()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Of the parametrised cases of a test marked release(share=…), a fixed-seed sample."""
+    if release():
+        return
+    cases: dict[str, list] = {}
+    for item in items:
+        marker = item.get_closest_marker("release")
+        if marker is not None and "share" in marker.kwargs and hasattr(item, "callspec"):
+            cases.setdefault(item.nodeid.split("[", 1)[0], []).append(item)
+    dropped = []
+    for name, of_one in cases.items():
+        kept = set(map(id, sample(of_one, of_one[0].get_closest_marker("release").kwargs["share"], name)))
+        dropped += [item for item in of_one if id(item) not in kept]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
+
+
+def _in_memory_basetemp(config) -> None:
+    """tmp_path and the tempfile module's folders in /dev/shm where there is one: the tests write and
+    delete tens of thousands of small files, and each build syncs what it publishes. One folder per
+    session (sessions run side by side), removed at its end unless a test failed (then the next
+    session removes it). A --basetemp given is used as given; KINDEX_TEST_TMP=disk keeps the defaults."""
+    shm = Path("/dev/shm")
+    if (config.option.basetemp or hasattr(config, "workerinput") or os.environ.get("KINDEX_TEST_TMP") == "disk"
+            or not (shm.is_dir() and os.access(shm, os.W_OK))):
+        return
+    for old in shm.glob("kindex-tests-*"):  # the kept folders of sessions that are over
+        try:
+            os.kill(int(old.name.split("-")[2]), 0)
+        except (ValueError, IndexError):
+            continue
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+        except PermissionError:
+            pass
+    folder = Path(tempfile.mkdtemp(prefix=f"kindex-tests-{os.getpid()}-", dir=shm))
+    config.option.basetemp = str(folder / "tmp")  # (an xdist worker's is a folder in it)
+    (folder / "tempfile").mkdir()
+    os.environ["TMPDIR"] = tempfile.tempdir = str(folder / "tempfile")  # (and the worker processes')
+    config.stash[_SHM_BASETEMP] = folder
+
+
+_SHM_BASETEMP = pytest.StashKey[Path]()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    folder = session.config.stash.get(_SHM_BASETEMP, None)
+    if folder is not None and exitstatus == 0:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _compile_each_template_once() -> None:
+    """Each build of a new project compiles every template (its compiled ones are kept per project in
+    .kindex-cache/): most of a small test site's build. The tests make thousands, so a template's code
+    is compiled once per test process for a given source, name, file and environment; builds still
+    load, cache and render as ever. A release run compiles each time."""
+    import jinja2
+
+    compile_source, compiled = jinja2.Environment.compile, {}
+
+    def compile(env, source, name=None, filename=None, raw=False, defer_init=False):
+        if not isinstance(source, str):
+            return compile_source(env, source, name, filename, raw, defer_init)
+        key = (type(env), source, name, filename, raw, defer_init, env.code_generator_class, env.optimized,
+               env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
+               env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
+               env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline,
+               repr(env.autoescape), env.is_async, tuple(sorted(env.extensions)), tuple(sorted(env.filters)),
+               tuple(sorted(env.tests)))
+        code = compiled.get(key)
+        if code is None:
+            code = compiled[key] = compile_source(env, source, name, filename, raw, defer_init)
+        return code
+
+    jinja2.Environment.compile = jinja2.utils.internalcode(compile)
 
 
 def bundle(changes: dict | None = None, **shortcuts) -> dict:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import SEED, bundle, latency_tables, tables, visible_text
+from conftest import SEED, bundle, latency_tables, release, tables, visible_text
 from kindex_site.stats import Noise, faster_beyond_noise, ranks, ratio
 
 PROBLEM = "problems/level2-84-gemm-batchnorm-scaling-softmax"
@@ -170,9 +170,12 @@ def _noise(mean: int, relative_se: float, step: int) -> Noise:
 # Means that collide and sit one rounding step apart (three figures) as well as anywhere.
 means = st.one_of(st.integers(1, 10**9), st.sampled_from([4_930_000, 4_940_000, 4_950_000, 4_960_000, 5_000_000]))
 noises = st.builds(_noise, means, st.one_of(st.just(0.0), st.floats(0, 0.2)), st.sampled_from([0, 0, 1, 10_000, 100_000]))
+# The rules' properties: 1,000 examples each in a release run, 100 otherwise, from a fixed seed.
+PROPERTY = settings(max_examples=1000 if release() else 100, deadline=None, derandomize=True, database=None)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.release
+@PROPERTY
 @given(st.lists(noises, min_size=1, max_size=12))
 def test_ranks_follow_the_one_rule(values):
     """rank(i) = 1 + the number of runs faster beyond noise than i or than any run at most i's
@@ -191,7 +194,8 @@ def test_ranks_follow_the_one_rule(values):
                 assert got[i][1] and got[j][1]
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.release
+@PROPERTY
 @given(noises, noises, noises)
 def test_faster_beyond_noise_is_transitive(a, b, c):
     """What makes the rank rule consistent: A faster than B and B than C beyond noise → A than C."""
@@ -217,7 +221,8 @@ def test_adjacent_three_figure_means_are_never_told_apart_by_rounding_alone():
         assert ratio(low, high).kind == "rounding" and ratio(low, high).ci95 is None
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.release
+@PROPERTY
 @given(noises, noises)
 def test_two_runs_tie_exactly_when_their_ratio_interval_contains_1(a, b):
     (rank_a, tied_a), (rank_b, _) = ranks([a, b])

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import bundle, seed_problem_run
+from conftest import bundle, release, sample, seed_problem_run
 from kindex_site import build as build_module
 from kindex_site import cache, publish_swap, reuse
 from kindex_site.cli import main
@@ -132,17 +132,20 @@ def killed_build(root: Path, n: int, *argv: str, patch=None) -> int:
                 patch()
             code = main(["build", *argv])
             sys.stdout.flush()
+            (root / "operations").write_text(str(publish_swap._done))  # (how many it made, when it finished)
         finally:
             os._exit(code)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
 
-def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, swap_only: bool = False) -> dict:
+def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, swap_only: bool = False,
+                 share: float = 1.0, name: str = "") -> dict:
     """Kill one build of new content over the old site after each of its file operations in turn,
     until it completes (`swap_only`: from just before a full build's swap). After each: the site is
     the old or the new one, or the next command (a build of broken content, so that nothing but
     recovery happens) makes it one of them and says so; then a build makes the new site and leaves
-    nothing behind, and the next is a no-op."""
+    nothing behind, and the next is a no-op. Outside a release run, `share` of the operations (the
+    first and the last always among them) are the points killed at, drawn with the fixed seed."""
     base, work, reference = folder / "base", folder / "work", folder / "reference"
     for root in (base, reference):
         old_content(root)
@@ -161,7 +164,13 @@ def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, sw
     assert old != new
     seen = {"old": 0, "new": 0, "recovered": 0}
     first = sum(data is not None for data in new.values()) - 1 if swap_only else 1  # (the files, then the swap)
-    for n in range(first, 1000):
+    points = range(first, 1000)
+    if share < 1 and not release():  # (a build killed at no point tells how many operations it makes)
+        shutil.copytree(base, work, symlinks=True, copy_function=os.link)
+        assert killed_build(work, 10**9, patch=patch) == 0, (work / "killed.log").read_text()
+        last = int((work / "operations").read_text())
+        points = [*sample(range(first, last + 1), share, name, keep=(first, last)), last + 1]
+    for n in points:
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(base, work, symlinks=True, copy_function=os.link)  # (no build writes a file in place)
         monkeypatch.chdir(work)
@@ -199,8 +208,9 @@ def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, sw
     return seen
 
 
+@pytest.mark.release
 def test_a_full_build_killed_after_any_file_operation_leaves_the_old_site_or_the_new(scratch, monkeypatch):
-    seen = crash_series(scratch, monkeypatch, incremental=False)
+    seen = crash_series(scratch, monkeypatch, incremental=False, share=0.25, name="full build")
     # One atomic exchange: never a moment without one whole site.
     assert seen["old"] and seen["new"] and seen["recovered"] == 0, seen
     assert seen["operations"] > 30, seen  # (every page written is a point it was killed at)
@@ -216,9 +226,10 @@ def test_a_full_build_swapping_with_two_renames_is_completed_or_undone_by_the_ne
     assert seen["old"] and seen["new"] and seen["recovered"] == 1, seen
 
 
+@pytest.mark.release
 def test_an_incremental_build_killed_after_any_file_operation_is_completed_by_the_next(
         scratch, monkeypatch, always_incremental):
-    seen = crash_series(scratch, monkeypatch, incremental=True)
+    seen = crash_series(scratch, monkeypatch, incremental=True, share=0.25, name="incremental build")
     # Killed among its moves, the site is a mix until the next command rolls the journal forward.
     assert seen["old"] and seen["new"] and seen["recovered"] >= 5, seen
 

@@ -1,7 +1,8 @@
 """Property-based: any content builds or fails cleanly, check and build agree, valid corpora lose no number.
 
-CI runs each property with a fixed seed (derandomize) and a small budget, a few seconds each. For a
-release, run more examples: `KINDEX_HYPOTHESIS_EXAMPLES=2000 pytest tests/test_properties.py`.
+Each property runs from a fixed seed (derandomize). A release run (`--release`, scripts/release-test)
+takes each property's whole budget; any other run a fifth of it, a few seconds each. To try still more
+examples: `KINDEX_HYPOTHESIS_EXAMPLES=2000 pytest tests/test_properties.py`.
 """
 
 from __future__ import annotations
@@ -18,22 +19,26 @@ from html.parser import HTMLParser
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import SEED
+from conftest import SEED, release
 from kindex_site.cli import main
 
-# The budget: each property's own by default, or this many examples for every one (a release check).
+# The budget: each property's own in a release run, a fifth of it otherwise, or this many examples for
+# every one.
 EXAMPLES = int(os.environ.get("KINDEX_HYPOTHESIS_EXAMPLES") or 0)
+pytestmark = pytest.mark.release
 
 
 def budget(examples: int) -> settings:
-    return settings(max_examples=EXAMPLES or examples, deadline=None, derandomize=True, database=None,
+    return settings(max_examples=EXAMPLES or (examples if release() else max(1, examples // 5)), deadline=None,
+                    derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-SETTINGS = budget(40)
+SETTINGS = budget(160)
 
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
@@ -150,7 +155,7 @@ def runs(draw):
     return bundles
 
 
-@budget(12)
+@budget(48)
 @given(bundles=runs())
 def test_every_valid_run_appears_in_the_api_with_its_numbers(bundles):
     with tempfile.TemporaryDirectory() as tmp:
@@ -409,14 +414,14 @@ def _second_run(edited: dict) -> dict:
     return doc
 
 
-@budget(30)
+@budget(120)
 @given(doc=edits(), layout=st.sampled_from(["array", "jsonl", "files"]), ascii_only=st.booleans(),
        page=st.none() | edge_text)
 def test_check_passes_exactly_what_build_builds(doc, layout, ascii_only, page):
     check_agrees_with_build([doc, _second_run(doc)], layout, ascii_only, page)
 
 
-@budget(25)
+@budget(100)
 @given(values=st.lists(st.tuples(st.sampled_from(NEW_FIELD_PARENTS[:2]), edge_text, any_values), min_size=1,
                        max_size=3),
        layout=st.sampled_from(["array", "jsonl"]))
