@@ -113,24 +113,34 @@ def pytest_sessionfinish(session, exitstatus):
 def _compile_each_template_once() -> None:
     """Each build of a new project compiles every template (its compiled ones are kept per project in
     .kindex-cache/): most of a small test site's build. The tests make thousands, so a template's code
-    is compiled once per test process for a given source, name, file and environment; builds still
-    load, cache and render as ever. A release run compiles each time."""
+    is compiled once per test process for a given source, name, file and environment (all that Jinja's
+    compiler reads of it: its syntax, settings, sandbox, finalize, filters and tests, the functions
+    themselves); builds still load, cache and render as ever. A release run compiles each time."""
     import jinja2
 
     compile_source, compiled = jinja2.Environment.compile, {}
 
     def compile(env, source, name=None, filename=None, raw=False, defer_init=False):
-        if not isinstance(source, str):
-            return compile_source(env, source, name, filename, raw, defer_init)
-        key = (type(env), source, name, filename, raw, defer_init, env.code_generator_class, env.optimized,
-               env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
-               env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
-               env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline,
-               repr(env.autoescape), env.is_async, tuple(sorted(env.extensions)), tuple(sorted(env.filters)),
-               tuple(sorted(env.tests)))
-        code = compiled.get(key)
-        if code is None:
-            code = compiled[key] = compile_source(env, source, name, filename, raw, defer_init)
+        key = None
+        if isinstance(source, str):
+            key = (type(env), source, name, filename, raw, defer_init, env.code_generator_class, env.optimized,
+                   env.block_start_string, env.block_end_string, env.variable_start_string,
+                   env.variable_end_string, env.comment_start_string, env.comment_end_string,
+                   env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks,
+                   env.newline_sequence, env.keep_trailing_newline, env.autoescape, env.is_async, env.finalize,
+                   getattr(env, "sandboxed", False), getattr(env, "intercepted_binops", None),
+                   getattr(env, "intercepted_unops", None), repr(sorted(env.policies.items())),
+                   tuple(sorted((k, type(v)) for k, v in env.extensions.items())),
+                   tuple(sorted(env.filters.items())), tuple(sorted(env.tests.items())))
+            try:
+                code = compiled.get(key)
+            except TypeError:  # (something unhashable: compiled each time)
+                code = key = None
+            if code is not None:
+                return code
+        code = compile_source(env, source, name, filename, raw, defer_init)
+        if key is not None:
+            compiled[key] = code
         return code
 
     jinja2.Environment.compile = jinja2.utils.internalcode(compile)
