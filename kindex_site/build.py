@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path
+from typing import NamedTuple
 
 import jinja2
 from markupsafe import Markup
@@ -57,7 +58,7 @@ from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, proble
 from .render import CompiledTemplates, make_environment, markdown_html
 from .reuse import Reuse
 from .search import index_output as search_index_output
-from .workers import Aside, Writers, cores, release_free_memory
+from .workers import Aside, Workers, cores, release_free_memory
 
 
 @dataclass
@@ -291,7 +292,8 @@ class _Plan:
             group = held.get(problem.slug)
             if group is None or group.made_from != made_from:
                 plan = stored.get(problem.slug)
-                if plan is not None and plan[0] == made_from:
+                plan = StoredPlan._make(plan) if plan is not None else None
+                if plan is not None and plan.made_from == made_from:
                     group = _planned(problem.slug, plan)
                 else:
                     group = self._problem(problem, made_from)
@@ -532,33 +534,51 @@ class _ProblemOutputs:
     problem_keys: ProblemKeys
     # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
     fragments: dict[tuple, tuple] = field(default_factory=dict)
-    plan: tuple | None = None  # as the last command-line build stored it (cache.read_plans), if taken from there
+    plan: StoredPlan | None = None  # as the last command-line build stored it, if taken from there
 
     def page_paths(self) -> islice:
         return islice(self.outputs, self.pages)
 
     def stored(self, keys: dict[str, str | bytes]) -> tuple:
-        """What cache.write_plans keeps of it: all but the outputs' makers (`keys`: the plan's)."""
+        """What the plans cache keeps of it (StoredPlan): all but the outputs' makers (`keys`: the plan's)."""
         if self.plan is not None:
-            return self.plan
+            return tuple(self.plan)
         paths = tuple(self.outputs)
         pk = self.problem_keys
-        return (self.made_from, paths[:self.pages], paths[self.pages:], tuple(keys[p] for p in paths),
-                (pk.problem, pk.board, pk.host, pk.implementation))
+        return tuple(StoredPlan(self.made_from, paths[:self.pages], paths[self.pages:], tuple(keys[p] for p in paths),
+                                (pk.problem, pk.board, pk.host, pk.implementation)))
+
+
+class StoredPlan(NamedTuple):
+    """A problem's planned outputs as the plans cache keeps them (_ProblemOutputs.stored writes it,
+    `_planned` reads it back)."""
+
+    VERSION = 1
+    made_from: tuple  # what they were planned from (_Plan.take_problems): the problem's key, settings, code
+    pages: tuple  # the paths of its pages: its own, then its runs'
+    files: tuple  # the paths of its other outputs
+    keys: tuple  # each path's key, pages then files
+    problem_keys: tuple  # keys.ProblemKeys' fields
+
+
+def plans_format() -> bytes:
+    """The plans cache's header."""
+    from .cache import record_format
+
+    return record_format("plans", (StoredPlan,))
 
 
 # The maker of an output a stored plan names: made for real (_problem_outputs) only if it must be written.
 UNPLANNED = object()
 
 
-def _planned(slug: str, plan: tuple) -> _ProblemOutputs:
+def _planned(slug: str, plan: StoredPlan) -> _ProblemOutputs:
     """A problem's outputs as a command-line build stored them: the same `made_from` gives the same
     paths, keys and claims (they are made from nothing else), so an unchanged problem is not planned
     again. (Their makers are not stored: see UNPLANNED.)"""
-    made_from, pages, files, keys, pk = plan
-    paths = pages + files
-    return _ProblemOutputs(made_from, len(pages), dict.fromkeys(paths, UNPLANNED), dict(zip(paths, keys)),
-                           _claims(paths), ProblemKeys(*pk), plan=plan)
+    paths = plan.pages + plan.files
+    return _ProblemOutputs(plan.made_from, len(plan.pages), dict.fromkeys(paths, UNPLANNED),
+                           dict(zip(paths, plan.keys)), _claims(paths), ProblemKeys(*plan.problem_keys), plan=plan)
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
@@ -814,13 +834,11 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer,
     # a hundred megabytes more in this process until the manifest is written.
     in_order = array("q", bytes(8 * len(paths)))
 
-    def receive(chunk_sizes: tuple[int, list[int]]) -> int:
-        at = chunk_sizes[0] * CHUNK
-        in_order[at:at + len(chunk_sizes[1])] = array("q", chunk_sizes[1])
-        return len(chunk_sizes[1])
-
-    Writers(min(workers, len(chunks))).write(
-        lambda i: (i, _write_chunk_in(staging, outputs, render, chunks[i])), len(chunks), progress, receive)
+    writers = Workers(min(workers, len(chunks)), lambda i: _write_chunk_in(staging, outputs, render, chunks[i]),
+                      what="writing the site: a process writing it")
+    for _, i, chunk_sizes in writers.results(len(chunks)):
+        in_order[i * CHUNK:i * CHUNK + len(chunk_sizes)] = array("q", chunk_sizes)
+        progress.advance(len(chunk_sizes))
     return _SizesInOrder(paths, in_order)
 
 

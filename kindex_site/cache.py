@@ -184,17 +184,17 @@ class BuildState:
         """The digests of the .json files the last build read cleanly (load.py skips re-checking them)."""
         return frozenset(self.last.trusted) if self.last is not None else frozenset()
 
-    def stored_runs(self):
+    def stored_runs(self, header: bytes):
         """The runs the last command-line build validated (load.restore_files takes them)."""
-        return read_runs(self.out)
+        return read_runs(self.out, header)
 
-    def stored_rankings(self) -> dict:
+    def stored_rankings(self, header: bytes) -> dict:
         """Problem slug → (its key, its ranking) as the last command-line build stored them."""
-        return read_rankings(self.out)
+        return read_rankings(self.out, header)
 
-    def stored_plans(self) -> dict:
+    def stored_plans(self, header: bytes) -> dict:
         """Problem slug → the outputs the last command-line build planned for it (build._planned)."""
-        return read_plans(self.out)
+        return read_plans(self.out, header)
 
     @property
     def templates(self) -> Path:
@@ -248,11 +248,10 @@ class BuildState:
         return outputs
 
     def commit(self, outputs: dict[str, tuple], *, trusted: list[str], summary: dict, warnings: list[str],
-               notes: list[str], written_from: tuple, runs=None, plans: dict | None = None,
-               rankings=None, defer: bool = False) -> list[str]:
+               notes: list[str], written_from: tuple, runs: tuple | None = None, plans: tuple | None = None,
+               rankings: tuple | None = None, defer: bool = False) -> list[str]:
         """Describe the site now in the folder to the next build: the manifest, and the runs, plans
-        and rankings when given (load.file_records' entries; build._ProblemOutputs.stored's;
-        write_rankings' entries). The site is
+        and rankings when given, each as (its format's header, its records). The site is
         committed already: these are only caches, and one that cannot be written is a warning
         (returned; not in the manifest, so that a later no-op build need not say it).
 
@@ -268,11 +267,11 @@ class BuildState:
             self._mine = None
             self._mine = (_UNSAVED, manifest) if defer else (write_manifest(self.out, manifest), manifest)
             if runs is not None:
-                write_runs(self.out, runs)
+                write_runs(self.out, *runs)
             if plans is not None:
-                write_plans(self.out, plans)
+                write_plans(self.out, *plans)
             if rankings is not None:
-                write_rankings(self.out, rankings)
+                write_rankings(self.out, *rankings)
         except OSError as e:
             return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
                     "the next build will make it all again"]
@@ -453,27 +452,27 @@ def runs_path(out: Path) -> Path:
     return manifest_path(out).with_suffix(".runs")
 
 
-def _code_format(kind: bytes, modules: tuple[str, ...]) -> bytes:
-    """A cache file's first line: its kind, this Python, and a digest of the modules whose objects
-    its records are; another version of any of them makes it another format, which is then not read."""
+def record_format(kind: str, records: tuple, modules: tuple[str, ...] = ()) -> bytes:
+    """A cache file's first line: its kind, this Python, the name, version and fields of each record
+    type it stores (NamedTuples with a VERSION, defined beside the code that reads them back, or
+    dataclasses stored field by field), and a digest of the `modules` whose rules made their values.
+    Anything else is another format: not read."""
     h = hashlib.sha256()
+    for record in records:
+        fields = getattr(record, "_fields", None) or tuple(record.__dataclass_fields__)
+        h.update(f"{record.__name__} {getattr(record, 'VERSION', 1)} {','.join(fields)}\n".encode())
     for name in modules:
         h.update((PACKAGE_DIR / name).read_bytes())
-    return b"kindex-site " + kind + b" " + sys.version.split()[0].encode() + b" " + h.hexdigest()[:16].encode() + b"\n"
+    return f"kindex-site {kind} {sys.version.split()[0]} {h.hexdigest()[:16]}\n".encode()
 
 
-def _runs_format() -> bytes:
-    return _code_format(b"runs 1", ("load.py", "models.py", "importers/naming.py"))  # (load.py's Facts, field by field)
-
-
-def read_runs(out: Path):
-    """What write_runs stored, entry by entry; nothing when it is missing or of another format, and
-    no more than its intact entries when it was cut short."""
+def read_runs(out: Path, header: bytes):
+    """What write_runs stored under `header`, entry by entry; nothing when it is missing or of another
+    format, and no more than its intact entries when it was cut short."""
     try:
         data = runs_path(out).read_bytes()
     except OSError:
         return
-    header = _runs_format()
     if not data.startswith(header):
         return
     # Each entry is its length (8 bytes) and its marshal'd bytes: loads() on a slice is many times
@@ -491,14 +490,14 @@ def read_runs(out: Path):
         at += 8 + size
 
 
-def write_runs(out: Path, entries, put: Callable[[], bool] = lambda: True) -> None:
-    """Store file_records' entries one by one (a million runs never become one object), in place
-    once `put()` says so (if it says no, they are not stored)."""
+def write_runs(out: Path, header: bytes, entries, put: Callable[[], bool] = lambda: True) -> None:
+    """Store file_records' entries one by one under `header` (a million runs never become one
+    object), in place once `put()` says so (if it says no, they are not stored)."""
     path = runs_path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
     with temp.open("wb") as f:
-        f.write(_runs_format())
+        f.write(header)
         for entry in entries:
             blob = marshal.dumps(entry)
             f.write(len(blob).to_bytes(8, "little"))
@@ -533,21 +532,19 @@ def write_sources(out: Path, records: list) -> None:
 # --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
 
 
-PLANS_FORMAT = b"kindex-site plans 2 " + sys.version.split()[0].encode() + b"\n"
-
-
 def plans_path(out: Path) -> Path:
     return manifest_path(out).with_suffix(".plans")
 
 
-def read_plans(out: Path) -> dict:
-    """Problem slug → what the last command-line build planned for it (keyed inside by what it was
-    made from: settings and code included); nothing when missing, damaged or of another format."""
+def read_plans(out: Path, header: bytes) -> dict:
+    """Problem slug → what the last command-line build planned for it, stored under `header` (keyed
+    inside by what it was made from: settings and code included); nothing when missing, damaged or
+    of another format."""
     plans: dict = {}
     try:
         data = plans_path(out).read_bytes()
-        if data.startswith(PLANS_FORMAT):
-            for part in _parts_of(memoryview(data)[len(PLANS_FORMAT):]):
+        if data.startswith(header):
+            for part in _parts_of(memoryview(data)[len(header):]):
                 plans.update(part)
             return plans
     except (OSError, ValueError, EOFError, TypeError):
@@ -562,20 +559,13 @@ def rankings_path(out: Path) -> Path:
     return manifest_path(out).with_suffix(".rankings")
 
 
-def _rankings_format() -> bytes:
-    # (leaderboard.py's boards, ranked by its rules, stats.py's and hardware.py's, of load.py's runs)
-    return _code_format(b"rankings 1", ("leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py",
-                                        "importers/naming.py"))
-
-
-def read_rankings(out: Path) -> dict[str, tuple[str, bytes]]:
-    """Problem slug → (its problem key, its ranking's bytes) as write_rankings stored them; nothing
-    when missing or of another format, and no more than its intact entries when cut short."""
+def read_rankings(out: Path, header: bytes) -> dict[str, tuple[str, bytes]]:
+    """Problem slug → (its problem key, its ranking's bytes) as write_rankings stored them under
+    `header`; nothing when missing or of another format, and no more than its intact entries when cut short."""
     try:
         data = rankings_path(out).read_bytes()
     except OSError:
         return {}
-    header = _rankings_format()
     if not data.startswith(header):
         return {}
     rankings: dict[str, tuple[str, bytes]] = {}
@@ -596,10 +586,10 @@ def read_rankings(out: Path) -> dict[str, tuple[str, bytes]]:
     return rankings
 
 
-def write_rankings(out: Path, rankings: Iterable[tuple[str, str, bytes]]) -> None:
-    """Store (slug, problem key, ranking's bytes) one problem at a time."""
+def write_rankings(out: Path, header: bytes, rankings: Iterable[tuple[str, str, bytes]]) -> None:
+    """Store (slug, problem key, ranking's bytes) one problem at a time, under `header`."""
     def parts():
-        yield _rankings_format()
+        yield header
         for slug, key, body in rankings:
             head = marshal.dumps((slug, key, len(body)))
             yield len(head).to_bytes(8, "little")
@@ -764,8 +754,8 @@ def _read_marshalled(path: Path, header: bytes, kind: type):
     return kind()
 
 
-def write_plans(out: Path, plans: dict) -> None:
-    _write_whole(plans_path(out), chain((PLANS_FORMAT,), _dict_parts(plans, PLANS_PART)))
+def write_plans(out: Path, header: bytes, plans: dict) -> None:
+    _write_whole(plans_path(out), chain((header,), _dict_parts(plans, PLANS_PART)))
 
 
 DICT_PART = 1 << 16  # items per marshal'd part of a big dict (the manifest's: an output each)

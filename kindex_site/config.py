@@ -1,9 +1,8 @@
 """kindex.toml: the site's settings. Flags on the command line override them.
 
-Standard library only: a no-op build (cli.py → cache.BuildState.unchanged) reads the settings before it knows
+Standard library only: a no-op build (cli.py → reuse.Reuse.unchanged) reads the settings before it knows
 whether there is any work, and importing pydantic alone would cost it more than the rest. The checks
-and their messages are those pydantic's lax mode gave when this was a pydantic model
-(tests/test_config.py compares the two).
+and their messages are those pydantic's lax mode gives (tests/test_config.py compares the two).
 """
 
 from __future__ import annotations

@@ -118,15 +118,15 @@ def ahead(sources, workers: int, progress) -> int:
     def highlight_chunk(index: int) -> list[tuple[tuple[str, str], Highlighted]]:
         return [_made(*source) for source in chunks[index]]
 
-    def keep(results: list[tuple[tuple[str, str], Highlighted]]) -> int:
-        for key, found in results:
-            _memory.put(key, found)
-        return len(results)
-
-    from .workers import Writers
+    from .workers import Workers
 
     progress.phase("highlighting source files", len(jobs))
-    Writers(min(workers, len(chunks))).write(highlight_chunk, len(chunks), progress, keep)
+    highlighters = Workers(min(workers, len(chunks)), highlight_chunk,
+                           what="highlighting source files: a process highlighting them")
+    for _, _, results in highlighters.results(len(chunks)):
+        for key, found in results:
+            _memory.put(key, found)
+        progress.advance(len(results))
     return len(jobs)
 
 

@@ -358,73 +358,94 @@ class Kept(NamedTuple):
 
 def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | None = None) -> Leaderboard:
     """Group, rank and summarise; with `reuse`, unchanged problems are not ranked again."""
-    memo, stored = reuse if reuse is not None else (None, None)
     named, implementations = _name_runs(content)
     identity = _Identity(named)
     problems, runs_of_problem = identity.problems()
-
-    by_problem: dict[str, list[Board]] = {}
-    workloads: dict[str, list[Workload]] = {}
-    keys: dict[str, str] = {}
-    problems_of_implementation: dict[str, set[str]] = {}
-    on_slot: dict[tuple[str, object], tuple[tuple, str]] = {}  # (host, suite slot) → (newest workload's key, problem slug)
-    results_of: dict[str, dict[str, list[tuple[str, Result]]]] = {}  # problem slug → host → its results
-    restored: dict[str, bytes] = {}
-    warnings_of: dict[str, list[str]] = {}
+    ranked = _Ranked(content, rules, reuse)
     for slug, runs in runs_of_problem.items():
-        problem = problems[slug]
-        # A run's key covers its bundle's bytes (protocol and environment included) and where it
-        # sits: equal keys, equal boards.
-        state = memo.get(slug) if memo is not None else None
-        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs]) if memo is not None else None
-        if state is not None and state.made_from == made_from:
-            key = state.key  # (the same run objects, each kept unchanged since: the same key, unhashed)
-        else:
-            key = _runs_key(rules, problem, runs)
-            if state is None or state.key != key:
-                kept = stored.get(slug) if stored else None
-                ranked = restored_ranking(kept[1], problem, runs) if kept is not None and kept[0] == key else None
-                if ranked is not None:
-                    restored[slug] = kept[1]
-                state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, content, rules)), rules.reference)
-            if memo is not None:
-                state.made_from = made_from
-        keys[slug] = key
-        if memo is not None:
-            memo[slug] = state
-        by_problem[slug], workloads[slug] = state.boards, state.workloads
-        results_of[slug] = state.results
-        if state.warnings:
-            warnings_of[slug] = state.warnings
-        for impl_slug, entries in state.entries_of_implementation.items():
-            implementations[impl_slug].entries += entries
-            implementations[impl_slug].hosts |= state.hosts_of_implementation[impl_slug]
-            problems_of_implementation.setdefault(impl_slug, set()).add(slug)
-        slot = suite_slot(problem)
-        for host, newest in state.newest_on_host.items():
-            held = on_slot.get((host, slot))
-            if held is None or newest > held[0]:
-                on_slot[host, slot] = (newest, slug)
-    if memo is not None:
-        for slug in [s for s in memo if s not in runs_of_problem]:
-            del memo[slug]
+        ranked.add(problems[slug], runs, implementations)
+    ranked.forget_others(runs_of_problem)
     in_order = sorted(problems.values(), key=lambda p: p.sort_key)
-    suite, summaries = _suite_summaries(in_order, problems, on_slot, results_of, implementations, rules, content)
+    suite, summaries = _suite_summaries(in_order, problems, ranked.on_slot, ranked.results_of, implementations,
+                                        rules, content)
     return Leaderboard(
         content=content,
         problems=in_order,
-        boards=by_problem,
+        boards=ranked.boards,
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
         reference=rules.reference,
-        workloads=workloads,
+        workloads=ranked.workloads,
         summaries=summaries,
         suite=suite,
-        problem_keys=keys,
-        restored=restored,
-        problems_of_implementation=problems_of_implementation,
+        problem_keys=ranked.keys,
+        restored=ranked.restored,
+        problems_of_implementation=ranked.problems_of_implementation,
         redirects=identity.redirects,
-        warnings=identity.warnings + [w for p in in_order for w in warnings_of.get(p.slug, ())],
+        warnings=identity.warnings + [w for p in in_order for w in ranked.warnings_of.get(p.slug, ())],
     )
+
+
+class _Ranked:
+    """Each problem's boards, ranked (or as the last build ranked them, when its runs are the same),
+    and what the summaries gather from them."""
+
+    def __init__(self, content: Content, rules: Rules, reuse: Kept | None):
+        self.content, self.rules = content, rules
+        self.memo, self.stored = reuse if reuse is not None else (None, None)
+        self.boards: dict[str, list[Board]] = {}
+        self.workloads: dict[str, list[Workload]] = {}
+        self.keys: dict[str, str] = {}
+        self.problems_of_implementation: dict[str, set[str]] = {}
+        # (host, suite slot) → (newest workload's key, problem slug)
+        self.on_slot: dict[tuple[str, object], tuple[tuple, str]] = {}
+        self.results_of: dict[str, dict[str, list[tuple[str, Result]]]] = {}  # problem slug → host → its results
+        self.restored: dict[str, bytes] = {}
+        self.warnings_of: dict[str, list[str]] = {}
+
+    def add(self, problem: Problem, runs: list[Run], implementations: dict[str, Implementation]) -> None:
+        slug = problem.slug
+        state = self._state(problem, runs)
+        self.keys[slug] = state.key
+        self.boards[slug], self.workloads[slug] = state.boards, state.workloads
+        self.results_of[slug] = state.results
+        if state.warnings:
+            self.warnings_of[slug] = state.warnings
+        for impl_slug, entries in state.entries_of_implementation.items():
+            implementations[impl_slug].entries += entries
+            implementations[impl_slug].hosts |= state.hosts_of_implementation[impl_slug]
+            self.problems_of_implementation.setdefault(impl_slug, set()).add(slug)
+        slot = suite_slot(problem)
+        for host, newest in state.newest_on_host.items():
+            held = self.on_slot.get((host, slot))
+            if held is None or newest > held[0]:
+                self.on_slot[host, slot] = (newest, slug)
+
+    def _state(self, problem: Problem, runs: list[Run]) -> _ProblemState:
+        """The problem's ranking: kept (the same run objects, each unchanged since: the same key,
+        unhashed), restored from the stored one with the same key, or made. A run's key covers its
+        bundle's bytes (protocol and environment included) and where it sits: equal keys, equal boards."""
+        memo, rules, slug = self.memo, self.rules, problem.slug
+        state = memo.get(slug) if memo is not None else None
+        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs]) if memo is not None else None
+        if state is not None and state.made_from == made_from:
+            return state
+        key = _runs_key(rules, problem, runs)
+        if state is None or state.key != key:
+            kept = self.stored.get(slug) if self.stored else None
+            ranked = restored_ranking(kept[1], problem, runs) if kept is not None and kept[0] == key else None
+            if ranked is not None:
+                self.restored[slug] = kept[1]
+            state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, self.content, rules)), rules.reference)
+        if memo is not None:
+            state.made_from = made_from
+            memo[slug] = state
+        return state
+
+    def forget_others(self, runs_of_problem: dict) -> None:
+        """Problems gone since the last build are not kept for ever."""
+        if self.memo is not None:
+            for slug in [s for s in self.memo if s not in runs_of_problem]:
+                del self.memo[slug]
 
 
 def _name_runs(content: Content) -> tuple[list[Run], dict[str, Implementation]]:
@@ -703,25 +724,70 @@ def _results(boards: list[Board], reference: str) -> list[tuple[str, Result]]:
 # --- a problem's ranking as plain values, stored by a command-line build for the next ---------------
 
 
+class StoredBoard(NamedTuple):
+    """A ranked board as the rankings cache keeps it (ranking_bytes writes it, `_board_of` reads it
+    back): its entries by their place, runs by name."""
+
+    VERSION = 1
+    workload: str
+    host: str
+    protocol: str
+    statistic: str
+    anchor: str
+    significant_figures: int | None
+    current: int  # how many of `entries` are the board's current runs (the rest: its history)
+    reference: int | None  # the reference entry's place
+    warnings: list  # (code, message, runs)
+    entries: list  # StoredEntry records
+
+
+class StoredEntry(NamedTuple):
+    """An entry of a StoredBoard."""
+
+    VERSION = 1
+    run: str  # the run's name
+    implementation: str
+    implementation_slug: str
+    rank: int | None
+    tied: bool
+    mixed_hardware: bool
+    is_reference: bool
+    speedup: tuple | None  # Speedup's fields
+    current: bool
+    superseded_by: str | None
+    trend: tuple | None  # (the previous entry's place, the change's Speedup fields, the verdict)
+    last_passed: object
+    implausible: bool
+    implausible_latency: bool
+    other_source: object
+
+
+def rankings_format() -> bytes:
+    """The rankings cache's header: its records, and the rules that ranked them."""
+    from .cache import record_format
+
+    return record_format("rankings", (StoredBoard, StoredEntry, Workload, Warning), (
+        "leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py", "importers/naming.py"))
+
+
 def ranking_bytes(boards: list[Board], workloads: list[Workload]) -> bytes:
-    """A problem's ranked boards and workloads as marshal'd plain values (runs by name, entries by
-    their place on their board): what `restored_ranking` makes the same boards again from."""
-    return marshal.dumps((
-        [_board_record(b) for b in boards],
-        [(w.digest, w.first_observed, w.last_observed, w.hosts) for w in workloads],
-    ))
+    """A problem's ranked boards and workloads as marshal'd plain values (StoredBoard, Workload): what
+    `restored_ranking` makes the same boards again from."""
+    return marshal.dumps(([_board_record(b) for b in boards],
+                          [(w.digest, w.first_observed, w.last_observed, w.hosts) for w in workloads]))
 
 
 def _board_record(b: Board) -> tuple:
     runs = b.runs
     place = {id(e): i for i, e in enumerate(runs)}
-    return (b.workload, b.host, b.protocol, b.statistic, b.anchor, b.significant_figures, len(b.entries),
-            None if b.reference is None else place[id(b.reference)],
-            [(w.code, w.message, w.runs) for w in b.warnings],
-            [(e.run.name, e.implementation, e.implementation_slug, e.rank, e.tied, e.mixed_hardware,
-              e.is_reference, _speedup_record(e.speedup), e.current, e.superseded_by,
-              None if e.trend is None else (place[id(e.trend.previous)], _speedup_record(e.trend.change), e.trend.verdict),
-              e.last_passed, e.implausible, e.implausible_latency, e.other_source) for e in runs])
+    return tuple(StoredBoard(
+        b.workload, b.host, b.protocol, b.statistic, b.anchor, b.significant_figures, len(b.entries),
+        None if b.reference is None else place[id(b.reference)], [(w.code, w.message, w.runs) for w in b.warnings],
+        [tuple(StoredEntry(
+            e.run.name, e.implementation, e.implementation_slug, e.rank, e.tied, e.mixed_hardware, e.is_reference,
+            _speedup_record(e.speedup), e.current, e.superseded_by,
+            None if e.trend is None else (place[id(e.trend.previous)], _speedup_record(e.trend.change), e.trend.verdict),
+            e.last_passed, e.implausible, e.implausible_latency, e.other_source)) for e in runs]))
 
 
 def _speedup_record(s: Speedup | None) -> tuple | None:
@@ -734,7 +800,7 @@ def restored_ranking(data: bytes, problem: Problem, runs: list[Run]) -> tuple[li
     try:
         boards_record, workloads_record = marshal.loads(data)
         run_of = {run.name: run for run in runs}
-        boards = [_board_of(record, problem, run_of) for record in boards_record]
+        boards = [_board_of(StoredBoard._make(record), problem, run_of) for record in boards_record]
         workloads = [Workload(*w) for w in workloads_record]
     except (ValueError, TypeError, EOFError, KeyError, IndexError):
         return None
@@ -743,19 +809,19 @@ def restored_ranking(data: bytes, problem: Problem, runs: list[Run]) -> tuple[li
     return boards, workloads
 
 
-def _board_of(record: tuple, problem: Problem, run_of: dict[str, Run]) -> Board:
-    workload, host, protocol, statistic, anchor, figures, current, reference, warnings, rows = record
-    made = [Entry(run_of[name], label, slug, rank, tied, mixed, is_reference, s and Speedup(*s), None,
-                  is_current, superseded_by, None, last_passed, implausible, implausible_latency, other_source)
-            for (name, label, slug, rank, tied, mixed, is_reference, s, is_current, superseded_by, _,
-                 last_passed, implausible, implausible_latency, other_source) in rows]
-    for e, row in zip(made, rows):
-        if row[10] is not None:
-            previous, change, verdict = row[10]
+def _board_of(stored: StoredBoard, problem: Problem, run_of: dict[str, Run]) -> Board:
+    rows = [StoredEntry._make(row) for row in stored.entries]
+    made = [Entry(run_of[r.run], r.implementation, r.implementation_slug, r.rank, r.tied, r.mixed_hardware,
+                  r.is_reference, r.speedup and Speedup(*r.speedup), None, r.current, r.superseded_by, None,
+                  r.last_passed, r.implausible, r.implausible_latency, r.other_source) for r in rows]
+    for e, r in zip(made, rows):
+        if r.trend is not None:
+            previous, change, verdict = r.trend
             e.trend = Trend(made[previous], Speedup(*change), verdict)
-    return Board(problem, workload, host, protocol, statistic, made[:current], anchor,
-                 None if reference is None else made[reference], [Warning(*w) for w in warnings],
-                 made[current:], figures)
+    current = stored.current
+    return Board(problem, stored.workload, stored.host, stored.protocol, stored.statistic, made[:current],
+                 stored.anchor, None if stored.reference is None else made[stored.reference],
+                 [Warning(*w) for w in stored.warnings], made[current:], stored.significant_figures)
 
 
 def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: Rules

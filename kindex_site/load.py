@@ -16,11 +16,9 @@ import operator
 import os
 import posixpath
 import re
-import signal
 import sys
 import time
 from array import array
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +34,7 @@ from .importers.naming import problem_naming
 from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
                      FormatWarnings, check_relative_path, is_windows_device, nearest_name)
 from .scaffold import RULES_BEGIN, with_current_rules
-from .workers import release_free_memory
+from .workers import Workers, can_fork, cores, release_free_memory
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -268,21 +266,14 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), keep_
                  progress: Callable[[int, int], None] | None = None, reuse: Kept | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
-    `trusted` holds sha256 digests of .json files an earlier build read without a problem: their
-    JSON is parsed by the C parser alone (the duplicate-key check needs a slower Python hook);
-    their documents are validated as always.
-
-    `reuse` (Kept) is what the last build left: an unchanged file is not read again. The checks
-    across files run on every file, unless a resident builder's last clean load is patched.
-
-    `keep_documents=False` keeps only each run's `Facts` (a build without run pages); a run's
-    whole document is then read again from its file if it is asked for. So does content of over
-    KEEP_DOCUMENTS_MAX_BYTES of JSON, whatever is asked.
-
-    Many files are read here and by forked processes, one per other core (`_ReadingProcesses`); the
-    checks across files are made here, in path order: the result is the same however they were read.
-
-    `progress(done, total)` is told of each bundle file read.
+    `trusted`: sha256 digests of .json files an earlier build read without a problem, whose JSON the
+    C parser alone parses (the duplicate-key check needs a slower hook); their documents are validated
+    as always. `reuse` (Kept): what the last build left; an unchanged file is not read again, and the
+    checks across files run on every file unless a resident builder's last clean load is patched.
+    `keep_documents=False` keeps only each run's `Facts` (a build without run pages; so does content
+    of over KEEP_DOCUMENTS_MAX_BYTES of JSON): a run's document is read again if asked for. Files are
+    read here and by worker processes; the checks across files are made here, in path order, so the
+    result is the same however they were read. `progress(done, total)` hears of each bundle file read.
     """
     memo, stats, sources, definitions, last = reuse if reuse is not None else (None, None, None, None, None)
     if not content_dir.is_dir():
@@ -449,15 +440,53 @@ class LoadState:
         if not self.clean or self.where != (at, shown_root, reader.keep_documents):
             return None
         self.clean = False  # (until this load is done: what follows changes what is kept in place)
-        changed = {rel for rel, _ in stats.items() ^ self.stats.items()} | self.racy
-        bundles, counts, first, run_names = self.bundles, self.counts, self.first, self.run_names
-        gone: list[str] = []  # bundle files read last time, changed or gone
+        changes = self._changes(stats, at, shown_root)
+        if changes is None:
+            return None
+        gone, fresh, sources_changed = changes
+        reader.keep_documents = self.where[2] and self.documents_bytes <= KEEP_DOCUMENTS_MAX_BYTES
+        if reader.keep_documents != self.keep_documents:
+            return None
+        read = reader.read_all(fresh, progress)
+        refind = self._exchanged(gone, fresh, read)
+        if refind is None:
+            return None
+        dropped = [source.rel for rel in gone for run in self.bundles[rel].runs for source in run.files.values()]
+        self._take(gone, read, shown_root)
+        if refind:
+            self._find_first(refind)
+        content = Content(runs=[run for result in self.bundles.values() for run in result.runs],
+                          protocols=dict(self.protocols), environments=dict(self.environments),
+                          warnings=list(self.warnings), files=len(self.bundles), read=reader.fresh,
+                          digests=dict(self.digests))
+        problems: list[str] = []
+        for rel in self.pages:
+            page = _read_page(Path(at + rel), shown_root + rel, problems)
+            if page:
+                content.pages.append(page)
+        if sources_changed:
+            _attach_files(content, self.others, problems, sources)
+            self.referred = _referred(content.runs)
+        else:  # the runs of other files refer to the files they did, as they were
+            self._attach(content, [run for f in fresh for run in read[f.rel].runs], dropped, problems, sources)
+        self.sources = content.sources
+        _finish(content, self.others, problems, 0, sources, attach=False)
+        self.stats = stats
+        self.racy = self._racy(read, reader.memo) | sources.racy()
+        self.clean = True
+        return content
+
+    def _changes(self, stats: Mapping[str, tuple[int, ...]], at: str, shown_root: str) -> tuple | None:
+        """The bundle files read last time and changed or gone, those to read, and whether a source
+        file (or one a run may come to refer to) changed; the pages and other files kept up to date.
+        None when the listing has more to say than a patch can (a symlink, an odd name)."""
+        gone: list[str] = []
+        fresh: list[_Listed] = []
         sources_changed = pages_changed = False
-        fresh: list[_Listed] = []  # bundle files to read
-        for rel in sorted(changed):
+        for rel in sorted({rel for rel, _ in stats.items() ^ self.stats.items()} | self.racy):
             key = stats.get(rel)
             if key is not None and key[0] < 0:
-                return None  # (a symlink, an odd name, what could not be listed: the listing's to say)
+                return None
             if _is_page(rel):
                 pages_changed = True
                 if key is None and rel in self.pages:
@@ -465,14 +494,14 @@ class LoadState:
                 elif key is not None and rel not in self.pages:
                     self.pages.append(rel)
             elif _is_bundle(rel):
-                if rel in bundles:
+                if rel in self.bundles:
                     gone.append(rel)
                     self.documents_bytes -= self.stats[rel][0]
                 if key is not None:
                     fresh.append(_Listed(at + rel, rel, shown_root + rel, key))
                     self.documents_bytes += key[0]
             else:
-                sources_changed = True  # (a source file, or one a run may come to refer to)
+                sources_changed = True
                 if key is None:
                     self.others.pop(rel, None)
                 else:
@@ -481,14 +510,14 @@ class LoadState:
             self.pages.sort()
         if sources_changed:  # (sorted once: a pull may bring thousands of kernels)
             self.others = dict(sorted(self.others.items()))
-        reader.keep_documents = self.where[2] and self.documents_bytes <= KEEP_DOCUMENTS_MAX_BYTES
-        if reader.keep_documents != self.keep_documents:
-            return None
-        read = reader.read_all(fresh, progress)
-        # Out go the changed files' runs and definitions; in go their new ones, which must agree with
-        # every other file's (their `==`, as the whole pass's `_same`) and bring no new definition.
-        refind: set[tuple[str, str]] = set()  # definitions whose first file may be another now
-        dropped = [source.rel for rel in gone for run in bundles[rel].runs for source in run.files.values()]
+        return gone, fresh, sources_changed
+
+    def _exchanged(self, gone: list[str], fresh: list[_Listed], read: dict[str, _Read]) -> set | None:
+        """Out go the changed files' runs and definitions; in go their new ones, which must agree with
+        every other file's (their `==`, as the whole pass's `_same`) and bring no new definition.
+        Returns the definitions whose first file may be another now; None when a whole pass must decide."""
+        bundles, counts, first, run_names = self.bundles, self.counts, self.first, self.run_names
+        refind: set[tuple[str, str]] = set()
         for rel in gone:
             index = bundles[rel].index
             for name in index.names:
@@ -512,6 +541,11 @@ class LoadState:
             run_names.update(index.names)
         if any(counts[key] == 0 for rel in gone for key in bundles[rel].index.definitions):
             return None  # (no file defines it now: its pages go)
+        return refind
+
+    def _take(self, gone: list[str], read: dict[str, _Read], shown_root: str) -> None:
+        """The changed files' new runs in place of their old ones, in path order."""
+        bundles = self.bundles
         added = False
         for rel in gone:
             if rel not in read:
@@ -526,28 +560,6 @@ class LoadState:
             self.digests = {shown_root + rel: result.digest for rel, result in bundles.items()}
         if any(bundles[rel].warnings for rel in read) or any(rel not in read for rel in gone) or self.warnings:
             self.warnings = [w for result in bundles.values() for w in result.warnings]
-        if refind:
-            self._find_first(refind)
-        content = Content(runs=[run for result in bundles.values() for run in result.runs],
-                          protocols=dict(self.protocols), environments=dict(self.environments),
-                          warnings=list(self.warnings), files=len(bundles), read=reader.fresh,
-                          digests=dict(self.digests))
-        problems: list[str] = []
-        for rel in self.pages:
-            page = _read_page(Path(at + rel), shown_root + rel, problems)
-            if page:
-                content.pages.append(page)
-        if sources_changed:
-            _attach_files(content, self.others, problems, sources)
-            self.referred = _referred(content.runs)
-        else:  # the runs of other files refer to the files they did, as they were
-            self._attach(content, [run for f in fresh for run in read[f.rel].runs], dropped, problems, sources)
-        self.sources = content.sources
-        _finish(content, self.others, problems, 0, sources, attach=False)
-        self.stats = stats
-        self.racy = self._racy(read, reader.memo) | sources.racy()
-        self.clean = True
-        return content
 
     def _attach(self, content: Content, runs: list[Run], dropped: list[str], problems: list[str],
                 sources: SourceChecks) -> None:
@@ -1062,15 +1074,8 @@ CHUNKS_PER_CORE = 16  # chunks of about equal bytes, handed out as they are done
 
 
 def _in_processes(files: list[_Listed]) -> bool:
-    return (len(files) >= PARALLEL_MIN_FILES and hasattr(os, "fork") and _cores() > 1
+    return (len(files) >= PARALLEL_MIN_FILES and can_fork()
             and sum(f.stat[0] for f in files if f.stat is not None) >= PARALLEL_MIN_BYTES)
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def _chunks(files: list[_Listed], cores: int) -> list[list[int]]:
@@ -1089,151 +1094,44 @@ def _chunks(files: list[_Listed], cores: int) -> list[list[int]]:
 
 
 class _ReadingProcesses:
-    """Reads the files in chunks here and in forked processes, one per other core. A process sends
-    each file's runs back as the runs cache stores them (plain values: facts, the document as
+    """Reads the files in chunks here and in worker processes (workers.Workers), one per other core. A
+    worker sends each file's runs back as StoredRun records (plain values: facts, the document as
     compact JSON, each protocol and environment once, as its JSON) and the Runs are made again here
     (a tenth of the cost of reading them); the chunks read here keep their validated documents.
-    Each process has its own two pipes (as build._Writers' do) and two chunks handed to it, so that
-    it reads on while this one reads too. A chunk whose process died is read here; a process
-    stopped by Ctrl-C or SIGTERM stops the load."""
+    Each worker has two chunks handed to it, so that it reads on while this one reads too; a chunk
+    whose worker died is read here."""
 
     def __init__(self, reader: _Reader, files: list[_Listed]):
         self.reader, self.files = reader, files
-        self.chunks = _chunks(files, _cores())
-        self.left = deque(range(len(self.chunks)))  # chunks not handed out yet
-        self.procs: dict[int, tuple[int, int, deque]] = {}  # pid → (chunk numbers' pipe, results' pipe, chunks handed)
-        self.ended: set[int] = set()
+        self.chunks = _chunks(files, cores())
         self.models: dict[int, list] = {}  # pid → the definitions it sent, by their numbers
+        self.numbers: dict[int, int] = {}  # (in a worker) id(model) → its number, as sent
         self.read_at = time.time_ns()  # (before any file is read: what the memo's racy rule needs)
 
     def results(self):
         """(file, _Read) for each file, chunk by chunk as they are read."""
-        import selectors
+        readers = Workers(min(cores() - 1, len(self.chunks) - 1), self._read_there, what="reading the content",
+                          in_flight=2, encode=marshal.dumps, decode=marshal.loads, pipe_bytes=CHUNK_BYTES[1])
+        for pid, chunk, result in readers.results(len(self.chunks), here=self._read_here):
+            yield from result if pid is None else self._made(pid, chunk, result)
 
-        selector = selectors.DefaultSelector()
-        orphans: list[int] = []  # chunks whose process died
-        try:
-            for _ in range(min(_cores() - 1, len(self.chunks) - 1)):
-                pid, tasks, results = self._start()
-                selector.register(results, selectors.EVENT_READ, pid)
-                for _ in range(2):
-                    self._hand(pid, selector)
-            while self.left or any(handed for _, _, handed in self.procs.values()):
-                ready = selector.select(timeout=0 if self.left else 0.25)
-                if not ready and self.left:
-                    yield from self._read_here(self.left.popleft())
-                for key, _ in ready:
-                    pid, data = key.data, _received(key.fd)
-                    handed = self.procs[pid][2]
-                    if data is None:
-                        orphans += handed
-                        handed.clear()
-                        selector.unregister(key.fd)
-                        self._died(pid)
-                        continue
-                    yield from self._made(pid, handed.popleft(), marshal.loads(data))
-                    self._hand(pid, selector)
-        except BaseException:
-            for pid in self.procs:
-                if pid not in self.ended:
-                    os.kill(pid, signal.SIGKILL)
-            raise
-        finally:
-            selector.close()
-            self._close()
-        for chunk in orphans:
-            yield from self._read_here(chunk)
+    def _read_here(self, chunk: int) -> list:
+        return [(self.files[i], self.reader.read(self.files[i])) for i in self.chunks[chunk]]
 
-    def _read_here(self, chunk: int):
+    def _read_there(self, chunk: int) -> list:
+        """A worker's records of a chunk's files."""
+        reader, records = self.reader, []
         for i in self.chunks[chunk]:
-            yield self.files[i], self.reader.read(self.files[i])
+            f = self.files[i]
+            digests: dict[str, str] = {}
+            read = _read_file(f.at, f.shown, f.rel, digests, reader.trusted, reader.keep_documents, (),
+                              reader.known, f.stat[0] if f.stat else None, as_json=True, origin=f)
+            records.append(self._record(read, digests.get(f.shown)))
+        return records
 
-    def _hand(self, pid: int, selector) -> None:
-        """Send a process the next chunk's number; -1 once it has none left to read (then it ends)."""
-        tasks, results, handed = self.procs[pid]
-        if not self.left and handed:
-            return  # (told to end once it has sent those back)
-        chunk = self.left.popleft() if self.left else -1
-        try:
-            os.write(tasks, chunk.to_bytes(8, "little", signed=True))
-        except BrokenPipeError:  # (it died: its end is read from its results' pipe)
-            if chunk >= 0:
-                self.left.appendleft(chunk)
-            return
-        if chunk >= 0:
-            handed.append(chunk)
-        else:
-            selector.unregister(results)
-
-    def _died(self, pid: int) -> None:
-        _, status = os.waitpid(pid, 0)
-        self.ended.add(pid)
-        signum = -os.waitstatus_to_exitcode(status)
-        if signum in (signal.SIGINT, signal.SIGTERM):
-            from .publish_swap import Interrupted
-
-            raise Interrupted(signum)  # (sent to the whole process group: ours is coming)
-
-    def _close(self) -> None:
-        for pid, (tasks, results, _) in self.procs.items():
-            os.close(tasks)
-            os.close(results)
-            if pid not in self.ended:
-                os.waitpid(pid, 0)
-        self.procs = {}
-
-    def _start(self) -> tuple[int, int, int]:
-        tasks_r, tasks_w = os.pipe()
-        results_r, results_w = os.pipe()
-        try:  # (room for a chunk's runs: the process reads on while its last chunk waits to be taken)
-            import fcntl
-
-            fcntl.fcntl(results_w, fcntl.F_SETPIPE_SZ, CHUNK_BYTES[1])
-        except (ImportError, AttributeError, OSError):
-            pass
-        pid = os.fork()
-        if pid == 0:  # the reading process: it never returns from here
-            code = 0
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                for tasks, results, _ in self.procs.values():  # (the others' pipes: their ends must close when they end)
-                    os.close(tasks)
-                    os.close(results)
-                os.close(tasks_w)
-                os.close(results_r)
-                self._serve(tasks_r, results_w)
-            except BaseException:
-                code = 1  # (its chunks are read again by the parent, which says what went wrong)
-            finally:
-                os._exit(code)
-        os.close(tasks_r)
-        os.close(results_w)
-        self.procs[pid] = (tasks_w, results_r, deque())
-        return pid, tasks_w, results_r
-
-    def _serve(self, tasks: int, results: int) -> None:
-        """A reading process's loop: a chunk's number in, its files' records out."""
-        numbers: dict[int, int] = {}  # id(model) → its number, as sent to the parent
-        reader = self.reader
-        while True:
-            chunk = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
-            if chunk < 0:
-                return
-            records = []
-            for i in self.chunks[chunk]:
-                f = self.files[i]
-                digests: dict[str, str] = {}
-                read = _read_file(f.at, f.shown, f.rel, digests, reader.trusted, reader.keep_documents, (),
-                                  reader.known, f.stat[0] if f.stat else None, as_json=True, origin=f)
-                records.append(self._record(read, digests.get(f.shown), numbers))
-            data = marshal.dumps(records)
-            view = memoryview(len(data).to_bytes(8, "little") + data)
-            while view:
-                view = view[os.write(results, view):]
-
-    def _record(self, read: tuple, digest: str | None, numbers: dict[int, int]) -> tuple:
+    def _record(self, read: tuple, digest: str | None) -> tuple:
         runs, problems, stopped, warnings, named = read
+        numbers = self.numbers
         definitions = []  # (slot, JSON) of the definitions not sent before
         records = []
         for run in runs:
@@ -1245,7 +1143,8 @@ class _ReadingProcesses:
                     definitions.append(self.reader.known.raw[id(model)][:2])
                 pair.append(number)
             s = run.source
-            records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts), run._doc))
+            records.append(tuple(StoredRun(s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts),
+                                           run._doc)))
         return digest, problems, stopped, warnings, definitions, records, named
 
     def _made(self, pid: int, chunk: int, records: list):
@@ -1257,25 +1156,6 @@ class _ReadingProcesses:
             result = _Read(made, _FileIndex(made), problems, stopped, warnings, digest, named)
             self.reader.remember(f, result, self.read_at)
             yield f, result
-
-
-def _received(fd: int) -> bytes | None:
-    """One length-prefixed message, or None if the process ended first."""
-    try:
-        return _read_exactly(fd, int.from_bytes(_read_exactly(fd, 8), "little"))
-    except EOFError:
-        return None
-
-
-def _read_exactly(fd: int, size: int) -> bytes:
-    parts, left = [], size
-    while left:
-        part = os.read(fd, min(left, 2**24))
-        if not part:
-            raise EOFError
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
 
 
 class _Listed:
@@ -1975,9 +1855,72 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
 
 # --- Runs kept between command-line builds ----------------------------------------------------
 # A command-line build starts in a new process: without these, it would parse and validate every
-# document again to change one page. cache.py stores each cleanly loaded file's runs as plain values
-# (marshal), keyed like the memo (size, modification and change time; the racily-clean rule); the
-# next build restores them into load_content's memo, where a file found changed is read again.
+# document again to change one page. The runs cache stores each cleanly loaded file's runs as the
+# records below (marshal'd as plain tuples in their fields' order), keyed like the memo (size,
+# modification and change time; the racily-clean rule); the next build restores them into
+# load_content's memo, where a file found changed is read again.
+
+
+class StoredFile(NamedTuple):
+    """A content file's runs as the runs cache keeps them (file_records writes it, restore_files
+    reads it back)."""
+
+    VERSION = 1
+    shown: str  # the file as shown
+    rel: str  # its path under the content folder
+    stat: tuple  # cache.stat_key when it was read
+    digest: str  # its bytes' sha256
+    read_at: int  # when it was read (ns): the racily-clean rule
+    definitions: list  # its protocols and environments: (kind, JSON, number) or the number of one stored before
+    runs: list  # StoredRun records
+    warnings: list  # what reading it said
+
+
+class StoredRun(NamedTuple):
+    """One run of a StoredFile, or of a reading process's records (_rebuilt_runs reads it back)."""
+
+    VERSION = 1
+    index: int | None  # its place in the file (Source)
+    line: int | None
+    digest: str  # its bundle's digest
+    name: str
+    protocol: int  # its definitions' numbers in the file's `definitions`
+    environment: int
+    facts: tuple  # its Facts, slot by slot (FACTS_FIELDS)
+    document: bytes | None  # its document as the page shows it (a reading process's only)
+
+
+class FactsRecord(NamedTuple):
+    """The names of a StoredRun's `facts`, in order: Facts.__slots__ (a test holds them equal)."""
+
+    VERSION = 1
+    title_parts: tuple
+    status: str
+    samples: int | None
+    mean: int | None
+    minimum: int | None
+    maximum: int | None
+    ci_low: int | None
+    ci_high: int | None
+    statistic: str
+    observed_at: str | None
+    std_ns: int | None
+    hardware: object
+    naming: str | None
+    problem_text: str | None
+    workload_digest: str | None
+    environment_digest: str | None
+    implementation_digest: str | None
+    former_problem_text: str | None
+    implementation_source: tuple | None
+    workload_source: tuple | None
+
+
+def runs_format() -> bytes:
+    """The runs cache's header: its records, and the code that derives a run's facts."""
+    from .cache import record_format
+
+    return record_format("runs", (StoredFile, StoredRun, FactsRecord), ("load.py", "models.py", "importers/naming.py"))
 
 
 def file_records(memo: dict, present: dict[str, str], known: Definitions | None = None):
@@ -2013,16 +1956,17 @@ def file_records(memo: dict, present: dict[str, str], known: Definitions | None 
                         definitions.append(shared)
                 pair.append(number)
             s = run.source
-            records.append((s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts)))
-        yield (shown, r.rel, r.stat, r.digest, r.read_at, definitions, records, r.warnings)
+            records.append(tuple(StoredRun(s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts),
+                                           None)))
+        yield tuple(StoredFile(shown, r.rel, r.stat, r.digest, r.read_at, definitions, records, r.warnings))
 
 
 _fact_values = operator.attrgetter(*Facts.__slots__)  # a run's facts as one tuple, in slot order
 
 
 def _restored_facts(values: tuple) -> Facts:
-    # One unpacking in Facts.__slots__'s order (tests/test_incremental.py checks it): five times
-    # quicker than a setattr per slot, for every run a command-line build restores.
+    # One unpacking in FactsRecord's order (= Facts.__slots__: tests/test_incremental.py checks it):
+    # five times quicker than a setattr per slot, for every run a command-line build restores.
     facts = object.__new__(Facts)
     (facts.title_parts, facts.status, facts.samples, facts.mean, facts.minimum, facts.maximum, facts.ci_low,
      facts.ci_high, facts.statistic, facts.observed_at, facts.std_ns, facts.hardware, facts.naming,
@@ -2038,13 +1982,14 @@ def restore_files(entries, content_dir: Path, known: Definitions | None = None) 
     shared: dict[int, object] = {}  # a definition's number → its model: validated once, whichever files repeat it
     known = known if known is not None else Definitions()
     memo = {}
-    for shown, rel, stat, digest, read_at, definitions, records, warnings in entries:
+    for entry in entries:
+        f = StoredFile._make(entry)
         try:
-            models = [shared[d] if type(d) is int else _shared_model(shared, known, *d) for d in definitions]
+            models = [shared[d] if type(d) is int else _shared_model(shared, known, *d) for d in f.definitions]
         except (KeyError, ValueError, TypeError):  # (ValidationError is a ValueError; KeyError: a number never defined)
             continue  # not what this version writes: the file is read again
-        runs = _rebuilt_runs(records, models, shown, rel, None)
-        memo[shown] = _Remembered(stat, digest, runs, read_at, _FileIndex(runs), rel, warnings)
+        runs = _rebuilt_runs(f.runs, models, f.shown, f.rel, None)
+        memo[f.shown] = _Remembered(f.stat, f.digest, runs, f.read_at, _FileIndex(runs), f.rel, f.warnings)
     return memo
 
 
@@ -2060,13 +2005,13 @@ def _rebuilt_runs(records: list, models: list, shown: str, rel: str, origin: Pat
     the document as JSON), their definitions numbered in `models`."""
     runs = []
     pairs = {}  # (protocol, environment) numbers → (definitions, their names): shared by the file's runs
-    for index, line, run_digest, name, protocol, environment, facts, *doc in records:
+    for index, line, run_digest, name, protocol, environment, facts, document in records:  # (StoredRun's fields)
         pair = pairs.get((protocol, environment))
         if pair is None:
             definitions = (models[protocol], models[environment])
             pair = pairs[protocol, environment] = (definitions, *(d.metadata.name for d in definitions))
         run = Run.__new__(Run)
-        run._doc, run.origin, run.facts, run.grouping, run.files = (doc[0] if doc else None, origin,
+        run._doc, run.origin, run.facts, run.grouping, run.files = (document, origin,
                                                                     _restored_facts(facts), None, _NO_FILES)
         run.definitions, run.protocol, run.environment = pair
         run.source, run.name = Source(shown, index, line, run_digest, rel), name

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from . import charts
 from .numbers import format_ci_ms, format_date, format_ms, format_of_suite, format_ratio, format_ratio_ci, format_share
-from .safetext import CODE_POINT_HTML, HIDDEN, shown_hidden
+from .safetext import CODE_POINT_HTML, HIDDEN, escape, shown_hidden
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -252,16 +252,20 @@ def _once(env: jinja2.Environment):
     return once
 
 
-def shown_printed(value):
-    """What a template prints (Jinja's `finalize`, before it escapes the value): text with HIDDEN
-    characters has each as its code point in brackets ('[U+202E]'), in an element, an attribute or
-    a <title> alike. Markup (`__html__`) is printed as it says."""
-    if type(value) is str:
-        return value if value.isprintable() or HIDDEN.search(value) is None else shown_hidden(value)
-    if value is None or hasattr(value, "__html__") or isinstance(value, (int, float)):
-        return value
-    text = str(value)
-    return text if text.isprintable() or HIDDEN.search(text) is None else shown_hidden(text)
+class _Template(jinja2.Template):
+    """A compiled template whose output expressions escape with `safetext.escape`: markupsafe.escape's
+    text as a plain str, each hidden character shown as its code point (a Markup made for each value
+    printed was a tenth of a run page). Jinja's compiled code calls the module's `escape` only around
+    what a template prints, so setting it in the module's namespace (Template.from_code's public
+    steps: run the code, make the template with `from_module_dict`) changes nothing else;
+    tests/test_render_fast.py and tests/test_hostile.py hold it to plain Jinja's text and the rule."""
+
+    @classmethod
+    def from_code(cls, environment, code, globals, uptodate=None):
+        namespace = {"environment": environment, "__file__": code.co_filename}
+        exec(code, namespace)
+        namespace["escape"] = escape
+        return cls.from_module_dict(environment, namespace, globals)  # (auto_reload is off: no `uptodate`)
 
 
 def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
@@ -277,8 +281,8 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         # Not re-read while in use: every page extends base.html, and checking it cost a stat per
         # page. An environment lives for one look (build.py makes a new one when a template changes).
         auto_reload=False,
-        finalize=shown_printed,
     )
+    env.template_class = _Template
     env.globals["once"] = _once(env)
     env.filters.update(
         ms=format_ms,

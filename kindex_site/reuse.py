@@ -115,14 +115,14 @@ class Reuse:
     def for_load(self, content_dir: Path):
         """What load_content may take from the last build: unchanged files' runs (kept, or from the
         runs cache), the source files checked, the content's snapshot, the last clean load."""
-        from .load import Definitions, Kept, LoadState, SourceChecks, restore_files
+        from .load import Definitions, Kept, LoadState, SourceChecks, restore_files, runs_format
 
         first = not self._built
         if first or self._definitions.crowded:
             self._definitions = Definitions()  # (shared by the files kept and those read again)
             self._last_load = LoadState()
         if first:
-            self._files = restore_files(self._state.stored_runs(), content_dir, self._definitions)
+            self._files = restore_files(self._state.stored_runs(runs_format()), content_dir, self._definitions)
             self._sources = SourceChecks(cache.read_sources(self.out))
             self._restored = dict(self._files)
         return Kept(self._files, self._state.inputs, self._sources, self._definitions,
@@ -153,20 +153,20 @@ class Reuse:
             # in place at `commit`, where the build would write it. Not for a resident builder (it may
             # run threads), nor where the copy-on-write pages of a process touching every run would
             # weigh too much (RUNS_ASIDE_MAX).
-            from .load import file_records
+            from .load import file_records, runs_format
             from .workers import Aside
 
             entries = file_records(validated, content.digests, self._definitions)
-            self._runs_aside = Aside.start(lambda go: cache.write_runs(self.out, entries, put=go))
+            self._runs_aside = Aside.start(lambda go: cache.write_runs(self.out, runs_format(), entries, put=go))
 
     # --- 2. rank ---------------------------------------------------------------------------------
 
     def for_ranking(self):
         """What build_leaderboard may take: each problem's boards as the last build in this process
         ranked them (resident), and each problem's ranking as the last command-line build stored it."""
-        from .leaderboard import Kept
+        from .leaderboard import Kept, rankings_format
 
-        self._stored_rankings = self._state.stored_rankings() if not self._built else {}
+        self._stored_rankings = self._state.stored_rankings(rankings_format()) if not self._built else {}
         # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
         # the render workers would inherit them.
         return Kept(self._problems if self.resident else None, self._stored_rankings)
@@ -191,7 +191,9 @@ class Reuse:
     def problem_outputs(self) -> tuple[dict, dict]:
         """Each problem's planned outputs as this process last planned them, and as the last
         command-line build stored them (build._planned reads those)."""
-        self._stored_plans = {} if self.resident else self._state.stored_plans()
+        from .build import plans_format
+
+        self._stored_plans = {} if self.resident else self._state.stored_plans(plans_format())
         return self._outputs, self._stored_plans
 
     @property
@@ -258,7 +260,10 @@ class Reuse:
         from .workers import release_free_memory
 
         state = self._state
-        self._plans = plan.plans_to_store()
+        from .build import plans_format
+
+        plans = plan.plans_to_store()
+        self._plans = None if plans is None else (plans_format(), plans)
         if self._rows is not None:
             self._rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
         # A resident builder's last sizes, for the manifest it wrote, are brought up to date with the
@@ -289,9 +294,9 @@ class Reuse:
         if self._validated is not None:
             aside, self._runs_aside = self._runs_aside, None
             if aside is None or not aside.put():  # (no process wrote them aside, or it failed)
-                from .load import file_records
+                from .load import file_records, runs_format
 
-                runs = file_records(self._validated, content.digests, self._definitions)
+                runs = (runs_format(), file_records(self._validated, content.digests, self._definitions))
         problems = state.commit(
             self._manifest_outputs,
             trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
@@ -319,13 +324,13 @@ class Reuse:
         """Each problem's ranking for the next command-line build, unless the last stored these same
         ones: those made again from the stored ones as they were, the others encoded one by one while
         written."""
-        from .leaderboard import ranking_bytes
+        from .leaderboard import ranking_bytes, rankings_format
 
         stored = self._stored_rankings
         if lb.restored.keys() == lb.boards.keys() == stored.keys():
             return None
-        return ((slug, lb.problem_keys[slug], lb.restored.get(slug) or ranking_bytes(boards, lb.workloads[slug]))
-                for slug, boards in lb.boards.items())
+        return rankings_format(), ((slug, lb.problem_keys[slug], lb.restored.get(slug) or ranking_bytes(boards, lb.workloads[slug]))
+                                   for slug, boards in lb.boards.items())
 
     def ended(self) -> None:
         """After a build, whether it succeeded or not: work started aside is waited for or dropped,

@@ -236,7 +236,7 @@ def json_digest(path: Path) -> str:
     """sha256: of the file's JSON value in canonical form, as the importers make protocol,
     environment and workload digests."""
     from . import strictjson
-    from .importers.kernelbench import digest
+    from .importers.common import digest
 
     where = display(path)
     try:
@@ -472,7 +472,7 @@ def _base_run(lb, problem, host: str):
 
 def _fresh_name(label: str, problem_slug: str, host: str, taken: set[str], folder: Path | None) -> str:
     """`<implementation>-<problem>-<host>`, numbered from -2 when a run (or a file in `folder`) has it."""
-    from .importers.kernelbench import MAX_NAME
+    from .importers.common import MAX_NAME
 
     stem = f"{_slug(label, 'run')}-{problem_slug}-{host}"
     if len(stem) > MAX_NAME - 4:  # (room for a number)

@@ -1,15 +1,16 @@
 """Every forked process a build starts goes through here, under one policy.
 
-- `Writers`: processes that each take chunk numbers and send back each chunk's result (the page
-  writers, the highlighter). They inherit everything the build planned when they are forked, so
-  nothing is pickled but chunk numbers in and results out.
+- `Workers`: processes that each take task numbers and send back each task's result (the page
+  writers, the readers of content files, the highlighter). They inherit everything the build
+  planned when they are forked, so nothing is sent but task numbers in and results out.
 - `Aside`: one job done by a process on the other core while the build goes on (the runs cache
   written, the templates compiled), told at the end to put its work in place or drop it.
 
 The policy: Ctrl-C is the parent's to handle (workers ignore SIGINT); SIGTERM, sent to the whole
 process group, ends them with the parent (a worker ended by it is an interrupt, `Interrupted`); an
-error or interrupt in the parent kills them all at once; a worker killed otherwise ends the build
-with an error naming the signal, and an aside job that fails only leaves its work to the parent.
+error or interrupt in the parent kills them all at once; a worker killed otherwise ends the work
+with an error naming the signal, unless the parent can do its tasks itself (the readers: it reads
+them); an aside job that fails only leaves its work to the parent.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import os
 import pickle
 import selectors
 import signal
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 
 from .errors import KindexError
 from .publish_swap import Interrupted
@@ -96,124 +98,163 @@ class Aside:
             return None
 
 
-class Writers:
-    """Forked processes that write chunks of the site, each handed the next chunk's number when it
-    has sent back the last one's sizes. Each has its own two pipes and shares nothing else (unlike
-    multiprocessing's Pool, whose workers share a locked queue: one killed while holding the lock, by
-    a SIGTERM sent to the whole process group, say, leaves the pool unable to stop). An interrupt or
-    error here kills them all at once; one of them dying ends the build."""
+class Workers:
+    """Forked processes that do numbered tasks (`do(task)`, called in a worker) and send back each
+    result. Each worker has its own two pipes and shares nothing else (unlike multiprocessing's Pool,
+    whose workers share a locked queue: one killed while holding the lock, by a SIGTERM sent to the
+    whole process group, say, leaves the pool unable to stop); each is handed `in_flight` tasks at
+    a time, the next when it sends a result back. Results travel as `encode` makes them (pickle,
+    or marshal for plain values); an exception a task raises is raised here."""
 
-    def __init__(self, count: int):
-        self.count = count
-        self.procs: list[tuple[int, int, int]] = []  # (pid, its chunk numbers' pipe, its results' pipe)
+    def __init__(self, count: int, do: Callable[[int], object], *, what: str, in_flight: int = 1,
+                 encode: Callable[[object], bytes] = pickle.dumps, decode: Callable[[bytes], object] = pickle.loads,
+                 pipe_bytes: int | None = None):
+        self.count, self.do, self.what, self.in_flight = count, do, what, in_flight
+        self.encode, self.decode, self.pipe_bytes = encode, decode, pipe_bytes
+        self.procs: dict[int, tuple[int, int, deque]] = {}  # pid → (task numbers' pipe, results' pipe, tasks handed)
         self.ended: set[int] = set()  # the pids of those already waited for
 
-    def write(self, write_chunk: Callable[[int], object], chunks: int, progress,
-              receive: Callable[[object], int]) -> None:
-        """Chunks 0 to `chunks` - 1, each written by `write_chunk` in a worker, whose result (its
-        files' sizes) is handed to `receive`, which says how many files it wrote: `progress.advance(n)`
-        is told of them."""
+    def results(self, tasks: int, here: Callable[[int], object] | None = None) -> Iterator[tuple[int | None, int, object]]:
+        """(the worker's pid, or None, the task, its result) for tasks 0 to `tasks` - 1, as they are
+        done. With `here`, this process does a task itself (`here(task)`) whenever no result is
+        ready, and does again those of a worker that died or failed; without it, a task's exception
+        is raised here and a worker that dies ends the work with KindexError (`what` says which). A worker ended by SIGINT or SIGTERM (sent to the whole
+        process group: ours is coming) raises Interrupted. An error here, or the iterator closed
+        early, kills every worker at once."""
         selector = selectors.DefaultSelector()
+        left = deque(range(tasks))  # tasks not handed out yet
         try:
             for _ in range(self.count):
-                self._start(write_chunk)
-            handed, done = 0, 0
-            for pid, tasks, results in self.procs:
-                selector.register(results, selectors.EVENT_READ, (pid, tasks))
-                handed = self._hand(tasks, handed, chunks)
-            while done < chunks:
-                for key, _ in selector.select(timeout=0.25):  # (a signal another thread took is acted on meanwhile)
-                    pid, tasks = key.data
-                    result = pickle.loads(self._receive(key.fd, pid))
-                    if isinstance(result, BaseException):
-                        raise result
-                    progress.advance(receive(result))
-                    done += 1
-                    if handed == chunks:
-                        selector.unregister(key.fd)  # (told to end: its pipe's end is no news)
-                    handed = self._hand(tasks, handed, chunks)
+                pid, results = self._start()
+                selector.register(results, selectors.EVENT_READ, pid)
+                for _ in range(self.in_flight):
+                    self._hand(pid, left, selector)
+            while left or any(handed for _, _, handed in self.procs.values()):
+                ready = selector.select(timeout=0 if left and here is not None else 0.25)  # (a signal another thread took is acted on meanwhile)
+                if not ready and left and here is not None:
+                    task = left.popleft()
+                    yield None, task, here(task)
+                for key, _ in ready:
+                    pid = key.data
+                    handed = self.procs[pid][2]
+                    data = _received(key.fd)
+                    if data is None:  # it died
+                        selector.unregister(key.fd)
+                        self._died(pid, here is None)
+                        left.extendleft(reversed(handed))
+                        handed.clear()
+                        continue
+                    task = handed.popleft()
+                    if data[:1] == b"!" and here is None:
+                        raise pickle.loads(data[1:])
+                    if data[:1] == b"!":
+                        left.appendleft(task)  # (done here: what went wrong, if anything, is said from here)
+                    else:
+                        yield pid, task, self.decode(data[1:])
+                    self._hand(pid, left, selector)
         except BaseException:
-            for pid, _, _ in self.procs:
+            for pid in self.procs:
                 if pid not in self.ended:
                     os.kill(pid, signal.SIGKILL)
             raise
         finally:
             selector.close()
-            for pid, tasks, results in self.procs:
-                os.close(tasks)
-                os.close(results)
+            for pid, (tasks_fd, results_fd, _) in self.procs.items():
+                os.close(tasks_fd)
+                os.close(results_fd)
                 if pid not in self.ended:
                     os.waitpid(pid, 0)
-            self.procs = []
+            self.procs = {}
 
-    def _start(self, write_chunk: Callable[[int], object]) -> None:
+    def _hand(self, pid: int, left: deque, selector) -> None:
+        """Send a worker the next task's number; -1 once there are none left (it ends when it has sent
+        back those it holds)."""
+        tasks_fd, results_fd, handed = self.procs[pid]
+        if not left and handed:
+            return
+        task = left.popleft() if left else -1
+        try:
+            os.write(tasks_fd, task.to_bytes(8, "little", signed=True))
+        except BrokenPipeError:  # (it died: its end is read from its results' pipe)
+            if task >= 0:
+                left.appendleft(task)
+            return
+        if task >= 0:
+            handed.append(task)
+        else:
+            selector.unregister(results_fd)  # (told to end: its pipe's end is no news)
+
+    def _start(self) -> tuple[int, int]:
         tasks_r, tasks_w = os.pipe()
         results_r, results_w = os.pipe()
+        if self.pipe_bytes is not None:
+            try:  # (room for a result: the worker goes on while its last one waits to be taken)
+                import fcntl
+
+                fcntl.fcntl(results_w, fcntl.F_SETPIPE_SZ, self.pipe_bytes)
+            except (ImportError, AttributeError, OSError):
+                pass
         pid = os.fork()
         if pid == 0:  # the worker: it never returns from here
             code = 0
             try:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                for _, tasks, results in self.procs:  # (the others' pipes: their ends must close when they end)
-                    os.close(tasks)
-                    os.close(results)
+                for tasks_fd, results_fd, _ in self.procs.values():  # (the others' pipes: their ends must close when they end)
+                    os.close(tasks_fd)
+                    os.close(results_fd)
                 os.close(tasks_w)
                 os.close(results_r)
-                serve_chunks(tasks_r, results_w, write_chunk)
+                self._serve(tasks_r, results_w)
             except BaseException:
                 code = 1
             finally:
                 os._exit(code)
         os.close(tasks_r)
         os.close(results_w)
-        self.procs.append((pid, tasks_w, results_r))
+        self.procs[pid] = (tasks_w, results_r, deque())
+        return pid, results_r
 
-    @staticmethod
-    def _hand(tasks: int, handed: int, chunks: int) -> int:
-        """Send a worker the next chunk's number (-1: no more); return how many were handed."""
-        os.write(tasks, (handed if handed < chunks else -1).to_bytes(8, "little", signed=True))
-        return handed + 1 if handed < chunks else handed
+    def _serve(self, tasks_fd: int, results_fd: int) -> None:
+        """A worker's loop: a task's number in, its result (or the exception it raised) out."""
+        while True:
+            task = int.from_bytes(_read_exactly(tasks_fd, 8), "little", signed=True)
+            if task < 0:
+                return
+            try:
+                data = b"=" + self.encode(self.do(task))
+            except Exception as e:  # (KindexError for a template's error; OSError for a full disk)
+                try:
+                    data = b"!" + pickle.dumps(e)
+                except Exception:
+                    data = b"!" + pickle.dumps(RuntimeError(repr(e)))
+            view = memoryview(len(data).to_bytes(8, "little") + data)
+            while view:
+                view = view[os.write(results_fd, view):]
 
-    def _receive(self, results: int, pid: int) -> bytes:
-        try:
-            size = int.from_bytes(_read_exactly(results, 8), "little")
-            return _read_exactly(results, size)
-        except EOFError:
-            pass
+    def _died(self, pid: int, fatal: bool) -> None:
         _, status = os.waitpid(pid, 0)
         self.ended.add(pid)
         signum = -os.waitstatus_to_exitcode(status)
         if signum in (signal.SIGINT, signal.SIGTERM):
             raise Interrupted(signum)  # (sent to the whole process group: ours is coming)
-        how = f"was killed by {signal.Signals(signum).name}" if signum > 0 else f"ended with status {-signum}"
-        raise KindexError(f"writing the site: a process writing it {how}"
-                          + (" (out of memory?)" if signum == signal.SIGKILL else ""))
+        if fatal:
+            how = f"was killed by {signal.Signals(signum).name}" if signum > 0 else f"ended with status {-signum}"
+            raise KindexError(f"{self.what} {how}" + (" (out of memory?)" if signum == signal.SIGKILL else ""))
 
 
-def serve_chunks(tasks: int, results: int, write_chunk: Callable[[int], object]) -> None:
-    """A worker's loop: a chunk's number in, its sizes (or the exception it raised) out."""
-    while True:
-        index = int.from_bytes(_read_exactly(tasks, 8), "little", signed=True)
-        if index < 0:
-            return
-        try:
-            result = write_chunk(index)
-        except Exception as e:  # (KindexError for a template's error; OSError for a full disk)
-            result = e
-        try:
-            data = pickle.dumps(result)
-        except Exception:
-            data = pickle.dumps(RuntimeError(repr(result)))
-        data = len(data).to_bytes(8, "little") + data
-        while data:
-            data = data[os.write(results, data):]
+def _received(fd: int) -> bytes | None:
+    """One length-prefixed message, or None if the worker ended first."""
+    try:
+        return _read_exactly(fd, int.from_bytes(_read_exactly(fd, 8), "little"))
+    except EOFError:
+        return None
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
     parts, left = [], size
     while left:
-        part = os.read(fd, left)
+        part = os.read(fd, min(left, 2**24))
         if not part:
             raise EOFError
         parts.append(part)

@@ -419,14 +419,14 @@ def test_a_run_kept_from_the_last_build_shows_its_whole_document(project, always
 def test_runs_restored_from_the_cache_keep_every_fact(project):
     """What a command-line rebuild ranks and shows of an unchanged file is what validating it gave."""
     from kindex_site import cache
-    from kindex_site.load import Facts, Kept, load_content, restore_files
+    from kindex_site.load import Facts, Kept, load_content, restore_files, runs_format
 
     no_ci = bundle({"run.spec.timing.latencyNs.confidence95": DELETE})
     project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000), no_ci])
     project.built()
     fresh = {r.name: r for r in load_content(project.root / "content").runs}
     restored = {r.name: r for r in load_content(project.root / "content", reuse=Kept(restore_files(
-        cache.read_runs(project.root / "site"), project.root / "content"))).runs}
+        cache.read_runs(project.root / "site", runs_format()), project.root / "content"))).runs}
     assert restored.keys() == fresh.keys() and len(fresh) == 2
     for name, run in restored.items():
         assert run._doc is None  # (taken from the cache, not read again)
@@ -557,9 +557,10 @@ def test_damaged_rankings_are_read_around(project, always_incremental, damage):
     header = data[:data.index(b"\n") + 1]
     if damage == b"swap":  # intact records, each under another problem's slug and key
         from kindex_site import cache
-        stored = cache.read_rankings(project.root / "site")
+        from kindex_site.leaderboard import rankings_format
+        stored = cache.read_rankings(project.root / "site", rankings_format())
         slugs = list(stored)
-        cache.write_rankings(project.root / "site", [
+        cache.write_rankings(project.root / "site", rankings_format(), [
             (slug, stored[slug][0], stored[slugs[(i + 1) % len(slugs)]][1]) for i, slug in enumerate(slugs)])
     else:
         rankings.write_bytes(header + data[len(header):len(header) + 40] + damage if damage[:1] == b"\x00"
@@ -1029,21 +1030,21 @@ def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(pr
     and plans, and put in place where the build would have written it: a build that fails leaves
     the last build's; a writing process that fails leaves the writing to the build."""
     from kindex_site import cache, reuse as reuse_module, workers
-    from kindex_site.load import Kept, load_content, restore_files
+    from kindex_site.load import Kept, load_content, restore_files, runs_format
 
     monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)  # (a few runs stand for many)
     monkeypatch.setattr(workers, "cores", lambda: 2)
     writers, real_write_runs, me = project.root / "writers", cache.write_runs, os.getpid()
 
-    def write_runs(out, entries, put=lambda: True, fail=()):
+    def write_runs(out, header, entries, put=lambda: True, fail=()):
         with open(writers, "a") as f:
             f.write(f"{'this' if os.getpid() == me else 'forked'}\n")
         if ("forked" if os.getpid() != me else "this") in fail:
             raise OSError(28, "No space left on device")
-        real_write_runs(out, entries, put)
+        real_write_runs(out, header, entries, put)
 
     def restored() -> list[str]:
-        memo = restore_files(cache.read_runs(project.root / "site"), project.root / "content")
+        memo = restore_files(cache.read_runs(project.root / "site", runs_format()), project.root / "content")
         return sorted(r.name for r in load_content(project.root / "content", reuse=Kept(memo)).runs)
 
     def built(*, fail=()) -> tuple[int, str]:

@@ -28,7 +28,7 @@ def in_processes(monkeypatch):
     monkeypatch.setattr(load, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(load, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(load, "CHUNK_BYTES", (1, 1))
-    monkeypatch.setattr(load, "_cores", lambda: 3)
+    monkeypatch.setattr(load, "cores", lambda: 3)
 
 
 def read_here(monkeypatch) -> None:

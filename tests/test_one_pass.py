@@ -46,7 +46,7 @@ def test_reading_processes_say_what_reading_here_says(project, monkeypatch):
         patched.setattr(load, "PARALLEL_MIN_FILES", 1)
         patched.setattr(load, "PARALLEL_MIN_BYTES", 0)
         patched.setattr(load, "CHUNK_BYTES", (1, 1))
-        patched.setattr(load, "_cores", lambda: 3)
+        patched.setattr(load, "cores", lambda: 3)
         code, _, in_processes = project.run("check")
     assert code == 1
     with monkeypatch.context() as patched:

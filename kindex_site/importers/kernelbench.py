@@ -31,7 +31,6 @@ from typing import Iterator
 
 from ..errors import KindexError, plural, printable
 from ..models import MAX_SAFE_INT
-from .common import MAX_NAME as MAX_NAME  # (submit.py reads the run-name limit here)
 from .common import (NAME, OUTSIDE_UTC, Imported, add_source_parser, bundle, digest, dump, environment_document,
                      in_utc_range, json_kind, json_number, kept_problem, ms_problem, ms_to_ns, parse_observed_at,
                      plain, protocol_document, read_json, report, run_name, shown_number, slug, some, unique,
