@@ -34,7 +34,8 @@ from stat import S_ISREG
 from . import __version__
 from .config import bundled
 from .errors import KindexError, display
-from .publish_swap import MARKER, file_op, recover, why_not_written
+from . import publish_swap
+from .publish_swap import MARKER, recover, why_not_written
 
 # The manifest is marshal'd, not JSON: it holds a key per output (a hundred thousand at a large
 # site) and is read and written on every rebuild; marshal does that ten times faster. It is a
@@ -493,21 +494,13 @@ def read_runs(out: Path, header: bytes):
 def write_runs(out: Path, header: bytes, entries, put: Callable[[], bool] = lambda: True) -> None:
     """Store file_records' entries one by one under `header` (a million runs never become one
     object), in place once `put()` says so (if it says no, they are not stored)."""
-    path = runs_path(out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(path.name + ".tmp")
-    with temp.open("wb") as f:
-        f.write(header)
+    def parts():
+        yield header
         for entry in entries:
             blob = marshal.dumps(entry)
-            f.write(len(blob).to_bytes(8, "little"))
-            f.write(blob)
-    if not put():
-        temp.unlink()
-        return
-    file_op()
-    os.replace(temp, path)
-    file_op()
+            yield len(blob).to_bytes(8, "little")
+            yield blob
+    _write_whole(runs_path(out), parts(), put)
 
 
 # --- source files checked, for the next command-line build (load.SourceChecks) -------------------
@@ -787,17 +780,17 @@ def _parts_of(view: memoryview) -> Iterator:
         at += 8 + size
 
 
-def _write_whole(path: Path, parts: Iterable[bytes]) -> None:
+def _write_whole(path: Path, parts: Iterable[bytes], put: Callable[[], bool] = lambda: True) -> None:
     """Write a cache file whole or not at all (a reader never sees half of it); in parts, not joined
-    (a big site's manifest is a hundred megabytes), each made when it is written."""
+    (a big site's manifest is a hundred megabytes), each made when it is written; in place once
+    `put()` says so."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".tmp")
-    with temp.open("wb") as f:
-        for part in parts:
-            f.write(part)
-    file_op()
-    os.replace(temp, path)
-    file_op()
+    publish_swap.write_parts(temp, parts)
+    if not put():
+        temp.unlink()
+        return
+    publish_swap.replace(temp, path)
 
 
 def _hash_tree(h, root: Path) -> None:

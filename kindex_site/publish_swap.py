@@ -24,8 +24,9 @@ Everything is first written into a sibling folder, `.site.new-<pid>-<token>/`, m
 Ctrl-C and SIGTERM (`Interrupted`) before the commit point stop the build and remove the folder;
 from the commit point on they are held until the build ends (its caches written), then stop it.
 Folders to delete are first renamed `.site.trash-<pid>-<token>/`, then emptied, marker and journal
-last, so that a deletion cut short is still known for ours. `file_op` is the test hook that kills the
-process after the N-th file operation (KINDEX_TEST_CRASH_AFTER_WRITES=N), as kill -9 would.
+last, so that a deletion cut short is still known for ours. Each change to a site or to the caches
+beside it is one call of the few functions under "file operations" below (and build._write_file):
+the crash tests wrap them to kill a build after any one of them, as kill -9 would (tests/crashing.py).
 
 Only the standard library: `recover` runs before a no-op build's answer.
 """
@@ -52,26 +53,34 @@ MARKER_TEXT = "This folder is written by kindex-site build; it is replaced on ea
 JOURNAL = ".journal"  # in an incremental build's folder, from its commit point on
 BACKUP = ".backup"  # in that folder: the old site's files the journal replaces or deletes
 
-# --- the test hook: a crash after the N-th file operation -----------------------------------------
-
-_CRASH_AFTER = int(os.environ.get("KINDEX_TEST_CRASH_AFTER_WRITES") or 0)
-COUNTING = _CRASH_AFTER > 0  # (read by build._write_file, which writes every file of the site)
-_done = 0
+# --- file operations: every change to a site or its caches is one of these ------------------------
 
 
-def file_op() -> None:
-    """Count one write, rename, link or deletion; with KINDEX_TEST_CRASH_AFTER_WRITES=N, the N-th
-    ends the process at once, nothing flushed or cleaned up (os._exit(137): as kill -9 would). A
-    forked writer process counts its own."""
-    global _done
-    if COUNTING:
-        _done += 1
-        if _done == _CRASH_AFTER:
-            crash()
+def replace(src, dst) -> None:
+    os.replace(src, dst)
 
 
-def crash() -> None:
-    os._exit(137)
+def rename(src, dst) -> None:
+    os.rename(src, dst)
+
+
+def link(src, dst) -> None:
+    os.link(src, dst, follow_symlinks=False)
+
+
+def unlink(path) -> None:
+    os.unlink(path)
+
+
+def rmdir(path) -> None:
+    os.rmdir(path)
+
+
+def write_parts(path: Path, parts) -> None:
+    """A new file made of `parts` (bytes, each made when it is written)."""
+    with open(path, "wb") as f:
+        for part in parts:
+            f.write(part)
 
 
 # --- signals ---------------------------------------------------------------------------------------
@@ -206,7 +215,6 @@ def _write_new(path: Path, data: bytes, sync: bool = False) -> None:
             os.fsync(fd)
     finally:
         os.close(fd)
-    file_op()
 
 
 def _sync_folder(folder: Path) -> None:
@@ -267,8 +275,7 @@ def _forward(out: Path, folder: Path, deleted: list[str], changed: list[str]) ->
     for path, kept in zip(deleted, kept_deleted):
         gone = out / path
         if os.path.lexists(gone):
-            os.replace(gone, kept)
-            file_op()
+            replace(gone, kept)
             steps += 1
         _remove_empty_folders(out, gone.parent)  # (also when a killed build had moved the file)
     there: set[Path] = set()  # folders known to exist
@@ -278,15 +285,13 @@ def _forward(out: Path, folder: Path, deleted: list[str], changed: list[str]) ->
             continue  # moved in already
         if os.path.lexists(target) and not os.path.lexists(kept):
             try:
-                os.link(target, kept, follow_symlinks=False)  # the old file stays in place until replaced
+                link(target, kept)  # the old file stays in place until replaced
             except OSError:
-                os.replace(target, kept)  # (a file system without hard links)
-            file_op()
+                replace(target, kept)  # (a file system without hard links)
         if target.parent not in there:
             target.parent.mkdir(parents=True, exist_ok=True)
             there.add(target.parent)
-        os.replace(new, target)
-        file_op()
+        replace(new, target)
         steps += 1
     return steps
 
@@ -299,34 +304,29 @@ def _back(out: Path, folder: Path, deleted: list[str], changed: list[str]) -> No
         new, target = folder / path, out / path
         if not os.path.lexists(new) and os.path.lexists(target):  # moved in: take it out again
             new.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(target, new)
-            file_op()
+            replace(target, new)
         if os.path.lexists(kept):
             if os.path.lexists(target):  # never replaced: the backup is a second link to it
-                os.unlink(kept)
+                unlink(kept)
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(kept, target)
-            file_op()
+                replace(kept, target)
         _remove_empty_folders(out, target.parent)
     for path, kept in reversed(list(zip(deleted, kept_deleted))):
         target = out / path
         if os.path.lexists(kept):
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(kept, target)
-            file_op()
+            replace(kept, target)
 
 
 def _remove_empty_folders(out: Path, folder: Path) -> None:
     while folder != out and folder.is_relative_to(out):
         try:
-            os.rmdir(folder)
+            rmdir(folder)
         except FileNotFoundError:
             pass
         except OSError:  # not empty (or not ours to remove): the folders above are not empty either
             return
-        else:
-            file_op()
         folder = folder.parent
 
 
@@ -359,7 +359,6 @@ def _write_journal(folder: Path, deleted: list[str], changed: list[str]) -> int:
     except BaseException:
         os.close(fd)
         raise
-    file_op()
     _sync_folder(folder)
     _sync_folder(folder.parent)
     return fd
@@ -447,8 +446,7 @@ def _recover(out: Path) -> list[str]:
         for folder in sorted(siblings):
             pid = _pid_of(folder, out, "old")
             if pid is not None and folder.is_dir() and _ours(folder) and not _alive(pid):
-                os.rename(folder, out)
-                file_op()
+                rename(folder, out)
                 notes.append(f"{display(out)}/: a build was stopped while it swapped its new site in: "
                              "the previous site was put back")
                 break
@@ -550,10 +548,9 @@ def _to_trash(folder: Path, out: Path) -> Path | None:
     whom); None when it is gone (a sweep, or a background remover, took it)."""
     trash = _name(out, "trash")
     try:
-        os.rename(folder, trash)
+        rename(folder, trash)
     except OSError:  # (gone already; or not to be renamed now: a later sweep tries again)
         return None
-    file_op()
     return trash
 
 
@@ -610,7 +607,6 @@ def remove_tree(folder: Path) -> None:
         os.rmdir(folder)
     except OSError:
         shutil.rmtree(folder, onerror=writable)
-    file_op()
 
 
 # --- one build's publication -----------------------------------------------------------------------
@@ -658,21 +654,17 @@ class Publication:
         aside = None
         try:
             if not os.path.lexists(out):
-                os.replace(staging, out)
-                file_op()
+                replace(staging, out)
             elif _exchange(staging, out):
-                file_op()
                 aside = staging  # (the old site, by the name the new one had)
             else:
                 aside = _name(out, "old")
-                os.replace(out, aside)  # (a build killed here leaves no site/: recover puts this one back)
-                file_op()
+                replace(out, aside)  # (a build killed here leaves no site/: recover puts this one back)
                 try:
-                    os.replace(staging, out)
+                    replace(staging, out)
                 except OSError:
                     os.replace(aside, out)
                     raise
-                file_op()
         except OSError as e:
             self.hold.stop()
             raise self._cannot_write(e) from None

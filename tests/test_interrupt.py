@@ -3,8 +3,8 @@
 `site/` must always be the old site or the new one, whole, or be made one of them by the next command
 (which says so); nothing temporary may stay; a failure after the commit point is reported as what it
 is. Killed builds are real processes: forked from the test for the systematic series (each one dies
-by os._exit(137), as kill -9 would, after its N-th write, rename, link or deletion: the hook
-KINDEX_TEST_CRASH_AFTER_WRITES), or started with `python -m kindex_site` for real signals.
+by os._exit(137), as kill -9 would, after its N-th write, rename, link or deletion: tests/crashing.py),
+or started with `python -c` for real signals.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+import crashing
 from conftest import bundle, release, sample, seed_problem_run
 from kindex_site import build as build_module
 from kindex_site import cache, publish_swap, reuse
@@ -127,12 +128,12 @@ def killed_build(root: Path, n: int, *argv: str, patch=None) -> int:
         try:
             os.chdir(root)
             sys.stdout = sys.stderr = open(root / "killed.log", "w")
-            publish_swap.COUNTING, publish_swap._CRASH_AFTER, publish_swap._done = True, n, 0
+            counter = crashing.install(n)
             if patch is not None:
                 patch()
             code = main(["build", *argv])
             sys.stdout.flush()
-            (root / "operations").write_text(str(publish_swap._done))  # (how many it made, when it finished)
+            (root / "operations").write_text(str(counter.done))  # (how many it made, when it finished)
         finally:
             os._exit(code)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
@@ -237,8 +238,8 @@ def test_an_incremental_build_killed_after_any_file_operation_is_completed_by_th
 def test_the_crash_hook_kills_a_real_build_started_from_the_command_line(tmp_path):
     old_content(tmp_path)
     started = lambda n: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "kindex_site", "build"], cwd=tmp_path, capture_output=True, text=True,
-        env={**os.environ, "KINDEX_TEST_CRASH_AFTER_WRITES": str(n)})
+        [sys.executable, "-c", CRASHING, "build"], cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "CRASH_AFTER": str(n), "TESTS": TESTS})
     done = started(5)
     assert done.returncode == 137 and done.stdout == "" and not (tmp_path / "site").exists()
     assert len(leftovers(tmp_path)) == 1  # the killed build's folder, swept by the next
@@ -297,28 +298,43 @@ def test_a_journal_still_being_applied_is_left_to_its_build(tmp_path, monkeypatc
 
 # --- real signals ----------------------------------------------------------------------------------
 
-# `python -m kindex_site …` that pauses at one file operation: the N-th (KINDEX_TEST_CRASH_AFTER_WRITES,
-# the crash hook, made a pause), or with PAUSE_IN=moves the N-th from an incremental build's journal on
-# (N = 0: just before its first move). It writes PAUSED, then waits for GO (or a signal that stops it).
+TESTS = str(Path(__file__).parent)
+
+# `kindex-site …` killed after its CRASH_AFTER-th file operation (tests/crashing.py; 0: never).
+CRASHING = r"""
+import os, sys
+sys.path.insert(0, os.environ["TESTS"])
+import crashing
+crashing.install(int(os.environ["CRASH_AFTER"]))
+from kindex_site.cli import run
+run()
+"""
+
+# `kindex-site …` that pauses at one file operation: the N-th (tests/crashing.py's crash, made a
+# pause), or with PAUSE_IN=moves the N-th from an incremental build's journal on (N = 0: just
+# before its first move). It writes PAUSED, then waits for GO (or a signal that stops it).
 PAUSING = r"""
 import os, sys, time
+sys.path.insert(0, os.environ["TESTS"])
+import crashing
 from kindex_site import build, publish_swap, reuse
 from kindex_site.cli import run
+counter = crashing.install(int(os.environ["CRASH_AFTER"]))
 def pause():
     open(os.environ["PAUSED"], "w").close()
     for _ in range(3000):
         if os.path.exists(os.environ["GO"]):
             return
         time.sleep(0.01)
-publish_swap.crash = pause
+counter.crash = pause
 if os.environ.get("PAUSE_IN") == "moves":
     reuse.INCREMENTAL_MAX_SHARE = 100.0
-    publish_swap._CRASH_AFTER = 0  # (from the journal on)
+    counter.after = 0  # (from the journal on)
     forward = publish_swap._forward
     def _forward(*args):
         after = int(os.environ["PAUSE_AFTER"])
         if after:
-            publish_swap._CRASH_AFTER = publish_swap._done + after
+            counter.after = counter.done + after
         else:
             pause()
         return forward(*args)
@@ -340,7 +356,7 @@ class Paused:
         for flag in (self.paused, self.go):
             flag.unlink(missing_ok=True)
         env = {**os.environ, "PAUSED": str(self.paused), "GO": str(self.go), "PAUSE_IN": "moves" if in_moves else "",
-               "PAUSE_AFTER": str(at), "KINDEX_TEST_CRASH_AFTER_WRITES": str(10**9 if in_moves else at),
+               "PAUSE_AFTER": str(at), "CRASH_AFTER": str(10**9 if in_moves else at), "TESTS": TESTS,
                "WORKERS": str(workers or ""), "PYTHONUNBUFFERED": "1"}
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen([sys.executable, "-c", PAUSING, *argv], cwd=root, env=env,
@@ -638,9 +654,7 @@ def test_a_writer_process_killed_ends_the_build_with_one_line_not_a_hang(project
 
     monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 1)
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
-    monkeypatch.setattr(publish_swap, "crash", killed)
-    monkeypatch.setattr(publish_swap, "COUNTING", True)
-    monkeypatch.setattr(publish_swap, "_CRASH_AFTER", publish_swap._done + 3)  # (the folder's marker is the 1st)
+    crashing.install(3, monkeypatch).crash = killed  # (the folder's marker is the 1st)
     started = time.monotonic()
     code, out, err = project.build("--clean")
     assert time.monotonic() - started < 30
