@@ -58,7 +58,7 @@ from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, proble
 from .render import CompiledTemplates, make_environment, markdown_html
 from .reuse import Reuse
 from .search import index_output as search_index_output
-from .workers import Aside, Workers, cores, release_free_memory
+from .workers import Workers, cores, release_free_memory
 
 
 @dataclass
@@ -726,7 +726,6 @@ class _Renderer:
     def __init__(self, env: jinja2.Environment):
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
-        self.compiling: Aside | None = None  # the worker compiling them aside (compile_aside), until waited for
         self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
         self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
 
@@ -744,21 +743,8 @@ class _Renderer:
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
         return cls(env)
 
-    def compile_aside(self) -> None:
-        """Have a worker compile every template into the folder of compiled ones (`of`'s bytecode
-        cache) while this process goes on; `load_all` then reads them."""
-        if self.env.bytecode_cache is not None:
-            self.compiling = Aside.start(lambda go: self.load_all())
-
-    def compiled(self) -> None:
-        """Wait for the worker compiling aside, if any (what it did not store, load_all compiles)."""
-        if self.compiling is not None:
-            self.compiling.drop()
-            self.compiling = None
-
     def load_all(self) -> None:
         """Compile every page template now (one that fails to compile is left to fail where used)."""
-        self.compiled()
         for name in self.env.list_templates(filter_func=lambda n: n.endswith(".html")):
             if name not in self.templates:
                 try:

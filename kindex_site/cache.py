@@ -1,10 +1,5 @@
-"""What the last build made, so the next one can do only what changed.
-
-`BuildState` is the one object the rest of the program asks: the command line, `build --watch` and
-`serve` whether anything changed at all (`unchanged`, with the standard library only, before the
-heavy imports) and who builds into the folder (`hold`, `held_by`); a build which of its outputs to
-write and delete (`outdated`), and at its end what the site now is (`commit`). The files it keeps
-beside the output folder (`.kindex-cache/<output name>.*`) are its own:
+"""The files beside an output folder (`.kindex-cache/<output name>.*`) that reuse.Reuse keeps, and
+how they are read and written (no phase of a build uses this module; Reuse does):
 
 - the manifest: the inputs the last build saw (content files by size and modification time,
   settings and templates by hash) and, per output file, a key derived from exactly the inputs it
@@ -31,11 +26,9 @@ from itertools import chain, islice
 from pathlib import Path
 from stat import S_ISREG
 
-from . import __version__
+from . import __version__, publish_swap
 from .config import bundled
-from .errors import KindexError, display
-from . import publish_swap
-from .publish_swap import MARKER, recover, why_not_written
+from .publish_swap import MARKER
 
 # The manifest is marshal'd, not JSON: it holds a key per output (a hundred thousand at a large
 # site) and is read and written on every rebuild; marshal does that ten times faster. It is a
@@ -78,239 +71,6 @@ class Changes:
 
     def __init__(self, changed: list[str], stale: list[str]):
         self.changed, self.stale = changed, stale
-
-
-class BuildState:
-    """One output folder's incremental state: what its last build left, and the answers a build asks.
-
-    Around a build (standard library only): `held_by` / `hold` (the lock of the resident builder
-    building into the folder), `recover`, `forget` (--clean) and `unchanged`. In a build, in this
-    order: `open` (this build's settings and inputs, the last build's manifest), `outdated` (which
-    outputs to write and delete), `outputs_after` and `commit` (what the site now is, for the next).
-    A command-line build opens one for itself; a resident builder (watch.Builder) keeps one across
-    its builds, which then reads back neither the manifest it wrote nor compares the outputs it
-    planned from the very objects it wrote them from.
-    """
-
-    def __init__(self, out: Path):
-        self.out = out
-        self.settings = ""  # this build's settings key (open)
-        self.inputs: dict[str, tuple[int, ...]] = {}  # this build's content files, as found before reading them (open)
-        self.last: Manifest | None = None  # the last build's manifest (open): it describes the site only if `describes`
-        self._mine: tuple | None = None  # (its file's stamp, the Manifest) as this object last wrote it
-        self._written_from: tuple | None = None  # (groups, other paths) of the plan that manifest lists
-        self._paths: frozenset = frozenset()  # the output paths last checked for clashes
-        self._lock = None  # the open lock file, while this process holds it
-        self._found: tuple | None = None  # what `unchanged` found changed, for the `open` that follows
-        self._inputs_of: str | None = None  # the content folder `inputs` are of
-        self._since: list[str] | None = None  # paths changed since the last `open` (`changed`); None: not known
-        self._watched = False  # a watcher tells of every change (`changed`)
-
-    # --- around a build --------------------------------------------------------------------------
-
-    def held_by(self) -> str | None:
-        """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
-        return _holder(lock_path(self.out))
-
-    def hold(self) -> str | None:
-        """Take the folder's lock for this process, for as long as it runs (two resident builders
-        would build into one folder at once); when another holds it, who (as `held_by` says)."""
-        path = lock_path(self.out)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            held = _take(path)
-        except OSError as e:
-            raise KindexError(f"{display(path)}: cannot lock it: {e.strerror or e}") from None
-        if isinstance(held, str):
-            return held
-        self._lock = held
-        return None
-
-    def recover(self) -> list[str]:
-        """Put right what a build killed in the folder left (publish_swap.recover); what was done, as notes."""
-        return recover(self.out)
-
-    def forget(self) -> None:
-        """Drop everything the last build left beside the folder: the next build makes every file anew."""
-        forget(self.out, runs=True)
-        self._mine = self._written_from = None
-
-    def unchanged(self, config, environ) -> Manifest | None:
-        """The last build's manifest when nothing it read has changed and its site is still in the folder.
-        When something has, the build that follows at once (`open`) takes what was found here."""
-        self._found = None
-        mine = self._mine_now()
-        # (its outputs, half of it, are read only when a build follows: up to date needs the rest)
-        manifest, whole = (mine, lambda: mine) if mine is not None else read_manifest_head(self.out)
-        if not describes(manifest, self.out):
-            return None
-        inputs = snapshot(config.folder("content_dir"))
-        settings = settings_key(config, look_folders(config), environ)
-        if inputs != manifest.inputs or settings != manifest.settings:
-            self._found = (config, environ, settings, inputs, whole)
-            return None
-        return manifest
-
-    # --- in a build ------------------------------------------------------------------------------
-
-    def open(self, config, environ) -> None:
-        """Start a build: its settings key, the last build's manifest, and the content files as they
-        are before the build reads them (an edit meanwhile shows next time)."""
-        found, self._found = self._found, None
-        since, self._since = self._since, ([] if self._watched else None)
-        content = config.folder("content_dir")
-        inputs_of, self._inputs_of = self._inputs_of, os.path.abspath(content)
-        if found is not None and found[0] is config and found[1] is environ:  # (unchanged's, just found)
-            self.settings, self.inputs = found[2], found[3]
-            self.last = found[4]()
-            return
-        self.settings = settings_key(config, look_folders(config), environ)
-        self.last = self._read()
-        again = None
-        if since is not None and inputs_of == self._inputs_of:
-            again = snapshot_again(content, self.inputs, since)
-        self.inputs = again if again is not None else snapshot(content)
-
-    def changed(self, paths: list[str] | None) -> None:
-        """Tell the state of paths changed (as a resident builder's watcher saw them; None: anything
-        may have): the next `open` stats only those, when it knows of every change since the last."""
-        self._watched = True
-        if paths is None:
-            self._since = None
-        elif self._since is not None:
-            self._since += paths
-
-    @property
-    def trusted(self) -> frozenset[str]:
-        """The digests of the .json files the last build read cleanly (load.py skips re-checking them)."""
-        return frozenset(self.last.trusted) if self.last is not None else frozenset()
-
-    def stored_runs(self, header: bytes):
-        """The runs the last command-line build validated (load.restore_files takes them)."""
-        return read_runs(self.out, header)
-
-    def stored_rankings(self, header: bytes) -> dict:
-        """Problem slug → (its key, its ranking) as the last command-line build stored them."""
-        return read_rankings(self.out, header)
-
-    def stored_plans(self, header: bytes) -> dict:
-        """Problem slug → the outputs the last command-line build planned for it (build._planned)."""
-        return read_plans(self.out, header)
-
-    @property
-    def templates(self) -> Path:
-        """The folder of compiled templates (render.CompiledTemplates)."""
-        return templates_path(self.out)
-
-    def check_paths(self, paths: frozenset, check: Callable[[], None]) -> None:
-        """Call `check` (the clash check) unless `paths` are the last build's, checked then (by this
-        process, or the one that wrote the manifest)."""
-        if paths == self._paths or (self.last is not None and self.last.outputs.keys() == paths):
-            return
-        check()
-        self._paths = paths
-
-    def outdated(self, keys: dict[str, str], groups: dict, others: list[str]) -> Changes | None:
-        """The outputs whose key is not the one the last build wrote, and those it made that are no
-        longer made; None when no manifest describes the site in the folder: then everything.
-
-        `groups` are outputs planned together (a problem's), each with its `keys`; `others` the
-        outputs in no group. A group that is the very object this state last committed was written
-        from the keys it holds, and needs no comparison."""
-        last = self.last
-        if not describes(last, self.out):
-            return None
-        was = last.outputs
-        if self._written_from is not None and self._mine is not None and last is self._mine[1]:
-            last_groups, last_others = self._written_from
-            redone = [g for slug, g in groups.items() if last_groups.get(slug) is not g]
-            candidates = [p for g in redone for p in g.keys] + others
-            gone = [p for slug, g in last_groups.items() if groups.get(slug) is not g for p in g.keys]
-            return Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
-                           sorted({p for p in gone + last_others if p in was and p not in keys}))
-        return Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
-                       sorted(p for p in was if p not in keys))
-
-    def outputs_after(self, keys: dict[str, str], sizes, changes: Changes | None) -> dict[str, tuple]:
-        """Every output's key and size once the site is in place: with `changes` applied, the last
-        manifest's list brought up to date (in place: it is about to be replaced whole); else (a
-        whole new site) each output's key and the size written, in `keys` itself (the caller's
-        table of keys becomes the manifest's: a million-entry table less at the end of a big build)."""
-        self._mine = None  # (the manifest it held is being changed)
-        if changes is None:
-            for p, size in sizes.items():  # (every output was written: each of `keys` has its size)
-                keys[p] = (keys[p], size)
-            return keys
-        outputs = self.last.outputs
-        for p in changes.stale:
-            del outputs[p]
-        for p, size in sizes.items():
-            outputs[p] = (keys[p], size)
-        return outputs
-
-    def commit(self, outputs: dict[str, tuple], *, trusted: list[str], summary: dict, warnings: list[str],
-               notes: list[str], written_from: tuple, runs: tuple | None = None, plans: tuple | None = None,
-               rankings: tuple | None = None, defer: bool = False) -> list[str]:
-        """Describe the site now in the folder to the next build: the manifest, and the runs, plans
-        and rankings when given, each as (its format's header, its records). The site is
-        committed already: these are only caches, and one that cannot be written is a warning
-        (returned; not in the manifest, so that a later no-op build need not say it).
-
-        With `defer` (a resident builder, which holds the folder's lock: no other process builds
-        into it meanwhile), the manifest is kept in memory for this object's next build and written
-        by `save`, once the rebuild has been reported. Until then the file is an older build's,
-        whose marker is not the site's: a process killed before `save` leaves a full build, not a
-        wrong one, to the next."""
-        manifest = Manifest(settings=self.settings, inputs=self.inputs, outputs=outputs, trusted=trusted,
-                            summary=summary, warnings=warnings, notes=notes, marker=site_identity(self.out))
-        self._written_from = (dict(written_from[0]), list(written_from[1]))
-        try:
-            self._mine = None
-            self._mine = (_UNSAVED, manifest) if defer else (write_manifest(self.out, manifest), manifest)
-            if runs is not None:
-                write_runs(self.out, *runs)
-            if plans is not None:
-                write_plans(self.out, *plans)
-            if rankings is not None:
-                write_rankings(self.out, *rankings)
-        except OSError as e:
-            return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
-                    "the next build will make it all again"]
-        return []
-
-    def save(self) -> list[str]:
-        """Write the manifest a deferred `commit` left in memory, if any; a warning if it cannot be
-        (it stays in memory, for this object's next build and `save`)."""
-        if self._mine is None or self._mine[0] is not _UNSAVED:
-            return []
-        manifest = self._mine[1]
-        try:
-            self._mine = (write_manifest(self.out, manifest), manifest)
-        except OSError as e:
-            return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
-                    "a build after this one stops will make it all again"]
-        return []
-
-    def written(self) -> Manifest | None:
-        """The manifest this object last wrote or committed (None if none, or writing it failed)."""
-        return self._mine[1] if self._mine is not None else None
-
-    def _read(self) -> Manifest | None:
-        mine = self._mine_now()
-        return mine if mine is not None else read_manifest(self.out)
-
-    def _mine_now(self) -> Manifest | None:
-        """The manifest this object wrote, if the file is still that one (no need to read it), or
-        committed and has not written yet."""
-        if self._mine is not None and self._mine[0] is _UNSAVED:
-            return self._mine[1]
-        stamp = manifest_stamp(self.out)
-        if self._mine is not None and stamp is not None and self._mine[0] == stamp:
-            return self._mine[1]
-        return None
-
-
-_UNSAVED = object()  # BuildState._mine's stamp for a manifest committed but not written yet (commit's `defer`)
 
 
 def read_manifest(out: Path) -> Manifest | None:
@@ -399,11 +159,11 @@ def highlights_path(out: Path) -> Path:
 
 
 def lock_path(out: Path) -> Path:
-    """Held by the resident builder (`build --watch`, `serve`) that builds into `out` (BuildState.hold)."""
+    """Held by the resident builder (`build --watch`, `serve`) that builds into `out` (reuse.Reuse.hold)."""
     return manifest_path(out).with_suffix(".watch-lock")
 
 
-def _take(lock: Path):
+def take(lock: Path):
     """Hold `lock` for this process: the open lock file, kept until the process ends; or, when
     another holds it, " (pid N)" or ""; None where the system has no such locks."""
     try:
@@ -428,7 +188,7 @@ def _take(lock: Path):
     return handle
 
 
-def _holder(lock: Path) -> str | None:
+def holder(lock: Path) -> str | None:
     """Who holds `lock` (" (pid N)", or "" if it says not), or None when no one does."""
     try:
         import fcntl

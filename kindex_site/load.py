@@ -278,8 +278,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), keep_
     memo, stats, sources, definitions, last = reuse if reuse is not None else (None, None, None, None, None)
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
-    if last is not None and (memo is None or sources is None):
-        last = None  # (a patch takes unchanged files from the memo and source files' checks from `sources`)
+    last = last if memo is not None and sources is not None else None  # (a patch takes both from the last load)
     if last is not None and stats:
         patched = last.patched(content_dir, stats, _Reader(trusted, memo, keep_documents, definitions), progress,
                                sources)

@@ -1,120 +1,173 @@
-"""What a later build reuses, behind one object: `Reuse`.
+"""What a later build reuses, behind one object: `Reuse`, one per output folder.
 
-A build asks it, phase by phase, what it may take from the last build (`for_load`, `for_ranking`,
-`renderer`, `problem_outputs`), then which outputs are outdated (`outdated`), and at its end to
-commit what the site now is (`written`, `commit`). The phases never see how it keeps things:
+Around a build (standard library only: a no-op build answers before the heavy imports): who builds
+into the folder (`hold`, `held_by`), `recover`, `forget` (--clean) and `unchanged`. In a build, each
+phase asks it for its part (`for_load`, `for_ranking`, `renderer`, `problem_outputs`), then which
+outputs are outdated (`outdated`), and at its end it records what the site now is (`written`,
+`commit`). The phases never see how it keeps things:
 
-- on disk, beside the output folder (cache.py's files in `.kindex-cache/`): the manifest, the runs
-  the last command-line build validated, each problem's ranking and planned outputs, the rows of
-  listing pages, the source files checked, compiled templates, highlighted source texts, and the
-  lock of the resident builder;
+- on disk, beside the output folder (cache.py's files in `.kindex-cache/`): the manifest (the
+  inputs the last build saw, and per output a key made from exactly what it shows, and its size),
+  the runs the last command-line build validated, each problem's ranking and planned outputs, the
+  rows of listing pages, the source files checked, compiled templates and highlighted sources;
 - in memory, for a resident builder (`build --watch`, `serve`: `resident=True`, one object kept
   across rebuilds): each file's runs and the last clean load, each problem's boards, planned
-  outputs and rows, the source files' downloads, the compiled templates, the last manifest.
+  outputs and rows, the source files' downloads, compiled templates, and the manifest it wrote
+  (not read back, nor compared for the outputs planned from the very objects it was written from).
 
-The rule that makes all of it safe: everything kept is keyed by exactly the inputs it was made
-from, so a build that reuses is byte-identical to a clean one (tests/test_incremental.py).
-
-Around a build, `held_by`, `hold`, `recover`, `forget` and `unchanged` use the standard library
-only: a no-op command-line build answers before the heavy imports.
+Everything kept is keyed by exactly the inputs it was made from, so a build that reuses is
+byte-identical to a clean one (tests/test_incremental.py).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from . import cache
+from .errors import KindexError, display
+from .publish_swap import recover, why_not_written
 
-RUNS_ASIDE_MIN = 2_000  # runs: fewer are stored in less time than forking takes
-RUNS_ASIDE_MAX = 250_000  # runs: more are stored by the build's own process (its memory is not copied)
-
-# The runs cache is written again when more than this share of the runs were read anew (for_load).
+# The runs cache is written again when more than this share of the runs were read anew (loaded).
 RUNS_CACHE_STALE_SHARE = 1 / 40
 
 # Beyond this share of outputs changed, a whole new folder swapped in is as quick and simpler.
 INCREMENTAL_MAX_SHARE = 0.3
 
+_UNSAVED = object()  # the stamp of a manifest committed but not written yet (commit with `resident`)
 _last_build_objects: list = []  # what the last one-off build made (see `commit`)
 
 
 class Reuse:
-    """One output folder's reuse: what its last build left (on disk) and, for a resident builder,
-    what its last build made (in memory)."""
-
     def __init__(self, out: Path, resident: bool = True):
         self.out = out
-        # A one-off build keeps nothing only a later build in the same process would use.
-        self.resident = resident
-        self._state = cache.BuildState(out)
+        self.resident = resident  # (a one-off build keeps nothing only a later build in this process would use)
+        self.settings = ""  # this build's settings key (open)
+        self.inputs: dict[str, tuple[int, ...]] = {}  # this build's content files, as found before reading them
+        self.last: cache.Manifest | None = None  # the last build's manifest: it describes the site only if `describes`
+        self._mine: tuple | None = None  # (its file's stamp, the Manifest) as this object last wrote it
+        self._written_from: tuple | None = None  # (groups, other paths) of the plan that manifest lists
+        self._paths: frozenset = frozenset()  # the output paths last checked for clashes
+        self._lock = None  # the open lock file, while this process holds it
+        self._found: tuple | None = None  # what `unchanged` found changed, for the `open` that follows
+        self._inputs_of: str | None = None  # the content folder `inputs` are of
+        self._since: list[str] | None = None  # paths changed since the last `open` (`changed`); None: not known
+        self._watched = False  # a watcher tells of every change (`changed`)
         self._built = False  # a build with this object has succeeded
         self._files: dict = {}  # content file → its validated runs (load.py's memo)
         self._restored: dict = {}  # the files restored from the runs cache, this build
         self._validated: dict | None = None  # the runs to store for the next command-line build, if they changed
-        self._runs_aside = None  # workers.Aside: a one-off build's runs cache, written while it ranks and plans
         self._sources = None  # load.SourceChecks: the source files checked
         self._definitions = None  # load.Definitions: the protocols and environments the kept runs share
         self._last_load = None  # load.LoadState: the last clean load, to patch
         self._problems: dict = {}  # problem slug → its boards (leaderboard.py's memo)
         self._stored_rankings: dict = {}  # as the last command-line build stored them
         self._outputs: dict = {}  # problem slug → its planned outputs (build._ProblemOutputs)
-        self._stored_plans: dict = {}
         self._downloads = None  # the source files' outputs (build._Downloads)
         self._renderer: tuple | None = None  # (settings key, build._Renderer): compiled once per look
         self._rows = None  # cache.StoredRows: a command-line build's rows of listing pages
         self._site_sizes: tuple = (None, None)  # (the manifest last committed, the sizes of the site it lists)
+        self._record: tuple = ()  # (manifest outputs, site sizes, plans) between `written` and `commit`
 
-    # --- around a build (standard library only) --------------------------------------------------
+    # --- around a build --------------------------------------------------------------------------
 
     def held_by(self) -> str | None:
-        """Who holds the folder (a resident builder: " (pid N)" or ""), or None when no one does."""
-        return self._state.held_by()
+        """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
+        return cache.holder(cache.lock_path(self.out))
 
     def hold(self) -> str | None:
-        """Take the folder for this process while it runs; when another holds it, who (as `held_by`)."""
-        return self._state.hold()
+        """Take the folder's lock for this process, for as long as it runs (two resident builders
+        would build into one folder at once); when another holds it, who (as `held_by` says)."""
+        path = cache.lock_path(self.out)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            held = cache.take(path)
+        except OSError as e:
+            raise KindexError(f"{display(path)}: cannot lock it: {e.strerror or e}") from None
+        if isinstance(held, str):
+            return held
+        self._lock = held
+        return None
 
     def recover(self) -> list[str]:
-        """Put right what a build killed in the folder left; what was done, as notes."""
-        return self._state.recover()
+        """Put right what a build killed in the folder left (publish_swap.recover); what was done, as notes."""
+        return recover(self.out)
 
     def forget(self) -> None:
-        """Drop everything kept: the next build makes every file anew."""
-        self._state.forget()
+        """Drop everything the last build left beside the folder: the next build makes every file anew."""
+        cache.forget(self.out, runs=True)
+        self._mine = self._written_from = None
 
-    def unchanged(self, config, environ):
-        """The last build's manifest when no input changed since and its site is in the folder, else None."""
-        return self._state.unchanged(config, environ)
+    def unchanged(self, config, environ) -> cache.Manifest | None:
+        """The last build's manifest when nothing it read has changed and its site is still in the folder.
+        When something has, the build that follows at once (`open`) takes what was found here."""
+        self._found = None
+        mine = self._mine_now()
+        # (its outputs, half of it, are read only when a build follows: up to date needs the rest)
+        manifest, whole = (mine, lambda: mine) if mine is not None else cache.read_manifest_head(self.out)
+        if not cache.describes(manifest, self.out):
+            return None
+        inputs = cache.snapshot(config.folder("content_dir"))
+        settings = cache.settings_key(config, cache.look_folders(config), environ)
+        if inputs != manifest.inputs or settings != manifest.settings:
+            self._found = (config, environ, settings, inputs, whole)
+            return None
+        return manifest
 
     def changed(self, paths: list[str] | None) -> None:
-        """The paths a watcher saw change (None: anything may have): the next build stats only those."""
-        self._state.changed(paths)
+        """Paths changed (as a resident builder's watcher saw them; None: anything may have): the next
+        `open` stats only those, when it knows of every change since the last."""
+        self._watched = True
+        if paths is None:
+            self._since = None
+        elif self._since is not None:
+            self._since += paths
 
     def save(self) -> list[str]:
-        """Write what a resident builder's `commit` kept in memory (warnings if it cannot be written)."""
-        return self._state.save()
+        """Write the manifest a resident builder's `commit` left in memory, if any; a warning if it
+        cannot be (it stays in memory, for this object's next build and `save`)."""
+        if self._mine is None or self._mine[0] is not _UNSAVED:
+            return []
+        manifest = self._mine[1]
+        try:
+            self._mine = (cache.write_manifest(self.out, manifest), manifest)
+        except OSError as e:
+            return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
+                    "a build after this one stops will make it all again"]
+        return []
 
     # --- 1. read ---------------------------------------------------------------------------------
 
     def open(self, config, environ) -> list[str]:
-        """Start a build: what a killed build left is put right (notes returned), then this build's
-        settings, inputs and the last manifest are taken."""
-        recovered = self._state.recover()
-        self._state.open(config, environ)
+        """Start a build: what a killed build left is put right (notes returned); this build's settings
+        key, the last build's manifest, and the content files as they are before the build reads
+        them (an edit meanwhile shows next time)."""
+        recovered = self.recover()
+        found, self._found = self._found, None
+        since, self._since = self._since, ([] if self._watched else None)
+        content = config.folder("content_dir")
+        inputs_of, self._inputs_of = self._inputs_of, os.path.abspath(content)
+        if found is not None and found[0] is config and found[1] is environ:  # (unchanged's, just found)
+            self.settings, self.inputs = found[2], found[3]
+            self.last = found[4]()
+            return recovered
+        self.settings = cache.settings_key(config, cache.look_folders(config), environ)
+        mine = self._mine_now()
+        self.last = mine if mine is not None else cache.read_manifest(self.out)
+        again = None
+        if since is not None and inputs_of == self._inputs_of:
+            again = cache.snapshot_again(content, self.inputs, since)
+        self.inputs = again if again is not None else cache.snapshot(content)
         return recovered
 
     @property
     def trusted(self) -> frozenset[str]:
-        """The digests of the .json files the last build read cleanly."""
-        return self._state.trusted
-
-    @property
-    def settings(self) -> str:
-        """This build's settings key (kindex.toml, templates, static files, the package's code)."""
-        return self._state.settings
+        """The digests of the .json files the last build read cleanly (load.py skips re-checking them)."""
+        return frozenset(self.last.trusted) if self.last is not None else frozenset()
 
     def for_load(self, content_dir: Path):
-        """What load_content may take from the last build: unchanged files' runs (kept, or from the
-        runs cache), the source files checked, the content's snapshot, the last clean load."""
+        """What load_content may take from the last build (load.Kept): unchanged files' runs (kept, or
+        from the runs cache), the source files checked, the content's snapshot, the last clean load."""
         from .load import Definitions, Kept, LoadState, SourceChecks, restore_files, runs_format
 
         first = not self._built
@@ -122,10 +175,10 @@ class Reuse:
             self._definitions = Definitions()  # (shared by the files kept and those read again)
             self._last_load = LoadState()
         if first:
-            self._files = restore_files(self._state.stored_runs(runs_format()), content_dir, self._definitions)
+            self._files = restore_files(cache.read_runs(self.out, runs_format()), content_dir, self._definitions)
             self._sources = SourceChecks(cache.read_sources(self.out))
             self._restored = dict(self._files)
-        return Kept(self._files, self._state.inputs, self._sources, self._definitions,
+        return Kept(self._files, self.inputs, self._sources, self._definitions,
                     self._last_load if self.resident else None)
 
     def loaded(self, content) -> None:
@@ -141,47 +194,30 @@ class Reuse:
                         if restored.get(shown) is not r or shown not in content.digests)
             if stale > RUNS_CACHE_STALE_SHARE * len(content.runs):
                 validated = {shown: r._replace(index=None) for shown, r in files.items()}
-        self._restored = {}
-        self._validated = validated
+        self._restored, self._validated = {}, validated
         if not self.resident:
             self._files = {}
         else:
             for shown in files.keys() - content.digests.keys():  # (files gone since: not kept for ever)
                 del files[shown]
-        if validated is not None and not self.resident and RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX:
-            # Written by a process on the other core, which idles while this one ranks and plans; put
-            # in place at `commit`, where the build would write it. Not for a resident builder (it may
-            # run threads), nor where the copy-on-write pages of a process touching every run would
-            # weigh too much (RUNS_ASIDE_MAX).
-            from .load import file_records, runs_format
-            from .workers import Aside
 
-            entries = file_records(validated, content.digests, self._definitions)
-            self._runs_aside = Aside.start(lambda go: cache.write_runs(self.out, runs_format(), entries, put=go))
-
-    # --- 2. rank ---------------------------------------------------------------------------------
+    # --- 2. rank, 3. plan ------------------------------------------------------------------------
 
     def for_ranking(self):
-        """What build_leaderboard may take: each problem's boards as the last build in this process
-        ranked them (resident), and each problem's ranking as the last command-line build stored it."""
+        """What build_leaderboard may take (leaderboard.Kept): each problem's boards as the last build
+        in this process ranked them, and each problem's ranking as the last command-line build stored it."""
         from .leaderboard import Kept, rankings_format
 
-        self._stored_rankings = self._state.stored_rankings(rankings_format()) if not self._built else {}
+        self._stored_rankings = cache.read_rankings(self.out, rankings_format()) if not self._built else {}
         # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
         # the render workers would inherit them.
         return Kept(self._problems if self.resident else None, self._stored_rankings)
 
-    # --- 3. plan ---------------------------------------------------------------------------------
-
     def renderer(self, make):
         """The templates, compiled once per look (the settings key covers every template's bytes):
-        `make(folder of compiled templates)` when the look is new. A one-off build's are compiled
-        aside, by a worker, while it plans, when none are stored yet."""
-        settings = self._state.settings
-        if self._renderer is None or self._renderer[0] != settings:
-            self._renderer = (settings, make(self._state.templates))
-            if not self.resident and not any(self._state.templates.glob("*.cache")):
-                self._renderer[1].compile_aside()
+        `make(folder of compiled templates)` when the look is new."""
+        if self._renderer is None or self._renderer[0] != self.settings:
+            self._renderer = (self.settings, make(cache.templates_path(self.out)))
         renderer = self._renderer[1]
         # A resident builder keeps the rows of listing pages in memory (build._Plan.row); a command-line
         # build takes those of unchanged problems from the last builds' and stores those it renders.
@@ -193,13 +229,20 @@ class Reuse:
         command-line build stored them (build._planned reads those)."""
         from .build import plans_format
 
-        self._stored_plans = {} if self.resident else self._state.stored_plans(plans_format())
-        return self._outputs, self._stored_plans
+        return self._outputs, {} if self.resident else cache.read_plans(self.out, plans_format())
 
     @property
     def downloads(self):
         """The source files' outputs, as the last build in this process planned them."""
         return self._downloads
+
+    def check_paths(self, paths: frozenset, check) -> None:
+        """Call `check` (the clash check) unless `paths` are the last build's, checked then (by this
+        process, or the one that wrote the manifest)."""
+        if paths == self._paths or (self.last is not None and self.last.outputs.keys() == paths):
+            return
+        check()
+        self._paths = paths
 
     def planned(self, plan) -> None:
         """The plan is made: its problems' outputs (and a resident builder's downloads) are kept."""
@@ -208,16 +251,28 @@ class Reuse:
         if self._rows is not None:
             self._rows.keep({slug: g.made_from for slug, g in plan.groups.items()})
 
-    def check_paths(self, paths, check) -> None:
-        """Call `check` (the clash check) unless `paths` are the last build's, checked then."""
-        self._state.check_paths(paths, check)
-
     # --- 4. compare ------------------------------------------------------------------------------
 
-    def outdated(self, plan):
-        """The outputs to write and delete (cache.Changes), or None: all of them, into a new folder."""
-        changes = self._state.outdated(plan.keys, plan.groups, plan.others)
-        if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
+    def outdated(self, plan) -> cache.Changes | None:
+        """The outputs whose key is not the one the last build wrote, and those it made that are no
+        longer made; None (all of them, into a new folder) when no manifest describes the site in
+        the folder, or when more than INCREMENTAL_MAX_SHARE of the outputs changed. A problem's outputs
+        that are the very object this state last committed were written from the keys they hold."""
+        keys, last = plan.keys, self.last
+        if not cache.describes(last, self.out):
+            return None
+        was = last.outputs
+        if self._written_from is not None and self._mine is not None and last is self._mine[1]:
+            last_groups, last_others = self._written_from
+            redone = [g for slug, g in plan.groups.items() if last_groups.get(slug) is not g]
+            candidates = [p for g in redone for p in g.keys] + plan.others
+            gone = [p for slug, g in last_groups.items() if plan.groups.get(slug) is not g for p in g.keys]
+            changes = cache.Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
+                                    sorted({p for p in gone + last_others if p in was and p not in keys}))
+        else:
+            changes = cache.Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
+                                    sorted(p for p in was if p not in keys))
+        if len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
             return None  # a whole new folder, swapped in, is then as quick and simpler
         return changes
 
@@ -256,56 +311,69 @@ class Reuse:
     def written(self, plan, sizes, changes):
         """The site is in place: every output's key and size, for the manifest; returns the sizes of
         the site's files (publish.SiteSizes). The plan's keys and the sizes are let go."""
+        from .build import plans_format
         from .publish import SiteSizes
         from .workers import release_free_memory
 
-        state = self._state
-        from .build import plans_format
-
         plans = plan.plans_to_store()
-        self._plans = None if plans is None else (plans_format(), plans)
         if self._rows is not None:
             self._rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
         # A resident builder's last sizes, for the manifest it wrote, are brought up to date with the
         # files this build rewrote or removed, instead of passing over every file.
-        kept = self._site_sizes if changes is not None and state.last is not None and \
-            self._site_sizes[0] is state.last else None
+        kept = self._site_sizes if changes is not None and self.last is not None and \
+            self._site_sizes[0] is self.last else None
         if kept is not None:
-            last = state.last.outputs
+            last = self.last.outputs
             removed = [(p, last[p][1]) for p in (*changes.stale, *sizes) if p in last]
             sizes_now = kept[1].changed(removed, sizes.items())
-        self._manifest_outputs = state.outputs_after(plan.keys, sizes, changes)
+        outputs = self._outputs_after(plan.keys, sizes, changes)
         # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
         sizes.clear()
         plan.keys = {}
         release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
         if kept is None:
-            sizes_now = SiteSizes.of((path, made[1]) for path, made in self._manifest_outputs.items())
-        self._sizes_now = sizes_now
+            sizes_now = SiteSizes.of((path, made[1]) for path, made in outputs.items())
+        self._record = (outputs, sizes_now, None if plans is None else (plans_format(), plans))
         return sizes_now
+
+    def _outputs_after(self, keys: dict[str, str], sizes, changes: cache.Changes | None) -> dict[str, tuple]:
+        """Every output's key and size once the site is in place: with `changes` applied, the last
+        manifest's list brought up to date (in place: it is about to be replaced whole); else (a
+        whole new site) each output's key and the size written, in `keys` itself (the plan's table
+        of keys becomes the manifest's: a million-entry table less at the end of a big build)."""
+        self._mine = None  # (the manifest it held is being changed)
+        if changes is None:
+            for p, size in sizes.items():  # (every output was written: each of `keys` has its size)
+                keys[p] = (keys[p], size)
+            return keys
+        outputs = self.last.outputs
+        for p in changes.stale:
+            del outputs[p]
+        for p, size in sizes.items():
+            outputs[p] = (keys[p], size)
+        return outputs
 
     def commit(self, plan, content, lb, warnings: list[str]) -> list[str]:
         """Describe the site now in the folder to the next build: the manifest (with the build's
         `warnings`, said again by a no-op build), and the runs, plans and rankings a command-line
-        build starts from when they changed. Returns warnings about caches that could not be written
-        (the site is committed already: they are only caches)."""
-        state = self._state
-        runs = None
-        if self._validated is not None:
-            aside, self._runs_aside = self._runs_aside, None
-            if aside is None or not aside.put():  # (no process wrote them aside, or it failed)
-                from .load import file_records, runs_format
+        build starts from when they changed. The site is committed already: these are only caches,
+        and one that cannot be written is a warning (returned; not in the manifest).
 
-                runs = (runs_format(), file_records(self._validated, content.digests, self._definitions))
-        problems = state.commit(
-            self._manifest_outputs,
+        A resident builder (which holds the folder's lock: no other process builds into it
+        meanwhile) keeps the manifest in memory for its next build and writes it by `save`, once the
+        rebuild has been reported. Until then the file is an older build's, whose marker is not the
+        site's: a process killed before `save` leaves a full build, not a wrong one, to the next."""
+        outputs, sizes_now, plans = self._record
+        manifest = cache.Manifest(
+            settings=self.settings, inputs=self.inputs, outputs=outputs,
             trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
             summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
-            warnings=warnings, notes=plan.notes, written_from=(plan.groups, plan.others),
-            runs=runs, plans=self._plans, rankings=None if self.resident else self._rankings(lb),
-            defer=self.resident)
-        self._site_sizes = (state.written(), self._sizes_now) if self.resident else (None, None)
-        self._manifest_outputs = self._sizes_now = self._plans = self._validated = None
+            warnings=warnings, notes=plan.notes, marker=cache.site_identity(self.out))
+        self._written_from = (dict(plan.groups), list(plan.others))
+        problems = self._write_caches(manifest, content, lb, plans)
+        self._site_sizes = (self._mine[1] if self._mine is not None else None, sizes_now) if self.resident \
+            else (None, None)
+        self._record, self._validated = (), None
         if self._sources.changed:  # (only a cache: if it cannot be written, the next build reads them all)
             try:
                 cache.write_sources(self.out, self._sources.records())
@@ -320,7 +388,25 @@ class Reuse:
             _last_build_objects[:] = [content, lb, plan, self]
         return problems
 
-    def _rankings(self, lb):
+    def _write_caches(self, manifest: cache.Manifest, content, lb, plans: tuple | None) -> list[str]:
+        from .load import file_records, runs_format
+
+        try:
+            self._mine = None
+            self._mine = (_UNSAVED, manifest) if self.resident else (cache.write_manifest(self.out, manifest), manifest)
+            if self._validated is not None:
+                cache.write_runs(self.out, runs_format(), file_records(self._validated, content.digests, self._definitions))
+            if plans is not None:
+                cache.write_plans(self.out, *plans)
+            rankings = None if self.resident else self._rankings(lb)
+            if rankings is not None:
+                cache.write_rankings(self.out, *rankings)
+        except OSError as e:
+            return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
+                    "the next build will make it all again"]
+        return []
+
+    def _rankings(self, lb) -> tuple | None:
         """Each problem's ranking for the next command-line build, unless the last stored these same
         ones: those made again from the stored ones as they were, the others encoded one by one while
         written."""
@@ -332,16 +418,20 @@ class Reuse:
         return rankings_format(), ((slug, lb.problem_keys[slug], lb.restored.get(slug) or ranking_bytes(boards, lb.workloads[slug]))
                                    for slug, boards in lb.boards.items())
 
+    def _mine_now(self) -> cache.Manifest | None:
+        """The manifest this object wrote, if the file is still that one (no need to read it), or
+        committed and has not written yet."""
+        if self._mine is not None and self._mine[0] is _UNSAVED:
+            return self._mine[1]
+        stamp = cache.manifest_stamp(self.out)
+        if self._mine is not None and stamp is not None and self._mine[0] == stamp:
+            return self._mine[1]
+        return None
+
     def ended(self) -> None:
-        """After a build, whether it succeeded or not: work started aside is waited for or dropped,
-        and the files read again are kept (resident) or let go."""
+        """After a build, whether it succeeded or not: the files read again are kept (resident) or let go."""
         from .load import keep_reread_files
 
-        if self._renderer is not None:
-            self._renderer[1].compiled()  # (a build that failed early never asked for them)
-        if self._runs_aside is not None:
-            self._runs_aside.drop()  # (a build that failed stores no runs)
-            self._runs_aside = None
         keep_reread_files(self.resident)
 
     @staticmethod

@@ -3,14 +3,12 @@
 - `Workers`: processes that each take task numbers and send back each task's result (the page
   writers, the readers of content files, the highlighter). They inherit everything the build
   planned when they are forked, so nothing is sent but task numbers in and results out.
-- `Aside`: one job done by a process on the other core while the build goes on (the runs cache
-  written, the templates compiled), told at the end to put its work in place or drop it.
 
 The policy: Ctrl-C is the parent's to handle (workers ignore SIGINT); SIGTERM, sent to the whole
 process group, ends them with the parent (a worker ended by it is an interrupt, `Interrupted`); an
 error or interrupt in the parent kills them all at once; a worker killed otherwise ends the work
 with an error naming the signal, unless the parent can do its tasks itself (the readers: it reads
-them); an aside job that fails only leaves its work to the parent.
+them).
 """
 
 from __future__ import annotations
@@ -48,54 +46,6 @@ def cores() -> int:
 
 def can_fork() -> bool:
     return hasattr(os, "fork") and cores() > 1
-
-
-class Aside:
-    """`job(go)` run by a forked process while this one goes on. `go()` (in the job) waits until this
-    process says whether to put the work in place (`put`: True) or not (`drop`, or this process's end:
-    False). `start` gives None where no process is to be had (one core, no fork, a process limit)."""
-
-    def __init__(self, pid: int, tell: int):
-        self.pid, self.tell = pid, tell
-
-    @classmethod
-    def start(cls, job: Callable[[Callable[[], bool]], object]) -> Aside | None:
-        if not can_fork():
-            return None
-        try:
-            told, tell = os.pipe()
-            pid = os.fork()
-        except OSError:
-            return None  # (the build does the job itself)
-        if pid == 0:  # (it never returns from here)
-            status = 1
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the build's to handle)
-                os.close(tell)
-                job(lambda: os.read(told, 1) == b"1")
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(told)
-        return cls(pid, tell)
-
-    def put(self) -> bool:
-        """Have the work put in place; False if the job failed (its work is then the caller's)."""
-        try:
-            os.write(self.tell, b"1")
-        except OSError:
-            pass
-        return self.drop() == 0
-
-    def drop(self) -> int | None:
-        """Wait for the job's end, telling it not to put its work in place; its exit status."""
-        if self.tell is not None:
-            os.close(self.tell)
-            self.tell = None
-        try:
-            return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
-        except ChildProcessError:
-            return None
 
 
 class Workers:

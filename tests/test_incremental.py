@@ -241,7 +241,7 @@ def test_rebuilds_sharing_a_memo_equal_clean_builds(project, monkeypatch, always
 def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_rebuilt(project, monkeypatch,
                                                                                      always_incremental):
     """`build --watch` and `serve` report a rebuild as soon as the site is in place, then write the
-    manifest that describes it (BuildState.save). Until then the file on disk is the last build's,
+    manifest that describes it (Reuse.save). Until then the file on disk is the last build's,
     which a command-line build does not take for this site's (it builds all again, the same site);
     once written, that build finds nothing to do. A manifest that cannot be written is a warning."""
     from kindex_site import cache
@@ -1024,22 +1024,16 @@ def test_a_patched_load_attaches_source_files_as_a_whole_pass(project, monkeypat
     assert "s/k/c.py" in patched.sources and "s/k/b.py" in patched.sources
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the runs cache is written aside only where processes fork")
-def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(project, monkeypatch):
-    """A command-line build of many runs has a forked process write the runs cache while it ranks
-    and plans, and put in place where the build would have written it: a build that fails leaves
-    the last build's; a writing process that fails leaves the writing to the build."""
-    from kindex_site import cache, reuse as reuse_module, workers
+def test_the_runs_cache_is_stored_only_by_a_build_that_succeeds(project, monkeypatch):
+    """A command-line build stores the runs it validated for the next one: a build that fails leaves
+    the last build's; one that cannot write it says so, and the site is built all the same."""
+    from kindex_site import cache
     from kindex_site.load import Kept, load_content, restore_files, runs_format
 
-    monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)  # (a few runs stand for many)
-    monkeypatch.setattr(workers, "cores", lambda: 2)
-    writers, real_write_runs, me = project.root / "writers", cache.write_runs, os.getpid()
+    real_write_runs = cache.write_runs
 
-    def write_runs(out, header, entries, put=lambda: True, fail=()):
-        with open(writers, "a") as f:
-            f.write(f"{'this' if os.getpid() == me else 'forked'}\n")
-        if ("forked" if os.getpid() != me else "this") in fail:
+    def write_runs(out, header, entries, put=lambda: True, fail=False):
+        if fail:
             raise OSError(28, "No space left on device")
         real_write_runs(out, header, entries, put)
 
@@ -1047,8 +1041,7 @@ def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(pr
         memo = restore_files(cache.read_runs(project.root / "site", runs_format()), project.root / "content")
         return sorted(r.name for r in load_content(project.root / "content", reuse=Kept(memo)).runs)
 
-    def built(*, fail=()) -> tuple[int, str]:
-        writers.unlink(missing_ok=True)
+    def built(*, fail=False) -> tuple[int, str]:
         monkeypatch.setattr(cache, "write_runs", partial(write_runs, fail=fail))
         code, _, err = project.build()
         return code, err
@@ -1056,45 +1049,25 @@ def test_the_runs_cache_written_aside_is_stored_only_by_a_build_that_succeeds(pr
     stored = project.root / ".kindex-cache/site.runs"
     corpus(project)
     code, err = built()
-    assert code == 0 and "cannot write" not in err and writers.read_text() == "forked\n"
+    assert code == 0 and "cannot write" not in err
     assert restored() == sorted(r.name for r in load_content(project.root / "content").runs)
     first = stored.read_bytes()
 
     project.write("content/d.json", seed_problem_run("h9", "Impl 9", 3_000_000))
     project.write("templates/run.html", "{{ no_such_thing.here }}")
     code, err = built()
-    assert code == 1 and "no_such_thing" in err and writers.read_text() == "forked\n"
+    assert code == 1 and "no_such_thing" in err
     assert stored.read_bytes() == first
     assert not [n for n in os.listdir(stored.parent) if n.endswith(".tmp")]
 
     (project.root / "templates/run.html").unlink()
-    code, err = built(fail=("forked",))
-    assert code == 0 and "cannot write" not in err and writers.read_text() == "forked\nthis\n"
+    code, err = built()
+    assert code == 0 and "cannot write" not in err
     assert "run-h9-impl-9" in restored() and stored.read_bytes() != first
 
     project.write("content/d.json", seed_problem_run("h9", "Impl 9", 2_000_000))
-    code, err = built(fail=("forked", "this"))
+    code, err = built(fail=True)
     assert code == 0 and "cannot write the build's cache (No space left on device)" in err, err
     assert not [n for n in os.listdir(stored.parent) if n.endswith(".tmp")]
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="the runs cache is written aside only where processes fork")
-def test_a_build_that_cannot_fork_writes_the_runs_cache_itself(project, monkeypatch):
-    """Processes made only to get ahead (the runs cache writer, the templates' compiler) are not needed:
-    at a process limit, the build does their work itself."""
-    from kindex_site import reuse as reuse_module, workers
-
-    monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)
-    monkeypatch.setattr(workers, "cores", lambda: 2)
-    forks = []
-
-    def fork():
-        forks.append(1)
-        raise OSError(11, "Resource temporarily unavailable")
-
-    monkeypatch.setattr(os, "fork", fork)
-    corpus(project)
-    project.built()
-    assert len(forks) == 2  # (both were tried)
-    assert (project.root / ".kindex-cache/site.runs").is_file()
-    assert not [n for n in os.listdir(project.root / ".kindex-cache") if n.endswith(".tmp")]
