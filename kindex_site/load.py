@@ -1885,41 +1885,15 @@ class StoredRun(NamedTuple):
     name: str
     protocol: int  # its definitions' numbers in the file's `definitions`
     environment: int
-    facts: tuple  # its Facts, slot by slot (FACTS_FIELDS)
+    facts: tuple  # its Facts, slot by slot (Facts.__slots__: load.py's digest is in the header)
     document: bytes | None  # its document as the page shows it (a reading process's only)
-
-
-class FactsRecord(NamedTuple):
-    """The names of a StoredRun's `facts`, in order: Facts.__slots__ (a test holds them equal)."""
-
-    VERSION = 1
-    title_parts: tuple
-    status: str
-    samples: int | None
-    mean: int | None
-    minimum: int | None
-    maximum: int | None
-    ci_low: int | None
-    ci_high: int | None
-    statistic: str
-    observed_at: str | None
-    std_ns: int | None
-    hardware: object
-    naming: str | None
-    problem_text: str | None
-    workload_digest: str | None
-    environment_digest: str | None
-    implementation_digest: str | None
-    former_problem_text: str | None
-    implementation_source: tuple | None
-    workload_source: tuple | None
 
 
 def runs_format() -> bytes:
     """The runs cache's header: its records, and the code that derives a run's facts."""
     from .cache import record_format
 
-    return record_format("runs", (StoredFile, StoredRun, FactsRecord), ("load.py", "models.py", "importers/naming.py"))
+    return record_format("runs", (StoredFile, StoredRun), ("load.py", "models.py", "importers/naming.py"))
 
 
 def file_records(memo: dict, present: dict[str, str], known: Definitions | None = None):
@@ -1964,8 +1938,8 @@ _fact_values = operator.attrgetter(*Facts.__slots__)  # a run's facts as one tup
 
 
 def _restored_facts(values: tuple) -> Facts:
-    # One unpacking in FactsRecord's order (= Facts.__slots__: tests/test_incremental.py checks it):
-    # five times quicker than a setattr per slot, for every run a command-line build restores.
+    # One unpacking in Facts.__slots__'s order (tests/test_incremental.py checks it): five times
+    # quicker than a setattr per slot, for every run a command-line build restores.
     facts = object.__new__(Facts)
     (facts.title_parts, facts.status, facts.samples, facts.mean, facts.minimum, facts.maximum, facts.ci_low,
      facts.ci_high, facts.statistic, facts.observed_at, facts.std_ns, facts.hardware, facts.naming,

@@ -1,19 +1,13 @@
 """What a later build reuses, behind one object: `Reuse`, one per output folder.
 
-Around a build (standard library only: a no-op build answers before the heavy imports): who builds
-into the folder (`hold`, `held_by`), `recover`, `forget` (--clean) and `unchanged`. In a build, each
-phase asks it for its part (`for_load`, `for_ranking`, `renderer`, `problem_outputs`), then which
-outputs are outdated (`outdated`), and at its end it records what the site now is (`written`,
-`commit`). The phases never see how it keeps things:
-
-- on disk, beside the output folder (cache.py's files in `.kindex-cache/`): the manifest (the
-  inputs the last build saw, and per output a key made from exactly what it shows, and its size),
-  the runs the last command-line build validated, each problem's ranking and planned outputs, the
-  rows of listing pages, the source files checked, compiled templates and highlighted sources;
-- in memory, for a resident builder (`build --watch`, `serve`: `resident=True`, one object kept
-  across rebuilds): each file's runs and the last clean load, each problem's boards, planned
-  outputs and rows, the source files' downloads, compiled templates, and the manifest it wrote
-  (not read back, nor compared for the outputs planned from the very objects it was written from).
+Around a build (standard library only: a no-op build answers before the heavy imports): `hold`,
+`held_by`, `recover`, `forget` (--clean) and `unchanged`. In a build, each phase asks it for its
+part (`for_load`, `for_ranking`, `renderer`, `problem_outputs`), then which outputs are `outdated`,
+and at its end it records what the site now is (`written`, `commit`). What it keeps: on disk
+(cache.py's files in `.kindex-cache/`) the manifest, the runs, each problem's ranking and planned
+outputs, listing rows, source checks, compiled templates and highlighted sources; in memory, for
+a resident builder (`build --watch`, `serve`: one object kept across rebuilds), each file's runs
+and the last clean load, each problem's boards, outputs and rows, and the manifest it wrote.
 
 Everything kept is keyed by exactly the inputs it was made from, so a build that reuses is
 byte-identical to a clean one (tests/test_incremental.py).
@@ -99,8 +93,8 @@ class Reuse:
         self._mine = self._written_from = None
 
     def unchanged(self, config, environ) -> cache.Manifest | None:
-        """The last build's manifest when nothing it read has changed and its site is still in the folder.
-        When something has, the build that follows at once (`open`) takes what was found here."""
+        """The last build's manifest when no input changed and its site is still in the folder (what
+        was found, the build that follows at once takes)."""
         self._found = None
         mine = self._mine_now()
         # (its outputs, half of it, are read only when a build follows: up to date needs the rest)
@@ -182,8 +176,7 @@ class Reuse:
                     self._last_load if self.resident else None)
 
     def loaded(self, content) -> None:
-        """The load succeeded: which runs to store for the next command-line build (when enough were
-        read anew); what a one-off build no longer needs goes."""
+        """The load succeeded: the runs to store for the next command-line build, if enough were read anew."""
         files, validated = self._files, None
         if not self._built and (content.read or files.keys() != content.digests.keys()):
             # Rewriting the runs cache costs about 2 µs for each run it holds; reading a run again, 60–90
@@ -254,10 +247,10 @@ class Reuse:
     # --- 4. compare ------------------------------------------------------------------------------
 
     def outdated(self, plan) -> cache.Changes | None:
-        """The outputs whose key is not the one the last build wrote, and those it made that are no
-        longer made; None (all of them, into a new folder) when no manifest describes the site in
-        the folder, or when more than INCREMENTAL_MAX_SHARE of the outputs changed. A problem's outputs
-        that are the very object this state last committed were written from the keys they hold."""
+        """The outputs whose key is not the one the last build wrote, and those no longer made; None
+        (all, into a new folder) when no manifest describes the site in the folder or more than
+        INCREMENTAL_MAX_SHARE changed. A problem's outputs that are the very object last committed
+        were written from the keys they hold."""
         keys, last = plan.keys, self.last
         if not cache.describes(last, self.out):
             return None
@@ -337,10 +330,8 @@ class Reuse:
         return sizes_now
 
     def _outputs_after(self, keys: dict[str, str], sizes, changes: cache.Changes | None) -> dict[str, tuple]:
-        """Every output's key and size once the site is in place: with `changes` applied, the last
-        manifest's list brought up to date (in place: it is about to be replaced whole); else (a
-        whole new site) each output's key and the size written, in `keys` itself (the plan's table
-        of keys becomes the manifest's: a million-entry table less at the end of a big build)."""
+        """Every output's key and size: the last manifest's list with `changes` applied (in place), or
+        (a whole new site) in `keys` itself (a million-entry table less at the end of a big build)."""
         self._mine = None  # (the manifest it held is being changed)
         if changes is None:
             for p, size in sizes.items():  # (every output was written: each of `keys` has its size)

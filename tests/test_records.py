@@ -9,15 +9,11 @@ from conftest import seed_problem_run
 from kindex_site import cache
 from kindex_site.build import StoredPlan, plans_format
 from kindex_site.leaderboard import StoredBoard, StoredEntry, rankings_format
-from kindex_site.load import Facts, FactsRecord, StoredFile, StoredRun, runs_format
-
-
-def test_a_stored_runs_facts_are_named_in_the_order_facts_holds_them():
-    assert FactsRecord._fields == Facts.__slots__
+from kindex_site.load import StoredFile, StoredRun, runs_format
 
 
 def test_every_record_says_its_version_and_each_cache_header_names_its_records():
-    for record in (StoredFile, StoredRun, FactsRecord, StoredBoard, StoredEntry, StoredPlan):
+    for record in (StoredFile, StoredRun, StoredBoard, StoredEntry, StoredPlan):
         assert isinstance(record.VERSION, int) and record._fields, record
     headers = {runs_format(), rankings_format(), plans_format()}
     assert len(headers) == 3 and all(h.startswith(b"kindex-site ") and h.endswith(b"\n") for h in headers)
