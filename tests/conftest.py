@@ -80,10 +80,14 @@ def _in_memory_basetemp(config) -> None:
     """tmp_path and the tempfile module's folders in /dev/shm where there is one: the tests write and
     delete tens of thousands of small files, and each build syncs what it publishes. One folder per
     session (sessions run side by side), removed at its end unless a test failed (then the next
-    session removes it). A --basetemp given is used as given; KINDEX_TEST_TMP=disk keeps the defaults."""
+    session removes it). A --basetemp given is used as given; KINDEX_TEST_TMP=disk, or less than
+    SHM_NEEDED free there, keeps the defaults."""
     shm = Path("/dev/shm")
     if (config.option.basetemp or hasattr(config, "workerinput") or os.environ.get("KINDEX_TEST_TMP") == "disk"
             or not (shm.is_dir() and os.access(shm, os.W_OK))):
+        return
+    room = os.statvfs(shm)
+    if room.f_bavail * room.f_frsize < SHM_NEEDED:
         return
     for old in shm.glob("kindex-tests-*"):  # the kept folders of sessions that are over
         try:
@@ -102,6 +106,7 @@ def _in_memory_basetemp(config) -> None:
 
 
 _SHM_BASETEMP = pytest.StashKey[Path]()
+SHM_NEEDED = 2 * 2**30  # bytes free in /dev/shm to use it: a session's files take about 0.8 GiB at most
 
 
 def pytest_sessionfinish(session, exitstatus):
