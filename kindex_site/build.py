@@ -197,7 +197,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
         "nav_pages": [(p.slug, p.title) for p in content.pages],
     })
     renderer.run_page = partial(run_page, lb, urls)  # (run pages are planned by path and board: see _problem_outputs)
-    plan = _Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse.resident)
+    plan = _Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse)
     plan.downloads = reuse.downloads
     plan.take_problems(*reuse.problem_outputs())  # (unchanged problems' paths and keys, as last planned)
     _claim_pages(plan)
@@ -217,15 +217,14 @@ class _Plan:
     dict to write as JSON, a function making bytes, or UNPLANNED) and path → key. Two outputs may never
     claim one path, case-insensitively (for macOS and Windows disks): Pelican's rule."""
 
-    def __init__(self, config: Config, lb: Leaderboard, urls: Urls, renderer: _Renderer, base: str, resident: bool):
+    def __init__(self, config: Config, lb: Leaderboard, urls: Urls, renderer: _Renderer, base: str, reuse: Reuse):
         self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, renderer, base
-        self.resident = resident  # (a caller keeps the problems' rows for the next build)
+        self.reuse = reuse
         self.outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
         # Casefolded path → what claims it; None: a problem's output, told from its path (`claimant`).
         self.claimed_by: dict[str, str | None] = {}
         self.others: list[str] = []  # paths claimed one by one, not with a problem's outputs
         self.groups: dict[str, _ProblemOutputs] = {}  # problem slug → its outputs
-        self.stored: dict = {}  # problem slug → its outputs as the last command-line build planned them
         self.listing: list[Page] = []  # the pages that are not a problem's own
         self.page_urls: list[str] = []  # the pages' that are no problem's own (page_count, all_page_urls)
         self.sitemap: list[str] = []  # every page's URL, sorted (made only for a sitemap)
@@ -259,7 +258,7 @@ class _Plan:
                 self.claim(path, data, None)
         self.claimed_by.update(group.claims)
         self.outputs.update(group.outputs)
-        if not self.resident:
+        if not self.reuse.resident:
             group.claims = {}  # (kept for the next build by a resident builder only)
 
     def claimant(self, folded: str) -> str:
@@ -286,7 +285,6 @@ class _Plan:
     def take_problems(self, held: dict[str, _ProblemOutputs], stored: dict) -> None:
         """Each problem's outputs: those `held` (this process's last plan) or `stored` (the last command-line
         build's plans) when made from the same inputs, else planned anew."""
-        self.stored = stored
         for problem in self.lb.problems:
             made_from = (self.lb.problem_keys[problem.slug], self.base, self.urls.base_path, self.config.run_pages)
             group = held.get(problem.slug)
@@ -322,38 +320,15 @@ class _Plan:
                                 config.board_csvs, config.api_entries)
 
     def row(self, template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
-        """A problem's row on a page listing problems (pages.ProblemRow). Kept with the problem's
-        outputs (they go when those are made again), one per template and page (variant[0]); a row
-        made for other columns (variant[1:]) is replaced."""
-        group = self.groups[problem.slug]
-        held = group.fragments.get((template, variant[0]))
-        if held is None or held[0] != variant[1:]:
-            stored = self.renderer.rows  # (a command-line build's: the rows the last ones rendered)
-            key = (problem.slug, template, variant[0], group.made_from, variant[1:])
-            html = stored.get(key) if stored is not None else None
-            if html is not None:
-                held = (variant[1:], Markup(html))
-            else:
-                held = (variant[1:], self.renderer.fragment(template, make_context()))
-                if stored is not None:
-                    stored.add(key, held[1])
-            if self.resident:  # (a one-off build would only hold every row of every page until it ends)
-                group.fragments[template, variant[0]] = held
-        return held[1]
-
-    def plans_to_store(self) -> dict | None:
-        """What the next command-line build takes unchanged problems' outputs from, when it is not
-        what the last one stored (a resident builder stores none)."""
-        if self.resident or (self.stored.keys() == self.groups.keys()
-                             and all(g.plan is not None for g in self.groups.values())):
-            return None
-        return {slug: g.stored(self.keys) for slug, g in self.groups.items()}
+        """A problem's row on a page listing problems (pages.ProblemRow), for page and columns `variant`."""
+        return self.reuse.row(problem.slug, self.groups[problem.slug], template, variant,
+                              lambda: self.renderer.fragment(template, make_context()))
 
     def let_go(self, slugs=None) -> None:
         """A one-off build's problems (those of `slugs`, or all) keep their paths as a tuple and their
         keys in the plan's: their own tables are for a resident builder's next build (a million run
         pages' would weigh 60 MB)."""
-        if not self.resident:
+        if not self.reuse.resident:
             for slug in self.groups if slugs is None else slugs:
                 group = self.groups[slug]
                 group.outputs, group.keys = tuple(group.outputs), {}

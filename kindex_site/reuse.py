@@ -57,6 +57,7 @@ class Reuse:
         self._problems: dict = {}  # problem slug → its boards (leaderboard.py's memo)
         self._stored_rankings: dict = {}  # as the last command-line build stored them
         self._outputs: dict = {}  # problem slug → its planned outputs (build._ProblemOutputs)
+        self._stored_plans: dict = {}  # as the last command-line build stored them
         self._downloads = None  # the source files' outputs (build._Downloads)
         self._renderer: tuple | None = None  # (settings key, build._Renderer): compiled once per look
         self._rows = None  # cache.StoredRows: a command-line build's rows of listing pages
@@ -222,7 +223,28 @@ class Reuse:
         command-line build stored them (build._planned reads those)."""
         from .build import plans_format
 
-        return self._outputs, {} if self.resident else cache.read_plans(self.out, plans_format())
+        self._stored_plans = {} if self.resident else cache.read_plans(self.out, plans_format())
+        return self._outputs, self._stored_plans
+
+    def row(self, slug: str, group, template: str, variant: tuple, make) -> str:
+        """A problem's row on a listing page: as this process last rendered it for the same page
+        (variant[0]) and columns (variant[1:]), kept with the problem's outputs (they go when those are
+        planned again); as the last command-line builds rendered it from the same inputs; or `make()`."""
+        held = group.fragments.get((template, variant[0]))
+        if held is None or held[0] != variant[1:]:
+            from markupsafe import Markup
+
+            key = (slug, template, variant[0], group.made_from, variant[1:])
+            html = self._rows.get(key) if self._rows is not None else None
+            if html is not None:
+                held = (variant[1:], Markup(html))
+            else:
+                held = (variant[1:], make())
+                if self._rows is not None:
+                    self._rows.add(key, held[1])
+            if self.resident:  # (a one-off build would only hold every row of every page until it ends)
+                group.fragments[template, variant[0]] = held
+        return held[1]
 
     @property
     def downloads(self):
@@ -308,7 +330,10 @@ class Reuse:
         from .publish import SiteSizes
         from .workers import release_free_memory
 
-        plans = plan.plans_to_store()
+        # What the next command-line build takes unchanged problems' outputs from, unless the last stored it.
+        plans = None if self.resident or (self._stored_plans.keys() == plan.groups.keys()
+                                           and all(g.plan is not None for g in plan.groups.values())) \
+            else {slug: g.stored(plan.keys) for slug, g in plan.groups.items()}
         if self._rows is not None:
             self._rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
         # A resident builder's last sizes, for the manifest it wrote, are brought up to date with the
@@ -364,7 +389,7 @@ class Reuse:
         problems = self._write_caches(manifest, content, lb, plans)
         self._site_sizes = (self._mine[1] if self._mine is not None else None, sizes_now) if self.resident \
             else (None, None)
-        self._record, self._validated = (), None
+        self._record, self._validated, self._stored_plans = (), None, {}
         if self._sources.changed:  # (only a cache: if it cannot be written, the next build reads them all)
             try:
                 cache.write_sources(self.out, self._sources.records())
