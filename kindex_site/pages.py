@@ -732,7 +732,7 @@ def markdown_pages(lb: Leaderboard, markdown_html: Callable[[str], str]) -> list
 # A level page lists every problem of its level, host and implementation pages every problem timed
 # there: a million runs make 10,000 rows (30 MB of HTML on one page, 24 MB on one implementation's).
 # Longer lists are split into pages of this many problems, each linking to the others; a site of up
-# to this many problems (per level, for the level pages) looks as before.
+# to this many problems (per level, for the level pages) has each list on one page.
 PROBLEMS_PER_PAGE = 500
 
 
@@ -760,7 +760,7 @@ def paged(urls: Urls, url: str, template: str, title: str, items: int,
           context: Callable[[Pager | None], dict], later_title: str | None = None) -> list[Page]:
     """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE, its first page at `url`
     and the others at url/page/<n>/, titled `later_title` (default: `title`) and their number.
-    The pages' keys are the first's (cache.OutputKeys.of_page reads the host or implementation from
+    The pages' keys are the first's (keys.OutputKeys.of_page reads the host or implementation from
     the URL; the level pages' is the whole site's), which covers every problem listed on any of them."""
     count = -(-items // PROBLEMS_PER_PAGE)
     if count <= 1:
