@@ -235,21 +235,6 @@ class Resolution(Open):
         return self
 
 
-def rounding_step_ns(resolution: Resolution | None, value_ns: int) -> int | float:
-    """The rounding step of a latency reported at `resolution`: the larger of the significant
-    figures' last place and stepNs; 0 without a resolution. 3 significant figures: 4_940_000 ns
-    (4.94 ms) → 10_000 ns; 26_600_000 → 100_000; 512 → 1; 25 → 0.1 (a float below a nanosecond)."""
-    if resolution is None:
-        return 0
-    step: int | float = 0
-    if resolution.significantFigures is not None:
-        # A value of d digits shows its last figure at 10^(d − sf); a negative power is a float.
-        step = 10 ** (len(str(value_ns)) - resolution.significantFigures)
-    if resolution.stepNs is not None:
-        step = max(step, resolution.stepNs)
-    return step
-
-
 class MeasurementMethod(Open):
     timer: Text | None = None
     primaryStatistic: PrimaryStatistic = "mean"

@@ -226,19 +226,18 @@ def test_a_resolution_validates(project, resolution):
     assert code == 0, err
 
 
-def test_rounding_step_ns():
-    from kindex_site.models import Resolution, rounding_step_ns
+def test_rounding_step():
+    from kindex_site.stats import rounding_step
 
-    three = Resolution(significantFigures=3)
-    assert rounding_step_ns(three, 4_940_000) == 10_000  # 4.94 ms
-    assert rounding_step_ns(three, 26_600_000) == 100_000  # 26.6 ms
-    assert rounding_step_ns(three, 999) == 1
-    assert rounding_step_ns(three, 1_000) == 10
-    assert rounding_step_ns(three, 25) == pytest.approx(0.1)  # finer than a nanosecond: a float
-    assert rounding_step_ns(Resolution(stepNs=1_000), 4_940_000) == 1_000
-    assert rounding_step_ns(Resolution(significantFigures=3, stepNs=50_000), 4_940_000) == 50_000  # the larger
-    assert rounding_step_ns(Resolution(significantFigures=3, stepNs=5), 4_940_000) == 10_000
-    assert rounding_step_ns(None, 4_940_000) == 0
+    assert rounding_step(4_940_000, 3) == 10_000  # 4.94 ms
+    assert rounding_step(26_600_000, 3) == 100_000  # 26.6 ms
+    assert rounding_step(999, 3) == 1
+    assert rounding_step(1_000, 3) == 10
+    assert rounding_step(25, 3) == pytest.approx(0.1)  # finer than a nanosecond: a fraction
+    assert rounding_step(4_940_000, None, 1_000) == 1_000
+    assert rounding_step(4_940_000, 3, 50_000) == 50_000  # the larger
+    assert rounding_step(4_940_000, 3, 5) == 10_000
+    assert rounding_step(4_940_000) == 0
 
 
 def test_the_schema_documents_resolution_and_statuses():
