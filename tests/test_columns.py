@@ -3,13 +3,14 @@ of a column (its header, whether it is a number, whether it waits behind "more",
 value in the card layout below 40rem) comes from its definition, in Chromium at 1280 px and 400 px.
 
 CSS tells a cell's column by its position only; the stylesheet's rules by position are made from the
-column lists (pages.column_css) and kept between its COLUMNS marks. Run as a script, this file writes
+column lists (`column_css`, below) and kept between its COLUMNS marks. Run as a script, this file writes
 them there: `.venv/bin/python tests/test_columns.py`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from test_frontend import representative_content
 STYLE = Path(__file__).parent.parent / "static" / "style.css"
 BLOCK = re.compile(r"(/\* COLUMNS: .*?\*/\n)(.*?)(/\* END COLUMNS \*/\n)", re.DOTALL)
 REFERENCE = "PyTorch eager"  # the representative site's reference implementation
+NARROW = "(max-width: 40rem)"  # the card layout's (static/style.css)
 
 
 def _block(css: str) -> str:
@@ -30,16 +32,86 @@ def _block(css: str) -> str:
     return found.group(2)
 
 
+def column_css() -> str:
+    """Every table's rules by position (static/style.css holds them, between its COLUMNS marks)."""
+    wide, narrow = [], []
+    for t in pages.TABLES.values():
+        wide += _column_rules(t)
+        narrow += _card_rules(t)
+    return "".join(wide) + f"@media {NARROW} {{\n" + "".join("  " + r for r in narrow) + "}\n"
+
+
+def _column_rules(t: pages.Table) -> list[str]:
+    """Numbers right-aligned on one line, headers' declarations, the columns behind "more"."""
+    cells, opened = ("th", "td"), "details.more[open] ~ .table-scroll "
+    rules = [] if t.classed else [_rule(t, cells, _where(t, lambda c: c.num), "text-align: right"),
+                                  _rule(t, ("td",), _where(t, lambda c: c.num), "white-space: nowrap")]
+    for css in dict.fromkeys(c.head_css for c in t.columns if c.head_css):
+        rules.append(_rule(t, ("thead th",), _where(t, lambda c, css=css: c.head_css == css), css))
+    rules.append(_rule(t, cells, _where(t, lambda c: c.more), "display: none"))
+    rules.append(_rule(t, cells, _where(t, lambda c: c.more), "display: table-cell", opened))
+    return [r for r in rules if r]
+
+
+def _card_rules(t: pages.Table) -> list[str]:
+    """Below 40rem: a card per row, each value under its column's name."""
+    opened = "details.more[open] ~ .table-scroll "
+    rules = [_rule(t, ("td",), _where(t, lambda c: c.more), "display: block", opened),
+             _rule(t, ("tr:not(.unranked) td",), _where(t, lambda c: not c.ranked_card), "display: none")]
+    for css in dict.fromkeys(c.card_css for c in t.columns if c.card_css):
+        rules.append(_rule(t, ("td",), _where(t, lambda c, css=css: c.card_css == css), css))
+    for i, c in enumerate(t.columns, 1):
+        if c.card_name:
+            rules.append(_rule(t, ("td",), [i], f"content: {_css_string(c.card_name)}", after="::before"))
+    return [r for r in rules if r]
+
+
+def _where(t: pages.Table, test: Callable[[pages.Column], object]) -> list[int]:
+    """The numbers (from 1) of the table's columns that pass the test."""
+    return [i for i, c in enumerate(t.columns, 1) if test(c)]
+
+
+def _rule(t: pages.Table, cells: tuple[str, ...], columns: list[int], css: str, before: str = "", after: str = "") -> str:
+    """One rule for the cells of these columns, a selector per run of neighbours; none for no column."""
+    if not columns:
+        return ""
+    where = _positions(columns, len(t.columns))
+    selectors = [f"{before}.{t.name} {cell}{w}{after}" for cell in cells for w in where]
+    line = ", ".join(selectors) + f" {{ {css}; }}\n"
+    return line if len(line) <= 110 else ",\n".join(selectors) + f" {{ {css}; }}\n"
+
+
+def _positions(columns: list[int], last: int) -> list[str]:
+    runs: list[list[int]] = []
+    for i in columns:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return [_position(a, b, last) for a, b in runs]
+
+
+def _position(a: int, b: int, last: int) -> str:
+    """Columns a to b: one, or a run (to the last column, open-ended)."""
+    if a == b:
+        return ":first-child" if a == 1 else f":nth-child({a})"
+    return f":nth-child(n+{a})" + ("" if b == last else f":nth-child(-n+{b})")
+
+
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+
+
 def write() -> None:
     """Put the column lists' rules into static/style.css, between its COLUMNS marks."""
     css = STYLE.read_text(encoding="utf-8")
     _block(css)
-    STYLE.write_text(BLOCK.sub(lambda m: m.group(1) + pages.column_css() + m.group(3), css), encoding="utf-8")
+    STYLE.write_text(BLOCK.sub(lambda m: m.group(1) + column_css() + m.group(3), css), encoding="utf-8")
 
 
 def test_the_stylesheet_holds_the_rules_its_column_lists_make():
     css = STYLE.read_text(encoding="utf-8")
-    assert _block(css) == pages.column_css(), "write them: .venv/bin/python tests/test_columns.py"
+    assert _block(css) == column_css(), "write them: .venv/bin/python tests/test_columns.py"
     # Outside the block, no rule picks one of those tables' columns by its position.
     outside = BLOCK.sub("", css)
     for t in pages.TABLES:
