@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from urllib.parse import quote
+
+from markupsafe import Markup
 
 from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
                           group_order, group_title, std_ns, utc)
+from .safetext import escape
 from .search import page_context
 from .stats import Speedup
 
@@ -242,6 +245,17 @@ class Table:
         """The disclosure's words: the hidden columns' names, say "Min, max, std"."""
         words = ", ".join(c.more for c in self.columns if c.more)
         return words[:1].upper() + words[1:]
+
+    def head_row(self, reference=None) -> Markup:
+        """Its head row, `{reference}` filled in: made once per reference (a page holds a table per host)."""
+        return _head_row(self, reference)
+
+
+@lru_cache(maxsize=1024)
+def _head_row(table: Table, reference) -> Markup:
+    scope, num = (' scope="col"' if table.scope else ""), ' class="num"' if table.classed else ""
+    return Markup("<tr>" + "".join(f"<th{scope}{num if c.num else ''}>{escape(c.head_for(reference))}</th>"
+                                   for c in table.columns) + "</tr>")
 
 
 WIDE = "min-width: 6.5rem"  # a long numeric header wraps to a few lines, not a word each

@@ -209,9 +209,11 @@ class Reuse:
 
     def renderer(self, make):
         """The templates, compiled once per look (the settings key covers every template's bytes):
-        `make(folder of compiled templates)` when the look is new."""
+        `make(folder of compiled templates)` when the look is new; compiled aside when none are stored."""
         if self._renderer is None or self._renderer[0] != self.settings:
             self._renderer = (self.settings, make(cache.templates_path(self.out)))
+            if not self.resident and not any(cache.templates_path(self.out).glob("*.cache")):
+                self._renderer[1].compile_aside()
         renderer = self._renderer[1]
         # A resident builder keeps the rows of listing pages in memory (build._Plan.row); a command-line
         # build takes those of unchanged problems from the last builds' and stores those it renders.
@@ -445,9 +447,12 @@ class Reuse:
         return None
 
     def ended(self) -> None:
-        """After a build, whether it succeeded or not: the files read again are kept (resident) or let go."""
+        """After a build, whether it succeeded or not: the worker compiling templates aside is waited
+        for, and the files read again are kept (resident) or let go."""
         from .load import keep_reread_files
 
+        if self._renderer is not None:
+            self._renderer[1].compiled()  # (a build that failed early never asked for them)
         keep_reread_files(self.resident)
 
     @staticmethod

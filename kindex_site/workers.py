@@ -3,6 +3,8 @@
 - `Workers`: processes that each take task numbers and send back each task's result (the page
   writers, the readers of content files, the highlighter). They inherit everything the build
   planned when they are forked, so nothing is sent but task numbers in and results out.
+- `aside`: one job done by a process on the other core while the build goes on (the templates
+  compiled while it plans), waited for where its work is used.
 
 The policy: Ctrl-C is the parent's to handle (workers ignore SIGINT); SIGTERM, sent to the whole
 process group, ends them with the parent (a worker ended by it is an interrupt, `Interrupted`); an
@@ -46,6 +48,30 @@ def cores() -> int:
 
 def can_fork() -> bool:
     return hasattr(os, "fork") and cores() > 1
+
+
+def aside(job: Callable[[], object]) -> Callable[[], None] | None:
+    """`job()` done by a forked process while this one goes on (it must only leave files behind);
+    returns what waits for it to end, or None where no process is to be had (one core, no fork)."""
+    if not can_fork():
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        return None  # (a process limit: the caller does the job when it needs it)
+    if pid == 0:  # (it never returns from here)
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the parent's to handle)
+            job()
+        finally:
+            os._exit(0)
+
+    def wait() -> None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    return wait
 
 
 class Workers:
@@ -96,11 +122,11 @@ class Workers:
                         continue
                     task = handed.popleft()
                     if data[:1] == b"!" and here is None:
-                        raise pickle.loads(data[1:])
+                        raise pickle.loads(memoryview(data)[1:])
                     if data[:1] == b"!":
                         left.appendleft(task)  # (done here: what went wrong, if anything, is said from here)
                     else:
-                        yield pid, task, self.decode(data[1:])
+                        yield pid, task, self.decode(memoryview(data)[1:])
                     self._hand(pid, left, selector)
         except BaseException:
             for pid in self.procs:
@@ -171,16 +197,18 @@ class Workers:
             task = int.from_bytes(_read_exactly(tasks_fd, 8), "little", signed=True)
             if task < 0:
                 return
+            kind = b"="  # (then the result; "!": the exception the task raised)
             try:
-                data = b"=" + self.encode(self.do(task))
+                data = self.encode(self.do(task))
             except Exception as e:  # (KindexError for a template's error; OSError for a full disk)
+                kind = b"!"
                 try:
-                    data = b"!" + pickle.dumps(e)
+                    data = pickle.dumps(e)
                 except Exception:
-                    data = b"!" + pickle.dumps(RuntimeError(repr(e)))
-            view = memoryview(len(data).to_bytes(8, "little") + data)
-            while view:
-                view = view[os.write(results_fd, view):]
+                    data = pickle.dumps(RuntimeError(repr(e)))
+            for view in (memoryview((len(data) + 1).to_bytes(8, "little") + kind), memoryview(data)):
+                while view:
+                    view = view[os.write(results_fd, view):]
 
     def _died(self, pid: int, fatal: bool) -> None:
         _, status = os.waitpid(pid, 0)
