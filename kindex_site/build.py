@@ -58,7 +58,7 @@ from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, proble
 from .render import CompiledTemplates, make_environment, markdown_html
 from .reuse import Reuse
 from .search import index_output as search_index_output
-from .workers import Workers, aside, cores, release_free_memory
+from .workers import Aside, Workers, cores, release_free_memory
 
 
 @dataclass
@@ -704,7 +704,7 @@ class _Renderer:
         self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
         self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
         self.flat_globals: dict[str, dict] = {}  # template name → its globals as one dict (_render)
-        self.compiling: Callable[[], None] | None = None  # waits for the worker compiling them aside, if any
+        self.compiling: Aside | None = None  # the worker compiling them aside, if any
 
     @classmethod
     def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
@@ -725,13 +725,13 @@ class _Renderer:
         cache) while this process plans; `load_all` then reads them (a full build's first use of the
         templates is a tenth of its time on two cores)."""
         if self.env.bytecode_cache is not None:
-            self.compiling = aside(self.load_all)
+            self.compiling = Aside.start(lambda go: self.load_all())
 
     def compiled(self) -> None:
         """Wait for the worker compiling aside, if any (what it did not store, load_all compiles)."""
         if self.compiling is not None:
-            self.compiling, wait = None, self.compiling
-            wait()
+            self.compiling, compiling = None, self.compiling
+            compiling.drop()
 
     def load_all(self) -> None:
         """Compile every page template now (one that fails to compile is left to fail where used)."""

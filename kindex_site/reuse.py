@@ -22,6 +22,9 @@ from . import cache
 from .errors import KindexError, display
 from .publish_swap import recover, why_not_written
 
+RUNS_ASIDE_MIN = 2_000  # runs: fewer are stored in less time than forking takes
+RUNS_ASIDE_MAX = 250_000  # runs: more are stored by the build's own process (its memory is not copied)
+
 # The runs cache is written again when more than this share of the runs were read anew (loaded).
 RUNS_CACHE_STALE_SHARE = 1 / 40
 
@@ -51,6 +54,7 @@ class Reuse:
         self._files: dict = {}  # content file → its validated runs (load.py's memo)
         self._restored: dict = {}  # the files restored from the runs cache, this build
         self._validated: dict | None = None  # the runs to store for the next command-line build, if they changed
+        self._runs_aside = None  # workers.Aside: a one-off build's runs cache, written while it ranks and plans
         self._sources = None  # load.SourceChecks: the source files checked
         self._definitions = None  # load.Definitions: the protocols and environments the kept runs share
         self._last_load = None  # load.LoadState: the last clean load, to patch
@@ -194,6 +198,16 @@ class Reuse:
         else:
             for shown in files.keys() - content.digests.keys():  # (files gone since: not kept for ever)
                 del files[shown]
+        if validated is not None and not self.resident and RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX:
+            # Written by a worker on the other core while this process ranks and plans, and put in place
+            # at `commit`: an entry per file, the writing is a tenth of a build of 10,000 files. Not for
+            # a resident builder (it may run threads), nor where the copy-on-write pages of a process
+            # touching every run would weigh too much (RUNS_ASIDE_MAX).
+            from .load import file_records, runs_format
+            from .workers import Aside
+
+            entries = file_records(validated, content.digests, self._definitions)
+            self._runs_aside = Aside.start(lambda go: cache.write_runs(self.out, runs_format(), entries, put=go))
 
     # --- 2. rank, 3. plan ------------------------------------------------------------------------
 
@@ -412,7 +426,8 @@ class Reuse:
         try:
             self._mine = None
             self._mine = (_UNSAVED, manifest) if self.resident else (cache.write_manifest(self.out, manifest), manifest)
-            if self._validated is not None:
+            aside, self._runs_aside = self._runs_aside, None
+            if self._validated is not None and (aside is None or not aside.put()):  # (none aside, or it failed)
                 cache.write_runs(self.out, runs_format(), file_records(self._validated, content.digests, self._definitions))
             if plans is not None:
                 cache.write_plans(self.out, *plans)
@@ -447,12 +462,15 @@ class Reuse:
         return None
 
     def ended(self) -> None:
-        """After a build, whether it succeeded or not: the worker compiling templates aside is waited
-        for, and the files read again are kept (resident) or let go."""
+        """After a build, whether it succeeded or not: work started aside is waited for or dropped, and
+        the files read again are kept (resident) or let go."""
         from .load import keep_reread_files
 
         if self._renderer is not None:
             self._renderer[1].compiled()  # (a build that failed early never asked for them)
+        if self._runs_aside is not None:
+            self._runs_aside.drop()  # (a build that failed stores no runs)
+            self._runs_aside = None
         keep_reread_files(self.resident)
 
     @staticmethod

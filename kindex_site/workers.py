@@ -3,8 +3,9 @@
 - `Workers`: processes that each take task numbers and send back each task's result (the page
   writers, the readers of content files, the highlighter). They inherit everything the build
   planned when they are forked, so nothing is sent but task numbers in and results out.
-- `aside`: one job done by a process on the other core while the build goes on (the templates
-  compiled while it plans), waited for where its work is used.
+- `Aside`: one job done by a process on the other core while the build goes on (the templates
+  compiled, the runs cache written while it ranks and plans), told at the end to put its work in
+  place or drop it.
 
 The policy: Ctrl-C is the parent's to handle (workers ignore SIGINT); SIGTERM, sent to the whole
 process group, ends them with the parent (a worker ended by it is an interrupt, `Interrupted`); an
@@ -50,28 +51,58 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and cores() > 1
 
 
-def aside(job: Callable[[], object]) -> Callable[[], None] | None:
-    """`job()` done by a forked process while this one goes on (it must only leave files behind);
-    returns what waits for it to end, or None where no process is to be had (one core, no fork)."""
-    if not can_fork():
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        return None  # (a process limit: the caller does the job when it needs it)
-    if pid == 0:  # (it never returns from here)
-        try:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the parent's to handle)
-            job()
-        finally:
-            os._exit(0)
+class Aside:
+    """`job(go)` done by a forked process while this one goes on (it must only leave files behind).
+    `go()`, in the job, waits until this process says whether to put its work in place (`put`: True)
+    or not (`drop`, or this process's end: False). `start` gives None where no process is to be had
+    (one core, no fork, a process limit): the caller then does the job itself."""
 
-    def wait() -> None:
+    def __init__(self, pid: int, tell: int):
+        self.pid, self.tell = pid, tell
+
+    @classmethod
+    def start(cls, job: Callable[[Callable[[], bool]], object]) -> Aside | None:
+        if not can_fork():
+            return None
         try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
+            told, tell = os.pipe()
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(told)
+            os.close(tell)
+            return None
+        if pid == 0:  # (it never returns from here)
+            status = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # (Ctrl-C is the parent's to handle)
+                os.close(tell)
+                job(lambda: os.read(told, 1) == b"1")
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(told)
+        return cls(pid, tell)
+
+    def put(self) -> bool:
+        """Have the work put in place; False if the job failed (its work is then the caller's)."""
+        try:
+            os.write(self.tell, b"1")
+        except OSError:
             pass
-    return wait
+        return self.drop() == 0
+
+    def drop(self) -> int | None:
+        """Wait for the job's end, telling it not to put its work in place; its exit status."""
+        if self.tell is not None:
+            os.close(self.tell)
+            self.tell = None
+        try:
+            return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        except ChildProcessError:
+            return None
 
 
 class Workers:

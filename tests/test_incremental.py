@@ -1024,6 +1024,50 @@ def test_a_patched_load_attaches_source_files_as_a_whole_pass(project, monkeypat
     assert "s/k/c.py" in patched.sources and "s/k/b.py" in patched.sources
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the runs cache is written aside only where processes fork")
+def test_the_runs_cache_written_aside_is_put_in_place_only_by_a_build_that_succeeds(project, monkeypatch):
+    """A command-line build of many runs has a worker write the runs cache while it ranks and plans,
+    put in place where the build would have written it: a build that fails leaves the last build's;
+    a worker that fails leaves the writing to the build."""
+    from kindex_site import cache, reuse as reuse_module, workers
+
+    monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)  # (a few runs stand for many)
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    writers, real_write_runs, me = project.root / "writers", cache.write_runs, os.getpid()
+
+    def write_runs(out, header, entries, put=lambda: True, fail=()):
+        with open(writers, "a") as f:
+            f.write(f"{'this' if os.getpid() == me else 'forked'}\n")
+        if ("forked" if os.getpid() != me else "this") in fail:
+            raise OSError(28, "No space left on device")
+        real_write_runs(out, header, entries, put)
+
+    def built(*, fail=()) -> tuple[int, str]:
+        writers.unlink(missing_ok=True)
+        monkeypatch.setattr(cache, "write_runs", partial(write_runs, fail=fail))
+        code, _, err = project.build()
+        return code, err
+
+    stored = project.root / ".kindex-cache/site.runs"
+    corpus(project)
+    code, err = built()
+    assert code == 0 and "cannot write" not in err and writers.read_text() == "forked\n"
+    first = stored.read_bytes()
+
+    project.write("content/d.json", seed_problem_run("h9", "Impl 9", 3_000_000))
+    project.write("templates/run.html", "{{ no_such_thing.here }}")
+    code, err = built()
+    assert code == 1 and "no_such_thing" in err and writers.read_text() == "forked\n"
+    assert stored.read_bytes() == first
+    assert not [n for n in os.listdir(stored.parent) if n.endswith(".tmp")]
+
+    (project.root / "templates/run.html").unlink()
+    code, err = built(fail=("forked",))
+    assert code == 0 and "cannot write" not in err and writers.read_text() == "forked\nthis\n"
+    assert stored.read_bytes() != first
+    assert not [n for n in os.listdir(stored.parent) if n.endswith(".tmp")]
+
+
 def test_the_runs_cache_is_stored_only_by_a_build_that_succeeds(project, monkeypatch):
     """A command-line build stores the runs it validated for the next one: a build that fails leaves
     the last build's; one that cannot write it says so, and the site is built all the same."""
