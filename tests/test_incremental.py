@@ -1068,6 +1068,28 @@ def test_the_runs_cache_written_aside_is_put_in_place_only_by_a_build_that_succe
     assert not [n for n in os.listdir(stored.parent) if n.endswith(".tmp")]
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the runs cache is written aside only where processes fork")
+def test_a_build_that_cannot_fork_writes_the_runs_cache_itself(project, monkeypatch):
+    """Processes made only to get ahead (the runs cache writer, the templates' compiler) are not needed:
+    at a process limit, the build does their work itself."""
+    from kindex_site import reuse as reuse_module, workers
+
+    monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    forks = []
+
+    def fork():
+        forks.append(1)
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", fork)
+    corpus(project)
+    project.built()
+    assert len(forks) == 2  # (both were tried)
+    assert (project.root / ".kindex-cache/site.runs").is_file()
+    assert not [n for n in os.listdir(project.root / ".kindex-cache") if n.endswith(".tmp")]
+
+
 def test_the_runs_cache_is_stored_only_by_a_build_that_succeeds(project, monkeypatch):
     """A command-line build stores the runs it validated for the next one: a build that fails leaves
     the last build's; one that cannot write it says so, and the site is built all the same."""
