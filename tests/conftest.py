@@ -106,7 +106,7 @@ def _in_memory_basetemp(config) -> None:
 
 
 _SHM_BASETEMP = pytest.StashKey[Path]()
-SHM_NEEDED = 2 * 2**30  # bytes free in /dev/shm to use it: a session's files take about 0.8 GiB at most
+SHM_NEEDED = 2 * 2**30  # bytes free in /dev/shm to use it: room for a whole session's files
 
 
 def pytest_sessionfinish(session, exitstatus):
