@@ -762,6 +762,7 @@ class StoredEntry(NamedTuple):
     other_source: object
 
 
+@lru_cache(maxsize=1)  # (the code it digests does not change while a process runs)
 def rankings_format() -> bytes:
     """The rankings cache's header: its records, and the rules that ranked them."""
     from .cache import record_format

@@ -21,6 +21,7 @@ import time
 from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from stat import S_ISREG
 from types import MappingProxyType
@@ -1889,6 +1890,7 @@ class StoredRun(NamedTuple):
     document: bytes | None  # its document as the page shows it (a reading process's only)
 
 
+@lru_cache(maxsize=1)  # (the code it digests does not change while a process runs)
 def runs_format() -> bytes:
     """The runs cache's header: its records, and the code that derives a run's facts."""
     from .cache import record_format
