@@ -37,9 +37,13 @@ FORMAT = b"kindex-site manifest 5 " + sys.version.split()[0].encode() + b"\n"
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def manifest_path(out: Path) -> Path:
+def path(out: Path, kind: str) -> Path:
+    """The cache file (or folder) of this kind beside the output folder: "manifest", "runs",
+    "sources", "plans", "rankings", "rows" (a folder of files, one per process that rendered rows),
+    "templates" (render.CompiledTemplates), "highlights" (highlight.Store), "watch-lock" (held by
+    the resident builder that builds into `out`: reuse.Reuse.hold)."""
     out = out.resolve()
-    return out.parent / ".kindex-cache" / f"{out.name}.manifest"
+    return out.parent / ".kindex-cache" / f"{out.name}.{kind}"
 
 
 class Manifest:
@@ -80,13 +84,10 @@ def read_manifest(out: Path) -> Manifest | None:
 def read_manifest_head(out: Path) -> tuple[Manifest | None, Callable[[], Manifest | None]]:
     """The manifest but its outputs (left empty), and a function that reads them into it and returns
     it whole. None for a manifest missing, unreadable, damaged or from another version: a full build it is."""
+    parts = _values(path(out, "manifest"), FORMAT, whole=True)
     try:
-        data = manifest_path(out).read_bytes()
-        if not data.startswith(FORMAT):
-            return None, lambda: None
-        parts = _parts_of(memoryview(data)[len(FORMAT):])  # (no copy of a big file's bytes)
         head = Manifest(**next(parts))
-    except (OSError, ValueError, EOFError, TypeError, StopIteration):
+    except (ValueError, EOFError, TypeError, StopIteration):
         return None, lambda: None
 
     def whole() -> Manifest | None:
@@ -118,15 +119,14 @@ def write_manifest(out: Path, manifest: Manifest) -> tuple | None:
     """Write it; return its stamp (see manifest_stamp). Its outputs go in parts (_dict_parts)."""
     fields = dict(manifest.__dict__)
     outputs = fields.pop("outputs")
-    head = marshal.dumps(fields)
-    _write_whole(manifest_path(out), chain((FORMAT, len(head).to_bytes(8, "little"), head), _dict_parts(outputs)))
+    _write_whole(path(out, "manifest"), FORMAT, chain((marshal.dumps(fields),), _dict_parts(outputs)))
     return manifest_stamp(out)
 
 
 def manifest_stamp(out: Path) -> tuple | None:
     """Identifies the manifest file as written (a new file each time), or None when there is none."""
     try:
-        st = manifest_path(out).stat()
+        st = path(out, "manifest").stat()
     except OSError:
         return None
     return st.st_ino, st.st_mtime_ns, st.st_size
@@ -134,33 +134,13 @@ def manifest_stamp(out: Path) -> tuple | None:
 
 def forget(out: Path, runs: bool = False) -> None:
     """Drop the manifest (and with `runs`, every other cache: a --clean build starts from nothing)."""
-    for path in ((manifest_path(out), runs_path(out), plans_path(out), sources_path(out), rankings_path(out))
-                 if runs else (manifest_path(out),)):
+    for kind in ("manifest", "runs", "plans", "sources", "rankings") if runs else ("manifest",):
         try:
-            path.unlink()
+            path(out, kind).unlink()
         except OSError:
             pass
-    if runs:
-        shutil.rmtree(templates_path(out), ignore_errors=True)
-        shutil.rmtree(highlights_path(out), ignore_errors=True)
-        shutil.rmtree(rows_path(out), ignore_errors=True)
-
-
-def templates_path(out: Path) -> Path:
-    """Compiled templates (render.CompiledTemplates)."""
-    out = out.resolve()
-    return out.parent / ".kindex-cache" / f"{out.name}.templates"
-
-
-def highlights_path(out: Path) -> Path:
-    """Highlighted source files (highlight.Store)."""
-    out = out.resolve()
-    return out.parent / ".kindex-cache" / f"{out.name}.highlights"
-
-
-def lock_path(out: Path) -> Path:
-    """Held by the resident builder (`build --watch`, `serve`) that builds into `out` (reuse.Reuse.hold)."""
-    return manifest_path(out).with_suffix(".watch-lock")
+    for kind in ("templates", "highlights", "rows") if runs else ():
+        shutil.rmtree(path(out, kind), ignore_errors=True)
 
 
 def take(lock: Path):
@@ -209,131 +189,75 @@ def holder(lock: Path) -> str | None:
 # --- validated runs, for the next command-line build (load.file_records / restore_files) -----------
 
 
-def runs_path(out: Path) -> Path:
-    return manifest_path(out).with_suffix(".runs")
-
-
 def record_format(kind: str, records: tuple, modules: tuple[str, ...] = ()) -> bytes:
-    """A cache file's first line: its kind, this Python, the name, version and fields of each record
-    type it stores (NamedTuples with a VERSION, defined beside the code that reads them back, or
-    dataclasses stored field by field), and a digest of the `modules` whose rules made their values.
-    Anything else is another format: not read."""
+    """A cache file's first line: its kind, the frames' layout, this Python, the name, version and
+    fields of each record type it stores (NamedTuples with a VERSION, defined beside the code that
+    reads them back, or dataclasses stored field by field), and a digest of the `modules` whose
+    rules made their values. Anything else is another format: not read."""
     h = hashlib.sha256()
     for record in records:
         fields = getattr(record, "_fields", None) or tuple(record.__dataclass_fields__)
         h.update(f"{record.__name__} {getattr(record, 'VERSION', 1)} {','.join(fields)}\n".encode())
     for name in modules:
         h.update((PACKAGE_DIR / name).read_bytes())
-    return f"kindex-site {kind} {sys.version.split()[0]} {h.hexdigest()[:16]}\n".encode()
+    return f"kindex-site {kind} {FRAMES} {sys.version.split()[0]} {h.hexdigest()[:16]}\n".encode()
 
 
 def read_runs(out: Path, header: bytes):
     """What write_runs stored under `header`, entry by entry; nothing when it is missing or of another
-    format, and no more than its intact entries when it was cut short."""
-    try:
-        data = runs_path(out).read_bytes()
-    except OSError:
-        return
-    if not data.startswith(header):
-        return
-    # Each entry is its length (8 bytes) and its marshal'd bytes: loads() on a slice is many times
-    # quicker than load() from a file, which reads piece by piece.
-    at, view = len(header), memoryview(data)
-    while at + 8 <= len(data):
-        size = int.from_bytes(view[at:at + 8], "little")
-        if at + 8 + size > len(data):
-            return
-        try:
-            entry = marshal.loads(view[at + 8:at + 8 + size])
-        except (ValueError, EOFError, TypeError):
-            return  # damaged: the files it would have told of are read again
-        yield entry
-        at += 8 + size
+    format, and no more than its intact entries when it was cut short or damaged."""
+    return _values(path(out, "runs"), header)
 
 
 def write_runs(out: Path, header: bytes, entries, put: Callable[[], bool] = lambda: True) -> None:
     """Store file_records' entries one by one under `header` (a million runs never become one
     object), in place once `put()` says so (if it says no, they are not stored)."""
-    def parts():
-        yield header
-        for entry in entries:
-            blob = marshal.dumps(entry)
-            yield len(blob).to_bytes(8, "little")
-            yield blob
-    _write_whole(runs_path(out), parts(), put)
+    _write_whole(path(out, "runs"), header, map(marshal.dumps, entries), put)
 
 
 # --- source files checked, for the next command-line build (load.SourceChecks) -------------------
 
 
-SOURCES_FORMAT = b"kindex-site sources 1 " + sys.version.split()[0].encode() + b"\n"
-
-
-def sources_path(out: Path) -> Path:
-    return manifest_path(out).with_suffix(".sources")
+SOURCES_FORMAT = b"kindex-site sources 2 " + sys.version.split()[0].encode() + b"\n"
 
 
 def read_sources(out: Path) -> list:
     """What write_sources stored; nothing when missing, damaged or of another format."""
-    return _read_marshalled(sources_path(out), SOURCES_FORMAT, list)
+    value = next(_values(path(out, "sources"), SOURCES_FORMAT), [])
+    return value if isinstance(value, list) else []
 
 
 def write_sources(out: Path, records: list) -> None:
-    _write_whole(sources_path(out), (SOURCES_FORMAT, marshal.dumps(records)))
+    _write_whole(path(out, "sources"), SOURCES_FORMAT, (marshal.dumps(records),))
 
 
 # --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
 
 
-def plans_path(out: Path) -> Path:
-    return manifest_path(out).with_suffix(".plans")
-
-
 def read_plans(out: Path, header: bytes) -> dict:
     """Problem slug → what the last command-line build planned for it, stored under `header` (keyed
-    inside by what it was made from: settings and code included); nothing when missing, damaged or
-    of another format."""
+    inside by what it was made from: settings and code included); those of its intact parts."""
     plans: dict = {}
-    try:
-        data = plans_path(out).read_bytes()
-        if data.startswith(header):
-            for part in _parts_of(memoryview(data)[len(header):]):
-                plans.update(part)
-            return plans
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    return {}
+    for part in _values(path(out, "plans"), header):
+        if type(part) is dict:
+            plans.update(part)
+    return plans
 
 
 # --- each problem's ranking, for the next command-line build (leaderboard.ranking_bytes) -----------
 
 
-def rankings_path(out: Path) -> Path:
-    return manifest_path(out).with_suffix(".rankings")
-
-
 def read_rankings(out: Path, header: bytes) -> dict[str, tuple[str, bytes]]:
     """Problem slug → (its problem key, its ranking's bytes) as write_rankings stored them under
     `header`; nothing when missing or of another format, and no more than its intact entries when cut short."""
-    try:
-        data = rankings_path(out).read_bytes()
-    except OSError:
-        return {}
-    if not data.startswith(header):
-        return {}
     rankings: dict[str, tuple[str, bytes]] = {}
-    # Each entry: (slug, key, size) marshal'd after its length, then the ranking's `size` bytes,
-    # which are only read (leaderboard.restored_ranking) for a problem whose key is still the same.
-    at, view = len(header), memoryview(data)
+    # Each entry is two frames: (slug, key) marshal'd, then the ranking's bytes, which are only
+    # read (leaderboard.restored_ranking) for a problem whose key is still the same.
+    frames = _frames(path(out, "rankings"), header)
     try:
-        while at + 8 <= len(data):
-            size = int.from_bytes(view[at:at + 8], "little")
-            slug, key, body = marshal.loads(view[at + 8:at + 8 + size])
-            at += 8 + size
-            if at + body > len(data):
-                break
-            rankings[slug] = (key, view[at:at + body])
-            at += body
+        for head, body in zip(frames, frames):
+            slug, key = marshal.loads(head)
+            rankings[slug] = (key, body)
     except (ValueError, EOFError, TypeError):
         pass
     return rankings
@@ -341,25 +265,14 @@ def read_rankings(out: Path, header: bytes) -> dict[str, tuple[str, bytes]]:
 
 def write_rankings(out: Path, header: bytes, rankings: Iterable[tuple[str, str, bytes]]) -> None:
     """Store (slug, problem key, ranking's bytes) one problem at a time, under `header`."""
-    def parts():
-        yield header
-        for slug, key, body in rankings:
-            head = marshal.dumps((slug, key, len(body)))
-            yield len(head).to_bytes(8, "little")
-            yield head
-            yield body
-    _write_whole(rankings_path(out), parts())
+    _write_whole(path(out, "rankings"), header,
+                 (frame for slug, key, body in rankings for frame in (marshal.dumps((slug, key)), body)))
 
 
 # --- the rows of pages listing problems, for the next command-line build (build._Plan.row) -------
 
 
-def rows_path(out: Path) -> Path:
-    """A folder of files of rows (StoredRows), one per process that rendered some."""
-    return manifest_path(out).with_suffix(".rows")
-
-
-ROWS_FORMAT = b"kindex-site rows 2 " + sys.version.split()[0].encode() + b"\n"
+ROWS_FORMAT = b"kindex-site rows 3 " + sys.version.split()[0].encode() + b"\n"
 ROWS_FILES_MAX = 8  # more files than this are written into one
 ROWS_PENDING_MAX = 2**20  # characters of rows a process holds before it appends them to its file
 ROWS_PER_BATCH = 4096  # rows per batch of a file written whole
@@ -375,7 +288,7 @@ class StoredRows:
     A file cut short (a killed process) is read up to its last whole row."""
 
     def __init__(self, out: Path):
-        self.folder = rows_path(out)
+        self.folder = path(out, "rows")
         self.rows: dict[tuple, memoryview] = {}  # (slug, template, page, made_from, columns) → HTML
         self.new: list[tuple[tuple, str]] = []  # rows rendered here and not yet flushed
         self.pending = 0  # their characters
@@ -453,26 +366,16 @@ def _by_age(folder: Path) -> list[Path]:
         return []
 
 
-def _read_rows(path: Path, rows: dict) -> None:
-    """The rows of one file (StoredRows), into `rows`; up to the first that is not whole."""
+def _read_rows(file: Path, rows: dict) -> None:
+    """The rows of one file (StoredRows), into `rows`; up to the first batch that is not whole.
+    A batch is two frames: its rows' keys and sizes (marshal'd), then their HTML."""
+    frames = _frames(file, ROWS_FORMAT)
     try:
-        data = path.read_bytes()
-    except OSError:
-        return
-    if not data.startswith(ROWS_FORMAT):
-        return
-    # Batches, each the keys and sizes of its rows (marshal'd after their length), then their HTML.
-    view, at = memoryview(data), len(ROWS_FORMAT)
-    try:
-        while at + 4 <= len(data):
-            size = int.from_bytes(view[at:at + 4], "little")
-            keys, sizes = marshal.loads(view[at + 4:at + 4 + size])
-            at += 4 + size
-            if at + sum(sizes) > len(data):
-                break
-            for key, body in zip(keys, sizes):
-                rows[key] = view[at:at + body]
-                at += body
+        for head, html in zip(frames, frames):
+            at = 0
+            for key, size in zip(*marshal.loads(head)):
+                rows[key] = html[at:at + size]
+                at += size
     except (ValueError, EOFError, TypeError):
         pass
 
@@ -485,30 +388,13 @@ def _write_in_use(f, rows: dict[tuple, memoryview], made_from: dict[str, tuple])
 
 
 def _write_rows(f, rows: list[tuple[tuple, bytes | memoryview]]) -> None:
-    """One batch of rows (_read_rows reads them): their keys and sizes, then their HTML."""
+    """One batch of rows (_read_rows reads them)."""
     head = marshal.dumps(([key for key, _ in rows], [len(body) for _, body in rows]))
-    f.write(len(head).to_bytes(4, "little"))
-    f.write(head)
-    for _, body in rows:
-        f.write(body)
-
-
-def _read_marshalled(path: Path, header: bytes, kind: type):
-    """The `kind` (list, dict) marshal'd after `header` in the file; an empty one when the file is
-    missing, damaged or of another format."""
-    try:
-        data = path.read_bytes()
-        if data.startswith(header):
-            value = marshal.loads(memoryview(data)[len(header):])  # (no copy of a big file's bytes)
-            if isinstance(value, kind):
-                return value
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    return kind()
+    f.writelines(_framed((head, b"".join(body for _, body in rows))))
 
 
 def write_plans(out: Path, header: bytes, plans: dict) -> None:
-    _write_whole(plans_path(out), chain((header,), _dict_parts(plans, PLANS_PART)))
+    _write_whole(path(out, "plans"), header, _dict_parts(plans, PLANS_PART))
 
 
 DICT_PART = 1 << 16  # items per marshal'd part of a big dict (the manifest's: an output each)
@@ -516,41 +402,67 @@ PLANS_PART = 1 << 8  # problems per part of the plans (each names its outputs: a
 
 
 def _dict_parts(mapping: dict, per_part: int = 0) -> Iterator[bytes]:
-    """A dict marshal'd in parts of `per_part` (else DICT_PART) items, each after its length (8
-    bytes): at a million outputs, marshal'd whole it would be a hundred megabytes at once, and
-    marshal's table of the objects it has met as much again, at the end of a build that holds everything."""
+    """A dict marshal'd in parts of `per_part` (else DICT_PART) items: at a million outputs,
+    marshal'd whole it would be a hundred megabytes at once, and marshal's table of the objects it
+    has met as much again, at the end of a build that holds everything."""
     items = iter(mapping.items())
     while part := dict(islice(items, per_part or DICT_PART)):
-        blob = marshal.dumps(part)
+        yield marshal.dumps(part)
+
+
+FRAMES = 2  # the version of the layout below, in record_format's headers
+# Every cache file is its header line, then frames: each its length (8 bytes) and as many bytes,
+# a marshal'd value or bytes read as they are. A reader takes a frame as a slice of the file's
+# bytes (marshal.loads on a slice is many times quicker than load() from a file, which reads piece
+# by piece) and stops at one cut short: a killed writer's file is read up to its last whole frame.
+
+
+def _frames(file: Path, header: bytes) -> Iterator[memoryview]:
+    """The frames of `file` (nothing when it is missing or starts with another header); EOFError
+    at one cut short."""
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return
+    if not data.startswith(header):
+        return
+    view, at = memoryview(data), len(header)
+    while at < len(data):
+        end = at + 8 + int.from_bytes(view[at:at + 8], "little")
+        if end > len(data):
+            raise EOFError(f"{file}: cut short")
+        yield view[at + 8:end]
+        at = end
+
+
+def _values(file: Path, header: bytes, whole: bool = False) -> Iterator:
+    """The values marshal'd in `file`'s frames: up to the first damaged or cut short, or (`whole`)
+    raising ValueError, EOFError or TypeError there."""
+    try:
+        for frame in _frames(file, header):
+            yield marshal.loads(frame)
+    except (ValueError, EOFError, TypeError):
+        if whole:
+            raise
+
+
+def _framed(blobs: Iterable[bytes]) -> Iterator[bytes]:
+    for blob in blobs:
         yield len(blob).to_bytes(8, "little")
         yield blob
 
 
-def _parts_of(view: memoryview) -> Iterator:
-    """The dicts _dict_parts (and write_manifest's head) wrote, part by part; EOFError if cut short."""
-    at = 0
-    while at < len(view):
-        size = int.from_bytes(view[at:at + 8], "little")
-        if at + 8 + size > len(view):
-            raise EOFError
-        part = marshal.loads(view[at + 8:at + 8 + size])
-        if type(part) is not dict:
-            raise ValueError("not a part of a dict")
-        yield part
-        at += 8 + size
-
-
-def _write_whole(path: Path, parts: Iterable[bytes], put: Callable[[], bool] = lambda: True) -> None:
-    """Write a cache file whole or not at all (a reader never sees half of it); in parts, not joined
-    (a big site's manifest is a hundred megabytes), each made when it is written; in place once
-    `put()` says so."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(path.name + ".tmp")
-    publish_swap.write_parts(temp, parts)
+def _write_whole(file: Path, header: bytes, blobs: Iterable[bytes], put: Callable[[], bool] = lambda: True) -> None:
+    """Write a cache file whole or not at all (a reader never sees half of it); in frames, not
+    joined (a big site's manifest is a hundred megabytes), each made when it is written; in place
+    once `put()` says so."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    temp = file.with_name(file.name + ".tmp")
+    publish_swap.write_parts(temp, chain((header,), _framed(blobs)))
     if not put():
         temp.unlink()
         return
-    publish_swap.replace(temp, path)
+    publish_swap.replace(temp, file)
 
 
 def _hash_tree(h, root: Path) -> None:

@@ -72,12 +72,12 @@ class Reuse:
 
     def held_by(self) -> str | None:
         """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
-        return cache.holder(cache.lock_path(self.out))
+        return cache.holder(cache.path(self.out, "watch-lock"))
 
     def hold(self) -> str | None:
         """Take the folder's lock for this process, for as long as it runs (two resident builders
         would build into one folder at once); when another holds it, who (as `held_by` says)."""
-        path = cache.lock_path(self.out)
+        path = cache.path(self.out, "watch-lock")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             held = cache.take(path)
@@ -225,8 +225,8 @@ class Reuse:
         """The templates, compiled once per look (the settings key covers every template's bytes):
         `make(folder of compiled templates)` when the look is new; compiled aside when none are stored."""
         if self._renderer is None or self._renderer[0] != self.settings:
-            self._renderer = (self.settings, make(cache.templates_path(self.out)))
-            if not self.resident and not any(cache.templates_path(self.out).glob("*.cache")):
+            self._renderer = (self.settings, make(cache.path(self.out, "templates")))
+            if not self.resident and not any(cache.path(self.out, "templates").glob("*.cache")):
                 self._renderer[1].compile_aside()
         renderer = self._renderer[1]
         # A resident builder keeps the rows of listing pages in memory (build._Plan.row); a command-line
@@ -335,7 +335,7 @@ class Reuse:
     @property
     def highlights(self) -> Path:
         """The folder of highlighted source texts (highlight.Store)."""
-        return cache.highlights_path(self.out)
+        return cache.path(self.out, "highlights")
 
     # --- 6. record -------------------------------------------------------------------------------
 

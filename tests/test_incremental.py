@@ -258,7 +258,7 @@ def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_reb
     assert memo.save() == []
     CHANGES["a-mean-reorders-a-board"](project)
     build(load_config(None, {}), memo)
-    manifest = cache.manifest_path(project.root / "site")
+    manifest = cache.path(project.root / "site", "manifest")
     before = manifest.read_bytes()
     assert not cache.describes(cache.read_manifest(project.root / "site"), project.root / "site")
     with monkeypatch.context() as failing:

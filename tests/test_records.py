@@ -41,14 +41,14 @@ def test_a_build_reads_back_what_the_last_one_stored_and_ignores_another_format(
                                      seed_problem_run("h1", "Fast", 1_000_000)])
     project.built()
     site = project.root / "site"
-    assert cache.runs_path(site).read_bytes().startswith(runs_format())
+    assert cache.path(site, "runs").read_bytes().startswith(runs_format())
     stored = cache.read_plans(site, plans_format())
     assert stored and all(StoredPlan._make(plan).pages for plan in stored.values())
     assert cache.read_plans(site, plans_format().replace(b"kindex-site", b"kindex-other")) == {}
 
     # Caches from another version of the records: the next build reads none of them, and its site is
     # a clean build's.
-    for path in (cache.runs_path(site), cache.plans_path(site), cache.rankings_path(site)):
+    for path in (cache.path(site, "runs"), cache.path(site, "plans"), cache.path(site, "rankings")):
         data = path.read_bytes()
         path.write_bytes(data.replace(b"kindex-site ", b"kindex-site-0 ", 1))
     project.write("content/b.json", [seed_problem_run("h2", "Fast", 1_500_000)])
