@@ -1,19 +1,10 @@
 """Write phase: the only code that writes the site.
 
-`build()` reads top to bottom, one function per step:
-
-1. `_read`: every content file's runs, validated (a file unchanged since the last build is not read again);
-2. `_rank`: group them into boards and rank them (leaderboard.py);
-3. `_plan`: every output the site holds (a page to render, a JSON document, bytes), each with its
-   key, two outputs never claiming one path; nothing is made yet;
-4. compare with the last build: `Reuse.outdated` says which outputs to write and which to delete;
-   when many changed, all of them;
-5. `_write`: make and write those into a fresh folder, then swap it in whole, or move just those in
-   by a journal (publish_swap.py: the swap, the journal, what the next build does after a killed one);
-6. record: tell `Reuse` what the site now is (`written`, `commit`), for the next build.
-
-What a later build reuses is behind one object, `reuse.Reuse`, which each step asks for its part
-(`for_load`, `for_ranking`, `renderer`, `problem_outputs`); no step knows how it is kept.
+`_build` reads top to bottom as the build's steps (DEVELOPERS.md draws them): `_read`, `_rank`,
+`_plan` (every output, with its key; nothing made yet), `Reuse.outdated` (which outputs to write
+and delete), `_write` (a fresh folder swapped in, or the changed files moved in by a journal:
+publish_swap.py), then `Reuse.written` and `commit`. What a later build reuses is behind
+`reuse.Reuse`, which each step asks for its part; no step knows how it is kept.
 
 The site is committed when the new folder is swapped in or the journal is on disk; what is written
 after it (the manifest and the other caches) is only cache: failing to write it is a warning. An

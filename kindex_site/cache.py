@@ -1,16 +1,9 @@
-"""The files beside an output folder (`.kindex-cache/<output name>.*`) that reuse.Reuse keeps, and
-how they are read and written (no phase of a build uses this module; Reuse does):
+"""The files beside an output folder (`.kindex-cache/<output name>.*`, `path`) that reuse.Reuse
+keeps, and how they are read and written (no phase of a build uses this module; Reuse does).
 
-- the manifest: the inputs the last build saw (content files by size and modification time,
-  settings and templates by hash) and, per output file, a key derived from exactly the inputs it
-  shows, and its size. An output whose key is unchanged is not made again; one no longer made is
-  deleted. The result is byte-identical to a clean build (the tests compare them), because each key
-  covers everything its page shows;
-- the runs the last command-line build validated (load.file_records), the outputs it planned per
-  problem (build._ProblemOutputs.stored), the source files it checked (load.SourceChecks), compiled
-  templates, highlighted source files, and the resident builder's lock.
-
-Output keys are made in keys.py.
+The manifest holds the inputs the last build saw (content files by size and times, settings and
+templates by hash) and, per output file, its key (keys.py: a hash of exactly what it shows) and
+size: an output whose key is unchanged is not made again, one no longer made is deleted.
 """
 
 from __future__ import annotations

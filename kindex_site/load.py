@@ -1131,20 +1131,9 @@ class _ReadingProcesses:
 
     def _record(self, read: tuple, digest: str | None) -> tuple:
         runs, problems, stopped, warnings, named = read
-        numbers = self.numbers
         definitions = []  # (slot, JSON) of the definitions not sent before
-        records = []
-        for run in runs:
-            pair = []
-            for model in run.definitions:
-                number = numbers.get(id(model))
-                if number is None:
-                    number = numbers[id(model)] = len(numbers)
-                    definitions.append(self.reader.known.raw[id(model)][:2])
-                pair.append(number)
-            s = run.source
-            records.append(tuple(StoredRun(s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts),
-                                           run._doc)))
+        raw = self.reader.known.raw
+        records = _stored_runs(runs, self.numbers, lambda model: definitions.append(raw[id(model)][:2]), documents=True)
         return digest, problems, stopped, warnings, definitions, records, named
 
     def _made(self, pid: int, chunk: int, records: list):
@@ -1906,34 +1895,43 @@ def file_records(memo: dict, present: dict[str, str], known: Definitions | None 
     for shown, r in memo.items():
         if shown not in present:
             continue
-        definitions: list[tuple[str, dict]] = []
-        numbers: dict[int, int] = {}  # id(model) → its place in definitions
-        records = []
-        for run in r.runs:
-            pair = []
-            for model in run.definitions:
-                number = numbers.get(id(model))
-                if number is None:
-                    number = numbers[id(model)] = len(definitions)
-                    shared = dumped.get(id(model))
-                    if shared is None:
-                        # Its JSON as read (so that restore_files shares it with a file that repeats
-                        # it, read again: Definitions.key), else what was set: validating either
-                        # again gives an equal model (cache.py's format names this code's version, so
-                        # the fields are the same). Its number tells restore_files which files share
-                        # it (one write numbers them all): the files after the first that has it name
-                        # it by its number alone.
-                        shared = dumped[id(model)] = len(dumped)
-                        raw = known.raw.get(id(model)) if known is not None else None
-                        value = raw[1] if raw is not None else model.model_dump(mode="json", exclude_unset=True)
-                        definitions.append((kinds[type(model)], value, shared))
-                    else:
-                        definitions.append(shared)
-                pair.append(number)
-            s = run.source
-            records.append(tuple(StoredRun(s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts),
-                                           None)))
+        definitions: list = []
+
+        def define(model) -> None:
+            shared = dumped.get(id(model))
+            if shared is None:
+                # Its JSON as read (so that restore_files shares it with a file that repeats it, read
+                # again: Definitions.key), else what was set: validating either again gives an equal
+                # model (cache.py's format names this code's version, so the fields are the same). Its
+                # number tells restore_files which files share it (one write numbers them all): the
+                # files after the first that has it name it by its number alone.
+                shared = dumped[id(model)] = len(dumped)
+                raw = known.raw.get(id(model)) if known is not None else None
+                value = raw[1] if raw is not None else model.model_dump(mode="json", exclude_unset=True)
+                definitions.append((kinds[type(model)], value, shared))
+            else:
+                definitions.append(shared)
+
+        records = _stored_runs(r.runs, {}, define, documents=False)
         yield tuple(StoredFile(shown, r.rel, r.stat, r.digest, r.read_at, definitions, records, r.warnings))
+
+
+def _stored_runs(runs: list[Run], numbers: dict[int, int], define: Callable[[object], None], documents: bool) -> list:
+    """Each run as a StoredRun record, its protocol and environment by their numbers in `numbers`
+    (id(model) → number, counted from 0); `define(model)` for each model numbered here first."""
+    records = []
+    for run in runs:
+        pair = []
+        for model in run.definitions:
+            number = numbers.get(id(model))
+            if number is None:
+                number = numbers[id(model)] = len(numbers)
+                define(model)
+            pair.append(number)
+        s = run.source
+        records.append(tuple(StoredRun(s.index, s.line, s.digest, run.name, pair[0], pair[1], _fact_values(run.facts),
+                                       run._doc if documents else None)))
+    return records
 
 
 _fact_values = operator.attrgetter(*Facts.__slots__)  # a run's facts as one tuple, in slot order

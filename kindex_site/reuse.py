@@ -3,11 +3,9 @@
 Around a build (standard library only: a no-op build answers before the heavy imports): `hold`,
 `held_by`, `recover`, `forget` (--clean) and `unchanged`. In a build, each phase asks it for its
 part (`for_load`, `for_ranking`, `renderer`, `problem_outputs`), then which outputs are `outdated`,
-and at its end it records what the site now is (`written`, `commit`). What it keeps: on disk
-(cache.py's files in `.kindex-cache/`) the manifest, the runs, each problem's ranking and planned
-outputs, listing rows, source checks, compiled templates and highlighted sources; in memory, for
-a resident builder (`build --watch`, `serve`: one object kept across rebuilds), each file's runs
-and the last clean load, each problem's boards, outputs and rows, and the manifest it wrote.
+and at its end it records what the site now is (`written`, `commit`). It keeps cache.py's files
+on disk and, for a resident builder (`build --watch`, `serve`: one object kept across rebuilds),
+what the last build made in memory (DEVELOPERS.md, "Reuse: one door", lists both).
 
 Everything kept is keyed by exactly the inputs it was made from, so a build that reuses is
 byte-identical to a clean one (tests/test_incremental.py).
