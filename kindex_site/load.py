@@ -287,7 +287,7 @@ def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), keep_
             return patched
     content = Content()
     problems: list[str] = []
-    listed = _content_files(content_dir, content.warnings, problems, stats or {})
+    listed = _content_files(content_dir, content.warnings, problems, stats)
     wanted = keep_documents
     documents_bytes = _documents_bytes(listed)
     if keep_documents and documents_bytes > KEEP_DOCUMENTS_MAX_BYTES:
@@ -1168,81 +1168,73 @@ class _Listed:
 
 
 def _content_files(root: Path, warnings: list[str], problems: list[str],
-                   stats: Mapping[str, tuple[int, ...]]) -> list[_Listed]:
+                   stats: Mapping[str, tuple[int, ...]] | None) -> list[_Listed]:
     """Every file under root, sorted, skipping dotfiles; symlinks leaving root are not followed.
-    Each file's stat is taken as it is listed (the one system call per file besides reading it),
-    unless `stats` (cache.snapshot's, just taken) has it already: when it holds plain files only,
-    they are the listing.
+    The listing is `stats`, the content folder's snapshot (cache.snapshot: one stat per file), taken
+    here when not given; its plain files are listed as they are, the rest looked at here.
 
     Nothing else is left out without a word: a folder that cannot be listed, a name that is not
     UTF-8 (the site could not name it) and anything but a file, folder or symlink (a pipe would
     never end a read) are problems.
     """
     at, shown_root = _roots(root)  # (os.DirEntry.path is the listed folder joined with the name)
-    if stats and all(key[0] >= 0 for key in stats.values()):
+    stats = cache.snapshot(root) if stats is None else stats
+    if all(key[0] >= 0 for key in stats.values()):
         return [_Listed(at + rel, rel, shown_root + rel, key) for rel, key in sorted(stats.items())]
     found: list[_Listed] = []
-    real_root = root.resolve()
-    folders = [(os.fspath(root), "")]  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
-    while folders:
-        here, prefix = folders.pop()
-        try:
-            with os.scandir(here) as listing:
-                entries = list(listing)
-        except OSError as e:
-            problems.append(f"{_named(Path(here))}/: cannot read this folder: {e.strerror or e}")
+    skipped = None  # a folder whose files are not read
+    for rel, key in sorted(stats.items()):
+        if skipped is not None and rel.startswith(skipped):
             continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            rel = prefix + entry.name
-            kind = _kind(entry, real_root, warnings, problems, stats.get(rel))
-            if kind is _FOLDER:
-                folders.append((entry.path, rel + "/"))
-            elif kind is not None:
-                found.append(_Listed(entry.path, rel, shown_root + rel, kind or None))
-    return sorted(found, key=lambda f: f.rel)
+        if key[0] >= 0:
+            found.append(_Listed(at + rel, rel, shown_root + rel, key))
+        elif rel.endswith("/"):
+            if not _listable(Path(at + rel) if rel != "./" else root, key, warnings, problems):
+                skipped = rel
+        else:
+            stat = _special_file(Path(at + rel), key, root.resolve(), warnings, problems)
+            if stat is not None:
+                found.append(_Listed(at + rel, rel, shown_root + rel, stat or None))
+    return found
 
 
-_FOLDER = object()
+def _listable(path: Path, key: tuple, warnings: list[str], problems: list[str]) -> bool:
+    """Whether what is under a folder the snapshot marked (cache.LOOK, LINKED, UNKNOWN) is read; if
+    not, a problem or warning says why."""
+    if _unnamable(path.name, path, True, problems):
+        return False
+    if key == cache.LINKED:
+        warnings.append(f"{display(path)}: symlinked folder not followed")
+        return False
+    if key == cache.UNKNOWN:
+        try:
+            os.scandir(path).close()
+        except OSError as e:
+            problems.append(f"{_named(path)}/: cannot read this folder: {e.strerror or e}")
+            return False
+    return True
 
 
-def _kind(entry: os.DirEntry, real_root: Path, warnings: list[str], problems: list[str],
-          known: tuple[int, ...] | None):
-    """_FOLDER for a folder to list, a file's stat key (() if it could not be had: reading it says
-    why; `known` when the snapshot found a regular file), or None for what is not read (a problem or
-    a warning says so)."""
-    name = entry.name
-    try:
-        is_dir = entry.is_dir()  # (through a symlink, as os.walk tells folders)
-    except OSError:
-        is_dir = False
-    if name.isascii() and name.isprintable():  # (the usual name: nothing below can be wrong with it)
-        path = None
-    else:
-        path = Path(entry.path)
-        if _unnamable(name, path, is_dir, problems):
-            return None
-    if entry.is_symlink():
-        path = path or Path(entry.path)
-        if is_dir:
-            warnings.append(f"{display(path)}: symlinked folder not followed")
-            return None
+def _special_file(path: Path, key: tuple, real_root: Path, warnings: list[str], problems: list[str]):
+    """A file the snapshot marked (a symlink, a name in other characters, or cache.UNKNOWN): its
+    stat key (() if it could not be had: reading it says why), or None for what is not read (a
+    problem or a warning says so)."""
+    if _unnamable(path.name, path, False, problems):
+        return None
+    if path.is_symlink():
         target = path.resolve()
         if not target.is_relative_to(real_root) or not target.is_file():
             warnings.append(f"{display(path)}: symlink to a file outside the content folder not followed")
             return None
         return _stat_key(path) or ()
-    if is_dir:
-        return _FOLDER
-    if known is not None and known[0] >= 0 and entry.is_file(follow_symlinks=False):  # (see cache.snapshot)
-        return known
+    if key != cache.UNKNOWN:
+        return key[1:]  # (a plain file named in other characters than printable ASCII)
     try:
-        st = entry.stat(follow_symlinks=False)
+        st = path.lstat()
     except OSError:
         return ()  # (gone since it was listed, or unreadable: reading it says so)
     if not S_ISREG(st.st_mode):
-        problems.append(f"{display(Path(entry.path))}: not a regular file (a pipe, socket or device); "
+        problems.append(f"{display(path)}: not a regular file (a pipe, socket or device); "
                         "the content folder holds files and folders")
         return None
     return _key_of(st)
