@@ -736,28 +736,28 @@ class _Renderer:
 
     def fragment(self, name: str, context: dict) -> Markup:
         """A part of a page, rendered on its own (and kept by the caller while its inputs stay)."""
-        try:
-            template = self.templates.get(name)
-            if template is None:
-                template = self.templates[name] = self.env.get_template(name)
-            return Markup(self._render(template, context))
-        except jinja2.TemplateError as e:
-            raise KindexError(_template_problem(e, name)) from None
+        return Markup(self._render(name, context))
 
     def set_globals(self, values: dict) -> None:
         """This build's globals (the site's settings, its URLs), for every template."""
         self.env.globals.update(values)
         self.flat_globals.clear()
 
-    def _render(self, template: jinja2.Template, values: dict) -> str:
-        """`template.render(values)`, without copying the template's globals (a ChainMap over the
+    def _render(self, name: str, values: dict) -> str:
+        """The template rendered with `values`, without copying its globals (a ChainMap over the
         environment's, walked key by key) into each page's context: they are made one dict once per
         build, and each page's context starts from it (`make_module` with a shared context, Jinja's
         public API; a twentieth of a full build went to the walk, most of it in listing rows)."""
-        flat = self.flat_globals.get(template.name)
-        if flat is None:
-            flat = self.flat_globals[template.name] = dict(template.globals)
-        return str(template.make_module({**flat, **values}, shared=True))
+        try:
+            template = self.templates.get(name)
+            if template is None:
+                template = self.templates[name] = self.env.get_template(name)
+            flat = self.flat_globals.get(name)
+            if flat is None:
+                flat = self.flat_globals[name] = dict(template.globals)
+            return str(template.make_module({**flat, **values}, shared=True))
+        except jinja2.TemplateError as e:
+            raise KindexError(_template_problem(e, name)) from None
 
     def __call__(self, item: bytes | Page | Board | dict | Callable[[], bytes], path: str = "") -> bytes:
         if isinstance(item, bytes):
@@ -768,13 +768,7 @@ class _Renderer:
             return item()
         if isinstance(item, dict):
             return _json_bytes(item)
-        try:
-            template = self.templates.get(item.template)
-            if template is None:
-                template = self.templates[item.template] = self.env.get_template(item.template)
-            return self._render(template, {"page": item, **item.values()}).encode("utf-8")
-        except jinja2.TemplateError as e:
-            raise KindexError(_template_problem(e, item.template)) from None
+        return self._render(item.template, {"page": item, **item.values()}).encode("utf-8")
 
 
 PARALLEL_MIN_OUTPUTS = 400  # below this, starting worker processes costs more than it saves

@@ -852,14 +852,9 @@ def _still_same(listed: _Listed, remembered: _Remembered, memo: dict, shown: str
 
 def _stat_key(path: Path) -> tuple[int, int, int] | None:
     try:
-        st = path.stat()
+        return cache.stat_key(path.stat())  # (the snapshot's)
     except OSError:
         return None
-    return _key_of(st)
-
-
-def _key_of(st: os.stat_result) -> tuple[int, int, int]:
-    return cache.stat_key(st)  # (the snapshot's, which the listing takes when given one)
 
 
 class _Reader:
@@ -1157,7 +1152,7 @@ class _Listed:
         self.at = at  # its path as listed (os.DirEntry.path)
         self.rel = rel  # its path under the content folder, with '/' between folders
         self.shown = shown  # display(path), made from strings
-        self.stat = stat  # _key_of its stat when listed (its target's, for a symlink)
+        self.stat = stat  # cache.stat_key of its stat when listed (its target's, for a symlink)
         self._path: Path | None = None
 
     @property
@@ -1237,7 +1232,7 @@ def _special_file(path: Path, key: tuple, real_root: Path, warnings: list[str], 
         problems.append(f"{display(path)}: not a regular file (a pipe, socket or device); "
                         "the content folder holds files and folders")
         return None
-    return _key_of(st)
+    return cache.stat_key(st)
 
 
 def _unnamable(name: str, path: Path, is_dir: bool, problems: list[str]) -> bool:
