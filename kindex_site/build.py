@@ -73,9 +73,9 @@ class BuildResult:
                    output=out, warnings=list(manifest.warnings), notes=list(manifest.notes), built=False)
 
 
-def check(config: Config, trusted: frozenset[str] = frozenset()) -> tuple[Content, Leaderboard]:
+def check(config: Config) -> tuple[Content, Leaderboard]:
     """Read and check phases: everything a build needs, or KindexError with every problem."""
-    content = load_content(config.folder("content_dir"), trusted, keep_documents=False)
+    content = load_content(config.folder("content_dir"), keep_documents=False)
     return content, build_leaderboard(content, Rules.of(config))
 
 
@@ -156,7 +156,7 @@ def _read(config: Config, reuse: Reuse, progress: _Progress) -> Content:
     Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked."""
     progress.phase("reading content")
     content_dir = config.folder("content_dir")
-    content = load_content(content_dir, reuse.trusted, keep_documents=config.run_pages, progress=progress.at,
+    content = load_content(content_dir, keep_documents=config.run_pages, progress=progress.at,
                            reuse=reuse.for_load(content_dir))
     reuse.loaded(content)
     return content

@@ -254,29 +254,31 @@ class Kept(NamedTuple):
     found before (one unchanged since is not read again); `definitions`, the protocols and
     environments the kept runs share (a file read again that repeats one shares it, and the checks
     across files stay identity tests); `last`, a resident builder's last clean load (LoadState):
-    then only the files whose stat changed are read and checked, the rest taken from it."""
+    then only the files whose stat changed are read and checked, the rest taken from it; `trusted`,
+    the sha256 digests of the .json files the last build read without a problem, whose JSON the C
+    parser alone parses (the duplicate-key check needs a slower hook; their documents are validated
+    as always)."""
 
     files: dict
     stats: Mapping[str, tuple[int, ...]] | None = None
     sources: SourceChecks | None = None
     definitions: Definitions | None = None
     last: LoadState | None = None
+    trusted: frozenset[str] = frozenset()
 
 
-def load_content(content_dir: Path, trusted: frozenset[str] = frozenset(), keep_documents: bool = True,
-                 progress: Callable[[int, int], None] | None = None, reuse: Kept | None = None) -> Content:
+def load_content(content_dir: Path, keep_documents: bool = True, progress: Callable[[int, int], None] | None = None,
+                 reuse: Kept | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
 
-    `trusted`: sha256 digests of .json files an earlier build read without a problem, whose JSON the
-    C parser alone parses (the duplicate-key check needs a slower hook); their documents are validated
-    as always. `reuse` (Kept): what the last build left; an unchanged file is not read again, and the
+    `reuse` (Kept): what the last build left; an unchanged file is not read again, and the
     checks across files run on every file unless a resident builder's last clean load is patched.
     `keep_documents=False` keeps only each run's `Facts` (a build without run pages; so does content
     of over KEEP_DOCUMENTS_MAX_BYTES of JSON): a run's document is read again if asked for. Files are
     read here and by worker processes; the checks across files are made here, in path order, so the
     result is the same however they were read. `progress(done, total)` hears of each bundle file read.
     """
-    memo, stats, sources, definitions, last = reuse if reuse is not None else (None, None, None, None, None)
+    memo, stats, sources, definitions, last, trusted = reuse if reuse is not None else Kept(None)
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
     last = last if memo is not None and sources is not None else None  # (a patch takes both from the last load)

@@ -157,14 +157,10 @@ class Reuse:
         self.inputs = again if again is not None else cache.snapshot(content)
         return recovered
 
-    @property
-    def trusted(self) -> frozenset[str]:
-        """The digests of the .json files the last build read cleanly (load.py skips re-checking them)."""
-        return frozenset(self.last.trusted) if self.last is not None else frozenset()
-
     def for_load(self, content_dir: Path):
         """What load_content may take from the last build (load.Kept): unchanged files' runs (kept, or
-        from the runs cache), the source files checked, the content's snapshot, the last clean load."""
+        from the runs cache), the source files checked, the content's snapshot, the last clean load,
+        the .json files read cleanly."""
         from .load import Definitions, Kept, LoadState, SourceChecks, restore_files, runs_format
 
         first = not self._built
@@ -176,7 +172,8 @@ class Reuse:
             self._sources = SourceChecks(cache.read_sources(self.out))
             self._restored = dict(self._files)
         return Kept(self._files, self.inputs, self._sources, self._definitions,
-                    self._last_load if self.resident else None)
+                    self._last_load if self.resident else None,
+                    frozenset(self.last.trusted) if self.last is not None else frozenset())
 
     def loaded(self, content) -> None:
         """The load succeeded: the runs to store for the next command-line build, if enough were read anew."""
