@@ -232,23 +232,17 @@ class _Plan:
         self.outputs[path] = data
         self.others.append(path)
 
-    def claim_all(self, outputs: dict, whats: dict[str, str], claims: dict[str, str]) -> None:
-        """Outputs claimed at once: `whats` says what claims each path, `claims` each casefolded path."""
+    def claim_all(self, outputs: dict, claims: dict[str, str | None], whats: dict[str, str] | None = None) -> None:
+        """Outputs claimed at once (a problem's: tens of thousands of paths on a big site): `claims`
+        says what claims each casefolded path (None: a problem's output), `whats` each path."""
         if len(claims) != len(outputs) or not self.claimed_by.keys().isdisjoint(claims):
             for path, data in outputs.items():  # one of them clashes: say which
-                self.claim(path, data, whats[path])
-            return
+                self.claim(path, data, whats[path] if whats else None)
         self.claimed_by.update(claims)
         self.outputs.update(outputs)
-        self.others += outputs
 
     def claim_problem(self, group: _ProblemOutputs) -> None:
-        """A problem's outputs at once (tens of thousands of paths on a big site)."""
-        if len(group.claims) != len(group.outputs) or not self.claimed_by.keys().isdisjoint(group.claims):
-            for path, data in group.outputs.items():  # one of them clashes: say which
-                self.claim(path, data, None)
-        self.claimed_by.update(group.claims)
-        self.outputs.update(group.outputs)
+        self.claim_all(group.outputs, group.claims)
         if not self.reuse.resident:
             group.claims = {}  # (kept for the next build by a resident builder only)
 
@@ -368,7 +362,8 @@ def _claim_files(plan: _Plan, config: Config, content: Content) -> None:
             if "static/" + rel not in plan.outputs:
                 plan.claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
     plan.downloads = _Downloads.of(content, plan.downloads)
-    plan.claim_all(plan.downloads.outputs, plan.downloads.whats, plan.downloads.claims)
+    plan.claim_all(plan.downloads.outputs, plan.downloads.claims, plan.downloads.whats)
+    plan.others += plan.downloads.outputs
 
 
 @dataclass

@@ -43,17 +43,14 @@ class Manifest:
     """What the last build saw and made. A plain class, not a dataclass: this module is imported by a
     no-op build, and `dataclasses` (with `inspect`) is a tenth of that build's imports."""
 
-    def __init__(self, settings: str = "", inputs: dict[str, tuple[int, ...]] | None = None,
-                 outputs: dict[str, tuple] | None = None, trusted: list[str] | None = None,
-                 summary: dict | None = None, warnings: list[str] | None = None, notes: list[str] | None = None,
-                 marker: list | None = None):
+    def __init__(self, settings: str, inputs: dict[str, tuple[int, ...]], trusted: list[str], summary: dict,
+                 warnings: list[str], notes: list[str], marker: list | None, outputs: dict[str, tuple] | None = None):
         self.settings = settings
-        self.inputs = {} if inputs is None else inputs  # content file → stat_key (snapshot)
-        self.outputs = {} if outputs is None else outputs  # output path → (key, size)
-        self.trusted = [] if trusted is None else trusted  # sha256 of .json files that loaded cleanly
-        self.summary = {} if summary is None else summary  # pages, runs, files of the last build
-        self.warnings = [] if warnings is None else warnings
-        self.notes = [] if notes is None else notes
+        self.inputs = inputs  # content file → stat_key (snapshot)
+        self.outputs = {} if outputs is None else outputs  # output path → (key, size); read after the rest
+        self.trusted = trusted  # sha256 of .json files that loaded cleanly
+        self.summary = summary  # pages, runs, files of the last build
+        self.warnings, self.notes = warnings, notes
         # The site folder's marker file as it was when this was written (site_identity): the manifest
         # describes that site only. Each build that changes the site puts a new marker in (publish_swap),
         # so a manifest that could not be rewritten after a change, or a build killed before rewriting
