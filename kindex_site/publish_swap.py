@@ -512,34 +512,9 @@ def _alive(pid_text: str) -> bool:
 # detached process removes it while the user goes on with the new site. It first renames the folder
 # after its own pid, so that a build's sweep leaves the folder to it while it lives.
 BACKGROUND_REMOVE_MIN = 5000
-_REMOVE_SCRIPT = """
-import os, shutil, stat, sys
-old, prefix = sys.argv[1], sys.argv[2]
-folder, name = os.path.split(old)
-root = os.path.join(folder, "%%s%%d-%%s" %% (prefix, os.getpid(), name[len(prefix):].split("-", 1)[1]))
-try:
-    os.rename(old, root)
-except OSError:
-    sys.exit()  # a sweep took it first
-def writable(function, path, exc_info):
-    try:
-        parent = os.path.dirname(path)
-        os.chmod(parent, stat.S_IMODE(os.lstat(parent).st_mode) | stat.S_IRWXU)
-        function(path)
-    except OSError:
-        pass  # removed meanwhile, or not removable: the rest still goes
-last = %r
-for entry in list(os.scandir(root)):
-    if entry.name not in last:
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path, onerror=writable)
-        else:
-            try:
-                os.unlink(entry.path)
-            except OSError as e:
-                writable(os.unlink, entry.path, None)
-shutil.rmtree(root, onerror=writable)
-""" % ((MARKER, JOURNAL),)
+# The detached remover runs `remove_renamed` from this very package (standard library only).
+_REMOVE_SCRIPT = ("import sys; sys.path.insert(0, sys.argv[3]); "
+                  "from kindex_site.publish_swap import remove_renamed; remove_renamed(sys.argv[1], sys.argv[2])")
 _removers: list = []  # (subprocess.Popen) kept so that a long-running caller (serve) reaps them
 
 
@@ -567,13 +542,26 @@ def _remove(trash: Path | None, files: int = 0) -> None:
         prefix = trash.name[:trash.name.index(".trash-") + len(".trash-")]
         try:
             _removers.append(subprocess.Popen(
-                [sys.executable, "-I", "-c", _REMOVE_SCRIPT, str(trash), prefix],
+                [sys.executable, "-I", "-c", _REMOVE_SCRIPT, str(trash), prefix,
+                 str(Path(__file__).resolve().parents[1])],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True))  # (Ctrl-C: not its)
             return
         except OSError:
             pass  # no process to be had: remove it here
     remove_tree(trash)
+
+
+def remove_renamed(old: str, prefix: str) -> None:
+    """A detached remover's work (`_remove`): the folder renamed after this process first (a build's
+    sweep leaves it alone while this process lives), then removed."""
+    folder, name = os.path.split(old)
+    root = os.path.join(folder, f"{prefix}{os.getpid()}-{name[len(prefix):].split('-', 1)[1]}")
+    try:
+        os.rename(old, root)
+    except OSError:
+        return  # a sweep took it first
+    remove_tree(Path(root))
 
 
 def remove_tree(folder: Path) -> None:
