@@ -16,6 +16,8 @@ import pytest
 
 from kindex_site.cli import main
 
+pytest.register_assert_rewrite("browser_support")  # (its fixtures' asserts say what failed, as a test's do)
+
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED = json.loads((FIXTURES / "seed.json").read_text(encoding="utf-8"))
 DELETE = object()
@@ -58,7 +60,10 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """Of the parametrised cases of a test marked release(share=…), a fixed-seed sample."""
+    """Of the parametrised cases of a test marked release(share=…), a fixed-seed sample; in an xdist
+    worker, the longest files first."""
+    if hasattr(config, "workerinput"):
+        _longest_first(items)
     if release():
         return
     cases: dict[str, list] = {}
@@ -74,6 +79,21 @@ def pytest_collection_modifyitems(session, config, items):
         config.hook.pytest_deselected(items=dropped)
         gone = set(map(id, dropped))
         items[:] = [item for item in items if id(item) not in gone]
+
+
+# The test files that take longest, longest first (--durations=0 summed per file, on two cores). Under
+# xdist (scripts/test: --dist loadfile --no-loadscope-reorder) each file goes whole to the next free
+# worker, in the order collected. These are collected first, so that they run beside the many short
+# files rather than after them, where the last one started would finish alone.
+LONGEST_FIRST = ("test_browser.py", "test_browser_axe.py", "test_interrupt.py", "test_incremental.py",
+                 "test_serve.py", "test_highlight_bounds.py", "test_layouts.py", "test_recompute.py")
+
+
+def _longest_first(items) -> None:
+    """The files of LONGEST_FIRST first, in its order; the others after them, as collected. Each file's
+    tests keep their order. Every worker collects the same tests in the same order, as xdist needs."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
 def _in_memory_basetemp(config) -> None:

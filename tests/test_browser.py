@@ -1,165 +1,31 @@
-"""The site as a person gets it: Playwright driving Debian's Chromium against built sites served over HTTP.
-
-Two sites, each built under a sub-path and served by the standard library's http.server on a free
-loopback port, so every link, the script and the search index are fetched as a reader's browser
-fetches them:
+"""The site as a person gets it: Playwright driving Debian's Chromium against built sites served over HTTP
+(tests/browser_support.py: the representative site and the bundled one, each served under /kindex/).
 
 - the representative site (tests/test_frontend.py): small, every kind of page, for what the script
   does (sorting, filtering, search) and what works without it;
 - the bundled site (this repository's content/: 4,863 runs of 253 problems on 5 hosts, names as long as
   "torch.compile (inductor, max-autotune-no-cudagraphs)"), for what a reader sees: each page kind fits
-  1280 px and 360 px without sideways scrolling and with nothing cut, axe finds nothing serious, and
-  a chart shows the gap its table calls real. Screenshots of each page kind at both widths, light and
-  dark, go to test-artifacts/screenshots/ (`home-desktop.png`, `problem-phone-dark.png`, …).
+  1280 px and 360 px without sideways scrolling and with nothing cut, and a chart shows the gap its
+  table calls real. Screenshots of each page kind at both widths, light and dark, go to
+  test-artifacts/screenshots/ (`home-desktop.png`, `problem-phone-dark.png`, …).
 
-Needs the `playwright` package (a test extra) and /usr/bin/chromium (Debian's `chromium`). Without
-them these tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`, which installs
-both), where they fail instead. Playwright never downloads a browser here: it drives the system one.
+axe-core's checks of both sites are in tests/test_browser_axe.py. Without Playwright or Chromium these
+tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`), where they fail instead.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import os
 import re
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from kindex_site.cli import main
-from test_frontend import representative_content
+from browser_support import BUNDLED, PAGES, ROOT, browser, bundled, site, visit  # noqa: F401 (fixtures)
 
-ROOT = Path(__file__).parent.parent
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = Path(os.environ.get("KINDEX_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--no-first-run", "--disable-sync", "--disable-quic"]
-REQUIRED = os.environ.get("KINDEX_REQUIRE_BROWSER") == "1"
-PAGES = {"home": "", "level": "levels/1/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
-         "host": "hosts/gpu-a/", "about": "about/"}
-# The bundled site: one page of each kind, with its longest names and most tables.
-BUNDLED = {"home": "", "level": "levels/2/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
-           "host": "hosts/kernelbench-h100-pcie-lambdalabs/",
-           "implementation": "implementations/torch-compile-inductor-max-autotune-no-cudagraphs/",
-           "run": "runs/kernelbench-leaderboard-gpt-o1-l2-84-gemm-batchnorm-scaling-softmax/"}
 WIDTHS = {"desktop": 1280, "phone": 360}
-SERIOUS = ("serious", "critical")
 SCREENSHOT_MAX_HEIGHT = 3000  # px of a long page photographed: its top (a level page runs to 13,000)
 HOME_MAX_HEIGHT = 6000  # px: the home page at 1280 px wide, its problems on the level pages
-
-
-def unavailable(reason: str):
-    if REQUIRED:
-        pytest.fail(f"{reason}; KINDEX_REQUIRE_BROWSER=1 makes this a failure (`bash scripts/test` installs it)")
-    pytest.skip(f"{reason} (`bash scripts/test` installs it; or apt-get install chromium)")
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-def _served(root: Path, build_args: list[str]):
-    """Build into root/public/kindex (the build's arguments given) and serve root/public: the base URL."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "public")))
-    base = f"http://127.0.0.1:{httpd.server_address[1]}/kindex/"
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        assert main(["build", "--out", str(root / "public" / "kindex"), "--base-url", base, *build_args]) == 0
-    finally:
-        os.chdir(cwd)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    return base, httpd
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """Base URL of the representative site, built for and served under /kindex/ on a free loopback port."""
-    root = tmp_path_factory.mktemp("served")
-    for rel, data in representative_content().items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
-    base, httpd = _served(root, [])  # no kindex.toml there: the defaults
-    try:
-        yield base
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def bundled(tmp_path_factory):
-    """Base URL of the bundled site (this repository's content/ and kindex.toml), served under /kindex/."""
-    root = tmp_path_factory.mktemp("bundled")
-    base, httpd = _served(root, ["--config", str(ROOT / "kindex.toml"), "--content", str(ROOT / "content")])
-    try:
-        yield base
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright package is not installed (pip install -e '.[test]')")
-    if not CHROMIUM.is_file():
-        unavailable(f"no Chromium at {CHROMIUM}")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-class Visit:
-    """A browser tab that records what a reader would notice going wrong: console errors, failed requests."""
-
-    def __init__(self, browser, width: int = 1280, height: int = 900, **options):
-        self.context = browser.new_context(viewport={"width": width, "height": height}, **options)
-        self.page = self.context.new_page()
-        self.problems: list[str] = []
-        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
-        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        self.page.on("requestfailed", self._failed)
-        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
-
-    def _failed(self, request) -> None:
-        # Chromium fetches the favicon after the load event; going to the next page cancels it
-        # (net::ERR_ABORTED). A cancelled request is the browser's doing, not a failure a reader
-        # sees; a missing file still shows as an HTTP status of 400 or more.
-        if request.failure != "net::ERR_ABORTED":
-            self.problems.append(f"request failed: {request.url} {request.failure}")
-
-    def goto(self, url: str):
-        self.page.goto(url, wait_until="load")
-        return self.page
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture
-def visit(browser):
-    opened: list[Visit] = []
-
-    def open_(**options) -> Visit:
-        v = Visit(browser, **options)
-        opened.append(v)
-        return v
-
-    yield open_
-    problems = [p for v in opened for p in v.problems]
-    for v in opened:
-        v.close()
-    assert not problems, problems
 
 
 OVERFLOW = """() => {
@@ -436,53 +302,6 @@ def test_without_javascript_everything_is_there(visit, site):
     page.locator("details.more summary").first.click()
     assert table.locator("thead th", has_text="Min (ms)").is_visible()
     assert table.locator("thead th", has_text="Observed (UTC)").is_visible()
-
-
-def _axe(page, name: str, found: list[str]) -> None:
-    """axe-core's serious and critical violations on a page, at both widths, light and dark. Rows after
-    a table's 40th are left out: they repeat the markup of those before (the bundled host page has 500),
-    and checking each would take minutes."""
-    from axe_playwright_python.base import AXE_SCRIPT  # axe.min.js, shipped inside the package
-
-    page.evaluate(AXE_SCRIPT)
-    for width, scheme in [(1280, "light"), (1280, "dark"), (360, "dark"), (360, "light")]:
-        page.set_viewport_size({"width": width, "height": 900})
-        page.emulate_media(color_scheme=scheme)
-        result = page.evaluate("axe.run({exclude: [['tbody tr:nth-child(n+41)']]}, {resultTypes: ['violations']})")
-        for v in result["violations"]:
-            if v["impact"] in SERIOUS:
-                targets = "; ".join(str(n["target"][0]) for n in v["nodes"][:5])
-                found.append(f"{name} {width}px {scheme}: {v['id']} ({v['impact']}): {v['help']}: {targets}")
-
-
-def _need_axe() -> None:
-    try:
-        import axe_playwright_python.base  # noqa: F401
-    except ImportError:
-        unavailable("the axe-playwright-python package is not installed (pip install -e '.[test]')")
-
-
-def test_axe_finds_no_serious_violation(visit, site):
-    """axe-core on each page at desktop and phone width, light and dark, with the script's additions shown."""
-    _need_axe()
-    found: list[str] = []
-    for name, url in {**PAGES, "search": "search/?q=kernel"}.items():
-        page = visit().goto(site + url)
-        if name == "home":  # the search list open too
-            page.get_by_role("combobox").fill("soft")
-            page.get_by_role("listbox").wait_for()
-        if name == "problem":  # the extra columns shown
-            page.locator("details.more summary").first.click()
-        _axe(page, name, found)
-    assert not found, "\n".join(found)
-
-
-def test_axe_finds_no_serious_violation_on_the_bundled_site(visit, bundled):
-    _need_axe()
-    found: list[str] = []
-    for name, url in BUNDLED.items():
-        _axe(visit().goto(bundled + url), name, found)
-    assert not found, "\n".join(found)
 
 
 def test_print_stylesheet_hides_the_chrome(visit, site):

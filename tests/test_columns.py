@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import PAGES, browser, site  # noqa: F401 (fixtures)
 from conftest import tables
 from kindex_site import pages
-from test_browser import PAGES, browser, site  # noqa: F401 (fixtures)
 from test_frontend import representative_content
 
 STYLE = Path(__file__).parent.parent / "static" / "style.css"

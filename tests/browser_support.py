@@ -1,0 +1,155 @@
+"""What the browser tests share (tests/test_browser.py, tests/test_browser_axe.py, tests/test_columns.py):
+Playwright driving Debian's Chromium against built sites served over HTTP.
+
+Two sites, each built under a sub-path and served by the standard library's http.server on a free
+loopback port, so every link, the script and the search index are fetched as a reader's browser
+fetches them:
+
+- the representative site (tests/test_frontend.py): small, every kind of page, for what the script
+  does (sorting, filtering, search) and what works without it;
+- the bundled site (this repository's content/: 4,863 runs of 253 problems on 5 hosts, names as long as
+  "torch.compile (inductor, max-autotune-no-cudagraphs)").
+
+Each is a module fixture, as is the browser: a test file that uses them builds each site and starts the
+browser once. Needs the `playwright` package (a test extra) and /usr/bin/chromium (Debian's `chromium`).
+Without them the browser tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`, which
+installs both), where they fail instead. Playwright never downloads a browser here: it drives the system one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from kindex_site.cli import main
+from test_frontend import representative_content
+
+ROOT = Path(__file__).parent.parent
+CHROMIUM = Path(os.environ.get("KINDEX_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync", "--disable-quic"]
+REQUIRED = os.environ.get("KINDEX_REQUIRE_BROWSER") == "1"
+PAGES = {"home": "", "level": "levels/1/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
+         "host": "hosts/gpu-a/", "about": "about/"}
+# The bundled site: one page of each kind, with its longest names and most tables.
+BUNDLED = {"home": "", "level": "levels/2/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
+           "host": "hosts/kernelbench-h100-pcie-lambdalabs/",
+           "implementation": "implementations/torch-compile-inductor-max-autotune-no-cudagraphs/",
+           "run": "runs/kernelbench-leaderboard-gpt-o1-l2-84-gemm-batchnorm-scaling-softmax/"}
+
+
+def unavailable(reason: str):
+    if REQUIRED:
+        pytest.fail(f"{reason}; KINDEX_REQUIRE_BROWSER=1 makes this a failure (`bash scripts/test` installs it)")
+    pytest.skip(f"{reason} (`bash scripts/test` installs it; or apt-get install chromium)")
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _served(root: Path, build_args: list[str]):
+    """Build into root/public/kindex (the build's arguments given) and serve root/public: the base URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "public")))
+    base = f"http://127.0.0.1:{httpd.server_address[1]}/kindex/"
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        assert main(["build", "--out", str(root / "public" / "kindex"), "--base-url", base, *build_args]) == 0
+    finally:
+        os.chdir(cwd)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    return base, httpd
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """Base URL of the representative site, built for and served under /kindex/ on a free loopback port."""
+    root = tmp_path_factory.mktemp("served")
+    for rel, data in representative_content().items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    base, httpd = _served(root, [])  # no kindex.toml there: the defaults
+    try:
+        yield base
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def bundled(tmp_path_factory):
+    """Base URL of the bundled site (this repository's content/ and kindex.toml), served under /kindex/."""
+    root = tmp_path_factory.mktemp("bundled")
+    base, httpd = _served(root, ["--config", str(ROOT / "kindex.toml"), "--content", str(ROOT / "content")])
+    try:
+        yield base
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is not installed (pip install -e '.[test]')")
+    if not CHROMIUM.is_file():
+        unavailable(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+class Visit:
+    """A browser tab that records what a reader would notice going wrong: console errors, failed requests."""
+
+    def __init__(self, browser, width: int = 1280, height: int = 900, **options):
+        self.context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", self._failed)
+        self.page.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+
+    def _failed(self, request) -> None:
+        # Chromium fetches the favicon after the load event; going to the next page cancels it
+        # (net::ERR_ABORTED). A cancelled request is the browser's doing, not a failure a reader
+        # sees; a missing file still shows as an HTTP status of 400 or more.
+        if request.failure != "net::ERR_ABORTED":
+            self.problems.append(f"request failed: {request.url} {request.failure}")
+
+    def goto(self, url: str):
+        self.page.goto(url, wait_until="load")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser):
+    opened: list[Visit] = []
+
+    def open_(**options) -> Visit:
+        v = Visit(browser, **options)
+        opened.append(v)
+        return v
+
+    yield open_
+    problems = [p for v in opened for p in v.problems]
+    for v in opened:
+        v.close()
+    assert not problems, problems
