@@ -42,6 +42,17 @@ FIELDS: dict[str, tuple] = {
     # other hosts (a unit error upstream, most likely) is flagged and held out likewise.
     "implausible_latency": (1000.0, float, None, None),
     "reviewed_runs": ((), list, None, None),  # run names whose implausible speedups or latencies were checked by hand
+    # Who may speak for whom (docs/security.md, "Labs"). `labs`: a top folder of the content → the labs
+    # whose runs it holds; a folder not listed holds the lab whose name slugs to the folder's name.
+    "labs": ((), dict, None, None),
+    # The labs whose runs of the reference may be a table's reference; empty: any lab's earliest run.
+    "publisher_labs": ((), list, None, None),
+    "reference_runs": ((), list, None, None),  # runs a maintainer marks as a table's reference
+    # Caps on what content may make (docs/security.md, "Bounds"), enforced by check and build alike.
+    "max_page_bytes": (16 * 2**20, int, None, None),  # one page, sources included
+    "max_site_bytes": (900 * 10**6, int, None, None),  # the whole site (GitHub Pages takes at most 1 GB)
+    "max_runs_per_table": (10_000, int, None, None),  # runs on one table, its history included
+    "max_sources_per_pr": (100, int, None, None),  # source files a pull request may add or change
 }
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -107,6 +118,26 @@ def _check_names(value) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _check_count(value) -> int:
+    if type(value) is not int or not 1 <= value < 2**63:
+        raise ValueError("Input should be a whole number of at least 1")
+    return value
+
+
+def _check_labs(value) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A table of folder = [lab, …], kept as sorted pairs (Config is immutable and hashable)."""
+    if not isinstance(value, dict):
+        raise ValueError("Input should be a table of folder = [lab names]")
+    pairs = []
+    for folder, labs in value.items():
+        if not isinstance(labs, list) or not labs or not all(isinstance(v, str) and v.strip() for v in labs):
+            raise ValueError(f"{folder}: Input should be a list of lab names")
+        if not folder or "/" in folder or "\\" in folder or folder in (".", ".."):
+            raise ValueError(f"{folder!r}: Input should be the name of a folder directly in the content folder")
+        pairs.append((folder, tuple(labs)))
+    return tuple(sorted(pairs))
+
+
 def _check_choice(value, choices: tuple[str, ...]) -> str:
     if isinstance(value, str) and value in choices:
         return str(value)
@@ -149,6 +180,13 @@ class Config:
     implausible_speedup: float
     implausible_latency: float
     reviewed_runs: tuple[str, ...]
+    labs: tuple[tuple[str, tuple[str, ...]], ...]  # (folder, its labs), sorted by folder
+    publisher_labs: tuple[str, ...]
+    reference_runs: tuple[str, ...]
+    max_page_bytes: int
+    max_site_bytes: int
+    max_runs_per_table: int
+    max_sources_per_pr: int
     root: Path  # where relative folders start
     model_fields_set: frozenset[str]  # the settings given rather than defaulted (root included)
 
@@ -167,6 +205,10 @@ class Config:
                     checked[name] = _check_bound(value)
                 elif kind is list:
                     checked[name] = _check_names(value)
+                elif kind is int:
+                    checked[name] = _check_count(value)
+                elif kind is dict:
+                    checked[name] = _check_labs(value)
                 elif isinstance(kind, tuple):  # one of these strings
                     checked[name] = _check_choice(value, kind)
                 else:
@@ -219,6 +261,10 @@ class Config:
     def base_path(self) -> str:
         """The URL path the site is served under, e.g. '/' or '/kindex/'."""
         return urlsplit(self.base_url).path
+
+    def labs_of(self, folder: str) -> tuple[str, ...] | None:
+        """The labs a top folder of the content may speak for, when `labs` lists it (else None)."""
+        return dict(self.labs).get(folder)
 
     def folder(self, name: str) -> Path:
         path = Path(getattr(self, name))

@@ -69,7 +69,9 @@ def verdict(cls, values: dict):
     return dump, set(c.model_fields_set), c.root, shown
 
 
-NEWER = ("implausible_speedup", "implausible_latency", "reviewed_runs")  # checked by test_statistics_settings
+NEWER = ("implausible_speedup", "implausible_latency", "reviewed_runs",  # checked by test_statistics_settings
+         "labs", "publisher_labs", "reference_runs",  # test_trust_settings
+         "max_page_bytes", "max_site_bytes", "max_runs_per_table", "max_sources_per_pr")
 
 
 SCALARS = [
@@ -153,3 +155,18 @@ def test_statistics_settings():
     for bad in (1, 0.5, True, "1000", math.inf, None):
         assert verdict(Config, {"implausible_latency": bad}) == [
             ("implausible_latency", "Input should be a number greater than 1")], bad
+
+
+def test_trust_settings():
+    c = Config(root=Path("x"))
+    assert (c.labs, c.publisher_labs, c.reference_runs) == ((), (), ())
+    assert (c.max_page_bytes, c.max_site_bytes) == (16 * 2**20, 900 * 10**6)  # (GitHub Pages: 1 GB, with room)
+    c = Config(labs={"kb": ["Lab B", "Lab A"], "a": ["Lab C"]}, publisher_labs=["Lab A"], max_runs_per_table=5,
+               root=Path("x"))
+    assert c.labs == (("a", ("Lab C",)), ("kb", ("Lab B", "Lab A"))) and c.labs_of("kb") == ("Lab B", "Lab A")
+    assert c.labs_of("zz") is None and c.publisher_labs == ("Lab A",) and c.max_runs_per_table == 5
+    for bad in ({"a/b": ["L"]}, {"..": ["L"]}, {"a": []}, {"a": "L"}, {"a": [""]}, ["a"], "a"):
+        assert [f for f, _ in verdict(Config, {"labs": bad})] == ["labs"], bad
+    for bad in (0, -1, 1.5, True, "10", None, 2**63):
+        assert verdict(Config, {"max_page_bytes": bad}) == [
+            ("max_page_bytes", "Input should be a whole number of at least 1")], bad
