@@ -255,13 +255,17 @@ def _check(args: argparse.Namespace) -> int:
     from .build import check
 
     try:
-        config = _config(args)
-        content, lb = check(config)
-        warnings = content.warnings + lb.warnings  # (the same a build prints)
-        if args.strict and warnings:
-            raise KindexError(warnings)
-        if args.base is not None:
-            _review(config, args.base)
+        if args.base is None:
+            content, lb, warnings = _checked(check, _config(args), args.strict)
+        else:
+            from .review import pull_request
+
+            # The base's settings and the content the merge would publish, never the pull request's own.
+            overrides = {"content_dir": args.content}
+            with pull_request(args.config, overrides, args.base) as pr:
+                content, lb, warnings = _checked(check, pr.config, args.strict, pr.problems)
+                found = pr.review(content, lb)
+            _report_review(found)
     except KindexError as e:
         if args.format != "github":
             raise
@@ -277,12 +281,22 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _review(config, base: str) -> None:
+def _checked(check, config, strict: bool, problems: list[str] = ()):
+    """The content checked (and, --strict, its warnings counted as problems), with `problems`
+    found before it said first."""
+    try:
+        content, lb = check(config)
+    except KindexError as e:
+        raise KindexError([*problems, *e.errors], warnings=e.warnings) from None
+    warnings = content.warnings + lb.warnings  # (the same a build prints)
+    if strict and warnings:
+        raise KindexError([*problems, *warnings])
+    return content, lb, warnings
+
+
+def _report_review(found) -> None:
     """check --base: the change log on stdout (and in GitHub's step summary); KindexError when the
     change needs a maintainer's review."""
-    from .review import review
-
-    found = review(config, base)
     text = found.summary()
     print(text)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")

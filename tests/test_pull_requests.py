@@ -1,0 +1,250 @@
+"""Hostile pull requests against a repository made by `kindex-site new`, each checked as its generated
+workflow checks it (`check --strict --format github --base <base sha>` in the pull request's checkout):
+the base's settings and code judge, and what the pull request changes is its own diff, every path."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = "content/example/example-softmax-pytorch-eager-example-lab.json"
+PROBLEM = "Example softmax"
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=root,
+                          check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+class Board:
+    """A repository made by `kindex-site new`, on main, with Lab A's published run beside the example."""
+
+    def __init__(self, project, root: Path):
+        self.project, self.root = project, root
+        self.example = json.loads((root / EXAMPLE).read_text(encoding="utf-8"))
+
+    def run_doc(self, implementation: str, lab: str, mean: int, name: str, observed: str = "2026-02-01T00:00:00Z",
+                digest_of: str | None = None) -> dict:
+        doc = copy.deepcopy(self.example)
+        spec = doc["run"]["spec"]
+        for key in ("implementationSource", "workloadSource"):
+            spec.pop(key)
+        spec["implementationDigest"] = "sha256:" + hashlib.sha256((digest_of or implementation).encode()).hexdigest()
+        spec["timing"]["latencyNs"] = {"mean": mean, "minimum": mean, "maximum": mean, "confidence95": [mean, mean]}
+        spec["observedAt"] = observed
+        spec["sourceNative"] = {"source": lab}
+        doc["run"]["metadata"] = {"name": name, "title": f"{PROBLEM} · {implementation} · {lab}"}
+        return doc
+
+    def write(self, rel: str, data) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data if isinstance(data, str) else json.dumps(data, indent=1), encoding="utf-8")
+
+    def commit(self, message: str = "change") -> str:
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-qm", message)
+        return git(self.root, "rev-parse", "HEAD").strip()
+
+    def branch(self, name: str, start: str = "main") -> None:
+        git(self.root, "checkout", "-q", "-B", name, start)
+
+    def check(self, base: str = "main") -> tuple[int, str, str]:
+        """As the generated check.yml runs it: the pull request's checkout, the base's sha."""
+        sha = git(self.root, "rev-parse", base).strip()
+        return self.project.run("check", "--strict", "--format", "github", "--base", sha)
+
+
+@pytest.fixture
+def board(project, monkeypatch, tmp_path) -> Board:
+    code, _, err = project.run("new", "board", "--title", "Board", "--base-url", "/", "--reference", "PyTorch eager")
+    assert code == 0, err
+    root = tmp_path / "board"
+    monkeypatch.chdir(root)
+    made = Board(project, root)
+    made.write("kindex.toml", (root / "kindex.toml").read_text() + '[labs]\nexample = ["Example Lab"]\n')  # TEMP
+    made.write("content/lab-a/fused.json", made.run_doc("Fused Triton", "Lab A", 61_200, "fused-triton-lab-a"))
+    git(root, "init", "-q", "-b", "main")
+    made.commit("base")
+    made.branch("pr")
+    return made
+
+
+def annotated(out: str, path: str | None, message: str) -> bool:
+    """Whether the check said `message` as an error annotation on `path` (None: on no file)."""
+    place = f"::error file={path},line=" if path else "::error title=kindex-site check::"
+    return any(line.startswith(place) and message in line for line in out.splitlines())
+
+
+def summary_of(out: str) -> str:
+    return out[out.index("## What this pull request changes"):]
+
+
+def test_an_honest_run_in_its_labs_folder_passes(board):
+    board.write("content/lab-b/kernel.json", board.run_doc("CUDA kernel", "Lab B", 50_000, "cuda-lab-b"))
+    board.commit()
+    code, out, err = board.check()
+    assert code == 0, out + err
+    assert "1 run added, 0 changed, 0 removed" in out and "no problems found" in out
+
+
+def test_the_pull_requests_own_settings_choose_nothing(board):
+    # It points the content folder at the whole repository, edits the publishing workflow, deletes a
+    # published run and makes another faster: the base's settings still say what content is.
+    settings = (board.root / "kindex.toml").read_text().replace('content_dir = "content"', 'content_dir = "."')
+    board.write("kindex.toml", settings)
+    board.write(".github/workflows/pages.yml", "name: pwned\n")
+    (board.root / "content/lab-a/fused.json").unlink()
+    example = json.loads((board.root / EXAMPLE).read_text())
+    example["run"]["spec"]["timing"]["latencyNs"].update(mean=9_000_000, maximum=9_000_000, confidence95=[8_999_000, 9_001_000])
+    board.write(EXAMPLE, example)
+    board.commit()
+    code, out, err = board.check()
+    assert code == 1
+    summary = summary_of(out)
+    assert "0 runs added, 1 changed, 1 removed" in summary
+    for path, message in (("kindex.toml", "a change to the settings, templates or static files needs a maintainer's review"),
+                          (".github/workflows/pages.yml", "a change outside content/ needs a maintainer's review"),
+                          (None, "content/lab-a/fused.json: removes the published run fused-triton-lab-a"),
+                          (EXAMPLE, "changes the published run example-softmax-pytorch-eager-example-lab (4 fields)")):
+        assert annotated(out, path, message), (path, message)
+    assert "run.spec.timing.latencyNs.mean: 92400 → 9000000" in summary.replace("\\", "")
+    assert "run.spec.timing.latencyNs.maximum: 99700 → 9000000" in summary.replace("\\", "")
+    assert "4 changes need a maintainer's review" in summary  # (the grammar of a count)
+
+
+def test_a_dotfile_is_never_skipped_and_an_attribute_hides_nothing(board):
+    # Step one: .gitattributes that would empty `git archive` of the content.
+    board.write("content/.gitattributes", "* export-ignore\n")
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1 and annotated(out, "content/.gitattributes", "a change to a dotfile needs a maintainer's review")
+    # A maintainer merges it anyway; step two edits and deletes published runs and adds a backdated eager run.
+    git(board.root, "checkout", "-q", "main")
+    git(board.root, "merge", "-q", "--ff-only", "pr")
+    board.branch("pr2")
+    (board.root / "content/lab-a/fused.json").unlink()
+    example = json.loads((board.root / EXAMPLE).read_text())
+    example["run"]["spec"]["timing"]["latencyNs"].update(mean=1_000, minimum=1_000, confidence95=[999, 1_001])
+    board.write(EXAMPLE, example)
+    board.write("content/hostile-lab/eager.json",
+                board.run_doc("PyTorch eager", "Hostile Lab", 900_000, "eager-hostile", observed="2020-01-01T00:00:00Z"))
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert "1 run added, 1 changed, 1 removed" in summary_of(out)
+    assert "removes the published run fused-triton-lab-a" in out and "changes the published run" in out
+
+
+def test_every_field_of_a_published_run_is_protected_and_shown(board):
+    doc = json.loads((board.root / "content/lab-a/fused.json").read_text())
+    doc["run"]["spec"]["sourceNative"]["note"] = "RETRACTED: this lab faked its numbers"
+    doc["run"]["spec"]["measurements"][0]["value"] = 1
+    doc["run"]["spec"]["protocolDigest"] = "sha256:" + "0" * 64
+    board.write("content/lab-a/fused.json", doc)
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert annotated(out, "content/lab-a/fused.json", "changes the published run fused-triton-lab-a (3 fields)")
+    summary = summary_of(out).replace("\\", "")
+    assert "0 runs added, 1 changed, 0 removed" in summary
+    assert 'run.spec.sourceNative.note: (none) → "RETRACTED: this lab faked its numbers"' in summary
+    assert "run.spec.measurements[0].value: 1800 → 1" in summary
+    assert 'run.spec.protocolDigest: "sha256:164f' in summary
+
+
+def test_a_pull_request_branched_before_the_base_moved_is_judged_on_its_own_changes(board):
+    board.write("content/lab-b/kernel.json", board.run_doc("CUDA kernel", "Lab B", 50_000, "cuda-lab-b"))
+    board.commit()
+    git(board.root, "checkout", "-q", "main")  # the base gains two runs after the branch
+    board.write("content/lab-c/one.json", board.run_doc("Kernel one", "Lab C", 70_000, "one-lab-c"))
+    board.write("content/lab-c/two.json", board.run_doc("Kernel two", "Lab C", 80_000, "two-lab-c"))
+    board.commit("base moves")
+    git(board.root, "checkout", "-q", "pr")
+    code, out, err = board.check()
+    assert code == 0, out + err
+    assert "removes" not in out and "1 run added, 0 changed, 0 removed" in out
+
+
+def test_another_lab_cannot_give_a_table_its_reference(board):
+    # A table of a new problem with no reference: a hostile lab brings its own slow eager run and a fast kernel.
+    for implementation, mean, name in (("PyTorch eager", 450_000, "eager-hostile"), ("Fast kernel", 48_000, "fast-hostile")):
+        doc = board.run_doc(implementation, "Hostile Lab", mean, name)
+        doc["run"]["metadata"]["title"] = f"Other problem · {implementation} · Hostile Lab"
+        doc["run"]["spec"]["workloadDigest"] = "sha256:" + "1" * 64
+        board.write(f"content/hostile-lab/{name}.json", doc)
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert annotated(out, "content/hostile-lab/eager-hostile.json", "sets the reference of Other problem")
+    assert "a table's reference is the publisher's" in out
+
+
+def test_a_symbolic_link_in_the_content_needs_a_maintainer(board):
+    os.symlink("../../kindex.toml", board.root / "content/lab-b-link.json")
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1 and annotated(out, "content/lab-b-link.json", "a symbolic link in the content needs a maintainer's review")
+
+
+def test_a_pull_request_may_add_only_so_many_source_files(board):
+    git(board.root, "checkout", "-q", "main")
+    board.write("kindex.toml", "max_sources_per_pr = 2\n" + (board.root / "kindex.toml").read_text())
+    board.commit("cap")
+    board.branch("pr")
+    for n in range(3):
+        doc = board.run_doc(f"Kernel {n}", "Lab B", 50_000 + n, f"kernel-{n}-lab-b")
+        source = f"def kernel_{n}():\n    pass\n".encode()
+        doc["run"]["spec"]["implementationDigest"] = "sha256:" + hashlib.sha256(source).hexdigest()
+        doc["run"]["spec"]["implementationSource"] = {"path": f"kernel_{n}.py", "language": "python"}
+        board.write(f"content/lab-b/kernel_{n}.py", source)
+        board.write(f"content/lab-b/kernel-{n}.json", doc)
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1 and "3 source files, more than max_sources_per_pr (2) in kindex.toml" in out
+
+
+def test_messages_name_the_repositorys_paths_never_a_temporary_folder(board, tmp_path):
+    doc = board.run_doc("CUDA kernel", "Lab B", 50_000, "cuda-lab-b")
+    doc["run"]["spec"]["timing"]["samples"] = 0
+    board.write("content/lab-b/kernel.json", doc)
+    board.commit()
+    code, out, err = board.check()
+    assert code == 1 and annotated(out, "content/lab-b/kernel.json", "run.spec.timing.samples")
+    assert "kindex-check-" not in out + err and str(Path(os.path.realpath("/tmp"))) + "/kindex" not in out + err
+
+
+def test_one_lab_cannot_replace_another_labs_run(board):
+    # Lab A's public implementationDigest, observed later, from another lab's folder under its own name:
+    # a run of its own beside Lab A's, which stays current.
+    board.write("content/hostile-lab/fused.json", board.run_doc(
+        "Fused Triton", "Hostile Lab", 400_000, "fused-triton-hostile", observed="2026-06-01T00:00:00Z",
+        digest_of="Fused Triton"))
+    board.commit()
+    code, out, err = board.check()
+    assert code == 0, out + err
+    assert "history" not in summary_of(out) and "1 run added, 0 changed, 0 removed" in out
+    code, _, err = board.project.run("build")
+    assert code == 0, err
+    page = (board.root / "site/problems/example-softmax/index.html").read_text(encoding="utf-8")
+    assert '<details class="history">' not in page  # (no run was moved into a history)
+    assert "fused-triton-lab-a" in page and "fused-triton-hostile" in page
+
+
+def test_a_run_cannot_claim_a_lab_its_folder_does_not_speak_for(board):
+    board.write("content/hostile-lab/fused.json", board.run_doc(
+        "Fused Triton", "Lab A", 400_000, "fused-triton-again", observed="2026-06-01T00:00:00Z",
+        digest_of="Fused Triton"))
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1 and annotated(out, "content/hostile-lab/fused.json", "claims the lab 'Lab A'")
