@@ -29,7 +29,9 @@ OUTLIER_FACTOR = 2  # maximum above this many means is flagged
 # Warnings under a table that are also the leaderboard's (printed by build and check, errors with
 # --strict): the content asks the table something it cannot tell (against which reference, which run
 # came first), rather than describing runs the table can still compare.
-CONTENT_WARNINGS = ("several-references", "unordered-runs")
+CONTENT_WARNINGS = ("several-references", "unordered-runs", "foreign-lab")
+FOREIGN_LAB = "foreign-lab"  # a run whose title claims a lab its folder may not speak for (about page, "Labs")
+NO_PUBLISHER_REFERENCE = "no-publisher-reference"  # runs of the reference, none of which may be the table's
 
 _NAME = re.compile(NAME_PATTERN)
 
@@ -76,7 +78,7 @@ class Entry:
     last_passed: str | None = None  # (a current run that did not pass) when its implementation last passed
     implausible: bool = False  # a speedup beyond the implausible bound, not yet reviewed
     implausible_latency: bool = False  # a latency far off its workload's on the other hosts, not yet reviewed
-    other_source: bool = False  # a run of the reference implementation from another source than the board's reference
+    other_source: bool = False  # a run of the reference implementation that may not be the board's reference
 
     @property
     def held_out(self) -> bool:
@@ -237,15 +239,32 @@ class Rules:
     implausible_speedup: float = 10.0  # a speedup at or above this vs the reference: flagged
     reviewed_runs: frozenset[str] = frozenset()  # runs whose implausible speedup or latency was checked by hand
     implausible_latency: float = 1000.0  # a latency this many times off its workload's on other hosts: flagged
+    labs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # a top folder of the content → the labs it speaks for
+    publisher_labs: frozenset[str] = frozenset()  # the labs whose runs of the reference may be a reference
+    reference_runs: frozenset[str] = frozenset()  # runs a maintainer names as their table's reference
 
     @classmethod
     def of(cls, config) -> Rules:
         return cls(config.reference, config.implausible_speedup, frozenset(config.reviewed_runs),
-                   config.implausible_latency)
+                   config.implausible_latency, tuple(config.labs), frozenset(config.publisher_labs),
+                   frozenset(config.reference_runs))
 
     @property
     def key(self) -> str:
-        return repr((self.reference, self.implausible_speedup, sorted(self.reviewed_runs), self.implausible_latency))
+        return repr((self.reference, self.implausible_speedup, sorted(self.reviewed_runs), self.implausible_latency,
+                     self.labs, sorted(self.publisher_labs), sorted(self.reference_runs)))
+
+    def labs_of(self, folder: str) -> tuple[str, ...] | None:
+        """The labs `labs` lets a top folder of the content speak for; None when it does not list the folder."""
+        return dict(self.labs).get(folder)
+
+    def may_speak_for(self, folder: str, lab: str) -> bool:
+        """Whether runs in a top folder of the content ("" for its root, the publisher's) may claim `lab`:
+        one `labs` lists for the folder, else the lab whose name slugs to the folder's; no lab, anywhere."""
+        if not folder or not lab:
+            return True
+        listed = self.labs_of(folder)
+        return slugify(lab) == folder if listed is None else lab in listed
 
 
 @dataclass
@@ -639,11 +658,12 @@ def _short(digest: str) -> str:
 
 
 def _runs_key(rules: Rules, problem: Problem, runs: list[Run]) -> str:
-    """A digest of what a problem's boards are made from: the rules, its names and its runs' keys, in order."""
+    """A digest of what a problem's boards are made from: the rules, its names and its runs' keys and lab
+    folders, in order."""
     h = hashlib.sha256(rules.key.encode())
     h.update(repr((problem, [(a.slug, a.title) for a in problem.aliases])).encode())
     for run in runs:
-        h.update(b"\0" + run.key.encode())
+        h.update(b"\0" + run.key.encode() + b"\0" + lab_folder(run).encode())
     return h.hexdigest()
 
 
@@ -849,7 +869,7 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: 
         entries = runs_of_board[key]
         _mark_mixed_hardware(entries, environment)
         _measure(entries, board.statistic, figures, step_ns)
-        unordered = _current_and_history(board, entries, rules.reference)
+        unordered = _current_and_history(board, entries, rules)
         _rank(board)
         references = _speedups(board, rules.reference)
         _flag_implausible(board, rules)
@@ -896,38 +916,75 @@ def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns:
         e.noise = Noise.of(value, e.ci95 if statistic == "mean" else None, step)
 
 
-def reference_source(run: Run) -> str:
-    """Who a run of the reference implementation comes from: its lab (the title's parts after the
-    implementation). Only a run from the same source can supersede a reference."""
+def claimed_lab(run: Run) -> str:
+    """The lab a run's title names: its parts after the implementation ("" when it names none)."""
     return " · ".join(run.facts.title_parts[2:])
 
 
-def _incumbent_source(entries: list[Entry], reference: str) -> str | None:
-    """The source of a board's reference: that of its earliest run of the reference implementation (by
-    observedAt; runs without one count last, then by name). Runs of the reference from any other source
-    are listed as runs of their own, never as the reference (about page, "Speedups")."""
-    runs = [e for e in entries if e.implementation == reference]
+def lab_folder(run: Run) -> str:
+    """The top folder of the content a run's file is in, the lab folder that owns it ("" for the root)."""
+    top, inside, _ = run.source.rel.partition("/")
+    return top if inside else ""
+
+
+def speaks_for_its_lab(run: Run, rules: Rules) -> bool:
+    """Whether the lab a run's title claims is one its folder may speak for (about page, "Labs")."""
+    return _may_speak_for(rules.labs, lab_folder(run), claimed_lab(run).strip())
+
+
+@lru_cache(maxsize=4096)  # (a folder's runs name a few labs, each asked once)
+def _may_speak_for(labs: tuple, folder: str, lab: str) -> bool:
+    return Rules(labs=labs).may_speak_for(folder, lab)
+
+
+def foreign_lab_runs(lb: Leaderboard) -> dict[str, str]:
+    """Run name → what is wrong, for every run whose title claims a lab its folder may not speak for
+    (the `foreign-lab` warnings of its table)."""
+    return {w.runs[0]: w.message for boards in lb.boards.values() for b in boards for w in b.warnings
+            if w.code == FOREIGN_LAB}
+
+
+def _earliest(e: Entry) -> tuple:
+    """Earliest first by observedAt; runs without one count last, then by name."""
+    return (_observed(e) is None, _observed(e) or "", e.run.name)
+
+
+def _mark_other_sources(entries: list[Entry], rules: Rules) -> None:
+    """Which runs of the reference implementation may be the board's reference (about page, "Speedups");
+    the others are marked `other_source`, runs of their own. A run named in reference_runs, when the board
+    has one; else the lab of the earliest run that may be: any lab's, or with publisher_labs one of those
+    labs'. A run claiming a lab its folder may not speak for never is."""
+    runs = [e for e in entries if e.implementation == rules.reference]
     if not runs:
-        return None
-    first = min(runs, key=lambda e: (_observed(e) is None, _observed(e) or "", e.run.name))
-    return reference_source(first.run)
+        return
+    chosen = [e for e in runs if e.run.name in rules.reference_runs]
+    if not chosen:
+        publisher = rules.publisher_labs
+        may = [e for e in runs if speaks_for_its_lab(e.run, rules)
+               and (not publisher or claimed_lab(e.run) in publisher)]
+        if may:
+            lab = claimed_lab(min(may, key=_earliest).run)
+            chosen = [e for e in may if claimed_lab(e.run) == lab]
+    kept = set(map(id, chosen))
+    for e in runs:
+        e.other_source = id(e) not in kept
 
 
-def _current_and_history(board: Board, entries: list[Entry], reference: str) -> list[list[Entry]]:
-    """Per implementation (label and digest; for the reference, its source too): its latest run by
-    observedAt is current (runs without
-    one count as earliest; among runs observed at the same time, the name that sorts last), and the
-    earlier ones are its history, each superseded by the next. Each run is compared (a trend) with its
-    implementation's latest passed run observed strictly before it: runs observed at the same time, or
-    without observedAt, cannot be ordered in time, and a trend between them would follow their names.
-    Returns those runs, one list per implementation and observedAt, for a warning."""
-    incumbent = _incumbent_source(entries, reference)
+def _current_and_history(board: Board, entries: list[Entry], rules: Rules) -> list[list[Entry]]:
+    """Per implementation (label and digest) and lab folder (for the reference, its lab and whether it
+    may be the reference too): its latest run by observedAt is current (runs without one count as
+    earliest; among runs observed at the same time, the name that sorts last), and the earlier ones are
+    its history, each superseded by the next: a run never replaces another lab folder's. Each run is
+    compared (a trend) with its group's latest passed run observed strictly before it: runs observed at
+    the same time, or without observedAt, cannot be ordered in time, and a trend between them would
+    follow their names. Returns those runs, one list per group and observedAt, for a warning."""
+    _mark_other_sources(entries, rules)
+    reference = rules.reference
     by_implementation: dict[tuple, list[Entry]] = {}
     for e in entries:
-        source = reference_source(e.run) if e.implementation == reference else None
-        if source is not None and source != incumbent:
-            e.other_source = True
-        by_implementation.setdefault((e.implementation, e.run.facts.implementation_digest, source), []).append(e)
+        source = (claimed_lab(e.run), e.other_source) if e.implementation == reference else None
+        key = (e.implementation, e.run.facts.implementation_digest, lab_folder(e.run), source)
+        by_implementation.setdefault(key, []).append(e)
     board.entries, board.history = [], []
     unordered: list[list[Entry]] = []
     for runs in by_implementation.values():
@@ -1013,8 +1070,8 @@ def _mark_mixed_hardware(entries: list[Entry], environment) -> None:
 
 def _speedups(board: Board, reference: str) -> list[Entry]:
     """Each ranked entry against the board's current reference run: reference / it (stats.ratio).
-    With several (implementations of different digests under the reference's label) none is chosen:
-    they are returned, for a warning, and the board has no speedups."""
+    With several (of different digests under the reference's label, or in different lab folders) none is
+    chosen: they are returned, for a warning, and the board has no speedups."""
     candidates = [e for e in board.entries if e.implementation == reference and e.rank is not None and not e.other_source]
     if len(candidates) != 1:
         return candidates
@@ -1078,7 +1135,7 @@ def _warnings(board: Board, environment, rules: Rules, references: list[Entry],
               unordered: list[list[Entry]]) -> list[Warning]:
     """What a reader must know to read the table; `references` (_speedups) and `unordered`
     (_current_and_history) are what the table could not tell."""
-    found = _content_warnings(rules, references, unordered)
+    found = _content_warnings(rules, references, unordered) + _lab_warnings(board, rules)
     entries = board.entries
     hw = environment.spec.hardware
     host_gpu = " ".join(filter(None, [hw.product, hw.formFactor]))
@@ -1134,7 +1191,7 @@ def _content_warnings(rules: Rules, references: list[Entry], unordered: list[lis
     if len(references) > 1:
         named = _listed([f"{e.run.name} ({e.implementation})" for e in references])
         found.append(Warning("several-references",
-            f"{len(references)} current {rules.reference} runs of different implementations: {named}. Which one "
+            f"{len(references)} current {rules.reference} runs of different implementations or lab folders: {named}. Which one "
             "speedups are against cannot be told, so speedups on this table are left out until one reference "
             "remains.", [e.run.name for e in references]))
 
@@ -1147,6 +1204,35 @@ def _content_warnings(rules: Rules, references: list[Entry], unordered: list[lis
             f"Runs of one implementation that cannot be ordered in time have no trend between them ({said}); "
             "the current one is the latest by observedAt, then the one whose name sorts last.",
             [e.run.name for group in unordered for e in group]))
+    return found
+
+
+def _lab_warnings(board: Board, rules: Rules) -> list[Warning]:
+    """Each run claiming a lab its folder may not speak for (a content warning of its own, naming the run:
+    `foreign_lab_runs`), and runs of the reference none of which may be the table's reference."""
+    found = []
+    for e in board.runs:
+        if not speaks_for_its_lab(e.run, rules):
+            lab, folder = claimed_lab(e.run).strip(), lab_folder(e.run)
+            listed = rules.labs_of(folder)
+            may = (f"kindex.toml's [labs] lets it speak for {_listed([repr(x) for x in listed])}" if listed
+                   else f"it may speak for the lab whose name slugs to {folder!r}")
+            found.append(Warning(FOREIGN_LAB,
+                f"run {e.run.name} ({e.run.source.on_site}) claims the lab {lab!r}, which its folder {folder}/ may "
+                f"not speak for ({may}). It is shown as a run of its own and replaces none of that lab's runs. "
+                f"Move it to its lab's folder ({slugify(lab) or 'lab'}/ in the content folder), or have a "
+                f"maintainer list {lab!r} for {folder!r} under [labs] in kindex.toml.", [e.run.name]))
+    refs = [e for e in board.runs if e.implementation == rules.reference]
+    if refs and all(e.other_source for e in refs):
+        publisher = sorted(rules.publisher_labs)
+        why = (f"the reference is the publisher's: a run of a lab in publisher_labs ({_listed(publisher)}) in a "
+               "folder that may speak for it, or a run named in reference_runs" if publisher else
+               "each claims a lab its folder may not speak for")
+        named = _listed([f"{e.run.name} ({claimed_lab(e.run) or 'no lab'})" for e in refs])
+        own = "is listed as a run of its own" if len(refs) == 1 else "are listed as runs of their own"
+        found.append(Warning(NO_PUBLISHER_REFERENCE,
+            f"{_runs(len(refs))} of {rules.reference} ({named}) {own}, not as this table's reference: {why}. "
+            "The table has no reference and no speedups until such a run is added.", [e.run.name for e in refs]))
     return found
 
 

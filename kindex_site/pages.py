@@ -14,7 +14,7 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
-                          group_order, group_title, std_ns, utc)
+                          group_order, group_title, lab_folder, std_ns, utc)
 from .safetext import escape
 from .search import page_context
 from .stats import Speedup
@@ -319,12 +319,12 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
 def trend_series(board: Board) -> list[tuple[str, list[tuple[str, int, tuple[int, int] | None]]]]:
     """Per implementation with two or more comparable runs on the board (its history and current
     entry): (label, [(observedAt, mean ns, 95% interval)] oldest first), for its trend chart."""
-    runs_of: dict[tuple[str, str], list[Entry]] = {}
+    runs_of: dict[tuple[str, str, str], list[Entry]] = {}  # (one series per lab folder: no lab continues another's)
     for e in board.runs:
         if e.run.facts.status == "passed" and e.run.facts.timed and not e.mixed_hardware and e.run.facts.observed_at:
-            runs_of.setdefault((e.implementation, e.run.facts.implementation_digest), []).append(e)
+            runs_of.setdefault((e.implementation, e.run.facts.implementation_digest, lab_folder(e.run)), []).append(e)
     series = []
-    for (label, _), runs in sorted(runs_of.items(), key=lambda kv: (kv[0][0].casefold(), kv[0][1])):
+    for (label, *_), runs in sorted(runs_of.items(), key=lambda kv: (kv[0][0].casefold(), kv[0][1:])):
         if len(runs) > 1:
             runs.sort(key=lambda e: (utc(e.run.facts.observed_at), e.run.name))
             series.append((label, [(e.run.facts.observed_at, e.run.facts.mean, e.ci95) for e in runs]))

@@ -1,7 +1,8 @@
 """`kindex-site new DIR`: a leaderboard repository of one's own, ready to build, serve, check and publish.
 
 It writes kindex.toml, an example bundle (with its problem's source) and an about page under content/,
-a .gitignore, a README for the owner, and two GitHub workflows that never install the repository's own
+a .gitignore, a README for the owner, a CODEOWNERS file giving everything to the maintainers (and showing
+how to give a lab its folder), and two GitHub workflows that never install the repository's own
 checkout: they use this package's GitHub Action (action.yml at the root of the repository named by
 `[project.urls] Repository` in pyproject.toml), pinned to the tag of the version that wrote them.
 
@@ -53,6 +54,7 @@ SKELETON_FILES = {
     "pages.yml": ".github/workflows/pages.yml",
     "check.yml": ".github/workflows/check.yml",
     "about.md": "content/pages/about.md",
+    "CODEOWNERS": ".github/CODEOWNERS",
     EXAMPLE_SOURCE: f"{EXAMPLE_FOLDER}/{EXAMPLE_SOURCE}",
 }
 
@@ -199,6 +201,15 @@ def _settings_file(s: Settings) -> str:
         f"reference = {_toml_string(s.reference)}\n"
         'content_dir = "content"\n'
         'output_dir = "site"\n'
+        "# The publisher's labs: only their runs of the reference may be a table's reference (or a run named\n"
+        "# in reference_runs); another lab's run of it is a run of its own.\n"
+        f"publisher_labs = [{_toml_string(EXAMPLE_LAB)}]\n"
+        "reference_runs = []\n"
+        "\n"
+        "# The labs whose runs each top folder of content/ holds. A folder not listed holds the lab whose name\n"
+        "# slugs to the folder's name (content/my-lab/: \"My Lab\"), where new-run writes that lab's runs.\n"
+        "[labs]\n"
+        f"{EXAMPLE_FOLDER.removeprefix('content/')} = [{_toml_string(EXAMPLE_LAB)}]\n"
     )
 
 
@@ -269,6 +280,14 @@ def example_bundle(reference: str, source: bytes) -> dict:
     return {"run": run, "protocol": protocol, "environment": environment}
 
 
+def maintainers(base_url: str) -> str:
+    """CODEOWNERS' default owner: the GitHub account a Pages URL names (https://OWNER.github.io/…),
+    else a placeholder the README says to replace."""
+    host = urlsplit(base_url).hostname or ""
+    owner = host.removesuffix(".github.io") if host.endswith(".github.io") else ""
+    return f"@{owner}" if re.fullmatch(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})", owner) else "@OWNER"
+
+
 def project_files(s: Settings) -> dict[str, str]:
     """Every file of the new project, by its path there."""
     owner_repo, _, ref = s.action.partition("@")
@@ -277,6 +296,7 @@ def project_files(s: Settings) -> dict[str, str]:
         "TITLE": s.title, "REFERENCE": s.reference, "VERSION": __version__, "ACTION": s.action,
         "REPOSITORY": repository, "REF": ref, "INSTALL": f"git+{repository}@{ref}",
         "PROBLEM": "example-softmax", "HOST": EXAMPLE_HOST, "RULES": rules_block(),
+        "MAINTAINERS": maintainers(s.base_url),
     }
     files = {CONFIG_FILE: _settings_file(s)}
     for name, rel in SKELETON_FILES.items():

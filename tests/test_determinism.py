@@ -105,6 +105,7 @@ def test_regrouping_and_reordering_the_input_changes_only_where_a_run_came_from(
     random.Random(7).shuffle(shuffled)
     (second / "content/b.json").write_text(json.dumps(shuffled[:6]), "utf-8")
     (second / "content/sub").mkdir()
+    (second / "kindex.toml").write_text('[labs]\nsub = ["Somewhere", "lab"]\n', "utf-8")  # (the labs its runs claim)
     (second / "content/sub/a.jsonl").write_text("".join(json.dumps(d) + "\n" for d in shuffled[6:]), "utf-8")
 
     a = build(first, seed="1", tz="America/St_Johns", locale="C.UTF-8")

@@ -118,12 +118,17 @@ def _after_step(number: int, here: Path) -> None:
     if number == 2:
         assert here.name == "my-leaderboard"
         written = sorted(p.relative_to(here).as_posix() for p in here.rglob("*") if p.is_file())
-        assert written == [".github/workflows/check.yml", ".github/workflows/pages.yml", ".gitignore", "README.md",
-                           f"content/example/{EXAMPLE_RUN}.json", "content/example/softmax.py",
+        assert written == [".github/CODEOWNERS", ".github/workflows/check.yml", ".github/workflows/pages.yml",
+                           ".gitignore", "README.md", f"content/example/{EXAMPLE_RUN}.json", "content/example/softmax.py",
                            "content/pages/about.md", "kindex.toml"]
         settings = tomllib.loads((here / "kindex.toml").read_text(encoding="utf-8"))
         assert settings["title"] == "My Lab's kernels" and settings["reference"] == "PyTorch eager"
         assert settings["base_url"] == "https://my-lab.github.io/my-leaderboard/"
+        # The example is the publisher's, and its folder speaks for its lab.
+        assert settings["publisher_labs"] == ["Example Lab"] and settings["labs"] == {"example": ["Example Lab"]}
+        owners = [line.split() for line in (here / ".github/CODEOWNERS").read_text(encoding="utf-8").splitlines()
+                  if line.strip() and not line.startswith("#")]
+        assert owners == [["*", "@my-lab"]]  # everything the maintainers', the Pages URL's account by default
         ignored = (here / ".gitignore").read_text(encoding="utf-8").split()
         assert {"/site/", "/.kindex-cache/", ".venv/"} <= set(ignored)
         readme = (here / "README.md").read_text(encoding="utf-8")
@@ -135,7 +140,7 @@ def _after_step(number: int, here: Path) -> None:
         optional = {".protocol.spec.harness.repository"}  # (and sourceNative: the source's own record)
         assert {p for p in _shape(seed) if ".sourceNative." not in p} - optional <= _shape(bundle)
     elif number == 3:
-        [added] = (here / "content/my-lab").glob("*.json")
+        [added] = (here / "content/my-lab").glob("*.json")  # (the folder that speaks for "My Lab" by default)
         spec = json.loads(added.read_text(encoding="utf-8"))["run"]["spec"]
         assert spec["timing"]["latencyNs"]["mean"] == 61_200
         assert spec["implementationDigest"].startswith("sha256:") and "TODO" not in added.read_text(encoding="utf-8")
@@ -180,6 +185,46 @@ def test_without_flags_or_a_terminal_new_takes_the_defaults_and_builds_at_once(t
     code, out, err = run(capsys, "build")
     assert code == 0, err
     assert "Kernel board" in page(Path("site"), "/") and "speedup" in page(Path("site"), "problems/example-softmax/")
+
+
+def test_new_gives_everything_to_the_maintainers_and_shows_how_to_give_a_lab_its_folder(tmp_path, monkeypatch,
+                                                                                          capsys):
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "new", "board", "--base-url", "https://kernels.example.org/")[0] == 0
+    owners = Path("board/.github/CODEOWNERS").read_text(encoding="utf-8")
+    assert [line for line in owners.splitlines() if line.strip() and not line.startswith("#")] == ["*  @OWNER"]
+    assert "# /content/my-lab/  @my-lab-github-user @OWNER" in owners  # (commented: an example to copy)
+    assert "Require review from Code Owners" in owners
+    readme = Path("board/README.md").read_text(encoding="utf-8")
+    assert "Require review from Code Owners" in readme and "`content/my-lab/`" in readme
+    submitting = (ROOT / "docs/submitting.md").read_text(encoding="utf-8")
+    assert "**Require review from Code Owners**" in submitting and "`content/my-lab/`" in submitting
+
+
+def test_in_a_new_leaderboard_the_example_labs_run_is_the_reference_and_no_other_labs_can_be(tmp_path, monkeypatch,
+                                                                                            capsys):
+    """publisher_labs names the example's lab: another lab's earlier PyTorch eager run, in its own folder,
+    is a run of its own; the example's folder may not hold another lab's run."""
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "new", "board")[0] == 0
+    monkeypatch.chdir(tmp_path / "board")
+    example = json.loads(Path(f"content/example/{EXAMPLE_RUN}.json").read_text(encoding="utf-8"))
+    theirs = json.loads(json.dumps(example))
+    theirs["run"]["metadata"].update(name="their-eager", title="Example softmax · PyTorch eager · My Lab")
+    theirs["run"]["spec"]["observedAt"] = "2025-01-01T00:00:00Z"  # (before the example's)
+    theirs["run"]["spec"].pop("implementationSource")
+    theirs["run"]["spec"].pop("workloadSource")
+    Path("content/my-lab").mkdir()
+    Path("content/my-lab/their-eager.json").write_text(json.dumps(theirs), encoding="utf-8")
+    code, _, err = run(capsys, "check", "--strict")
+    assert code == 0, err
+    assert run(capsys, "build")[0] == 0
+    rows = {row[1]: row for row in tables(page(Path("site"), "problems/example-softmax/"), "latency")[0]["rows"][1:]}
+    assert set(rows) == {"PyTorch eager · Example Lab reference source", "PyTorch eager · My Lab"}, rows
+    assert rows["PyTorch eager · My Lab"][5] == "1.00"  # (its speedup: against the example's run)
+    Path("content/my-lab/their-eager.json").rename("content/example/their-eager.json")
+    code, _, err = run(capsys, "check", "--strict")
+    assert code == 1 and "foreign-lab: run their-eager" in err
 
 
 class Terminal(io.StringIO):
