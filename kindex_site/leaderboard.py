@@ -26,12 +26,13 @@ from .stats import Noise, Speedup, geometric_mean, ranks, ratio, rounding_step, 
 DEFAULT_REFERENCE = "PyTorch eager"
 HIGH_VARIANCE = 0.10  # std / mean above this is flagged
 OUTLIER_FACTOR = 2  # maximum above this many means is flagged
-# Warnings under a table that are also the leaderboard's (printed by build and check, errors with
-# --strict): the content asks the table something it cannot tell (against which reference, which run
-# came first), rather than describing runs the table can still compare.
-CONTENT_WARNINGS = ("several-references", "unordered-runs", "foreign-lab")
 FOREIGN_LAB = "foreign-lab"  # a run whose title claims a lab its folder may not speak for (about page, "Labs")
 NO_PUBLISHER_REFERENCE = "no-publisher-reference"  # runs of the reference, none of which may be the table's
+# Warnings under a table that are also the leaderboard's (printed by build and check, errors with
+# --strict): the content asks the table something it cannot tell (against which reference, which run
+# came first) or claims what it may not (another lab's name), rather than describing runs the table
+# can still compare.
+CONTENT_WARNINGS = ("several-references", "unordered-runs", FOREIGN_LAB)
 
 _NAME = re.compile(NAME_PATTERN)
 
@@ -918,7 +919,7 @@ def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns:
 
 def claimed_lab(run: Run) -> str:
     """The lab a run's title names: its parts after the implementation ("" when it names none)."""
-    return " · ".join(run.facts.title_parts[2:])
+    return " · ".join(run.facts.title_parts[2:]).strip()
 
 
 def lab_folder(run: Run) -> str:
@@ -929,7 +930,7 @@ def lab_folder(run: Run) -> str:
 
 def speaks_for_its_lab(run: Run, rules: Rules) -> bool:
     """Whether the lab a run's title claims is one its folder may speak for (about page, "Labs")."""
-    return _may_speak_for(rules.labs, lab_folder(run), claimed_lab(run).strip())
+    return _may_speak_for(rules.labs, lab_folder(run), claimed_lab(run))
 
 
 @lru_cache(maxsize=4096)  # (a folder's runs name a few labs, each asked once)
@@ -1213,7 +1214,7 @@ def _lab_warnings(board: Board, rules: Rules) -> list[Warning]:
     found = []
     for e in board.runs:
         if not speaks_for_its_lab(e.run, rules):
-            lab, folder = claimed_lab(e.run).strip(), lab_folder(e.run)
+            lab, folder = claimed_lab(e.run), lab_folder(e.run)
             listed = rules.labs_of(folder)
             may = (f"kindex.toml's [labs] lets it speak for {_listed([repr(x) for x in listed])}" if listed
                    else f"it may speak for the lab whose name slugs to {folder!r}")
