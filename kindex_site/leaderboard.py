@@ -1192,9 +1192,9 @@ def _content_warnings(rules: Rules, references: list[Entry], unordered: list[lis
     if len(references) > 1:
         named = _listed([f"{e.run.name} ({e.implementation})" for e in references])
         found.append(Warning("several-references",
-            f"{len(references)} current {rules.reference} runs of different implementations or lab folders: {named}. Which one "
-            "speedups are against cannot be told, so speedups on this table are left out until one reference "
-            "remains.", [e.run.name for e in references]))
+            f"{len(references)} current {rules.reference} runs of different implementations or lab folders: "
+            f"{named}. Which one speedups are against cannot be told, so speedups on this table are left out until "
+            "one reference remains.", [e.run.name for e in references]))
 
     if unordered:
         said = "; ".join(
