@@ -28,6 +28,7 @@ HOSTILE = "\n</code></pre><script>alert(1)</script> & <b>\n"
 
 def kernels(project, *files: tuple[str, str, str | None]) -> None:
     """A run per (file name, text, language or None), each in a folder of its own with its file."""
+    project.write("kindex.toml", "[labs]\n" + "".join(f'k{i} = ["lab"]\n' for i in range(len(files))))  # (their lab)
     for i, (path, text, language) in enumerate(files):
         doc = run(f"k{i}", f"Impl {i}", 2_000_000 + i, None, digest=f"{i % 16:x}")
         doc["run"]["spec"]["implementationSource"] = {"path": path, **({"language": language} if language else {})}

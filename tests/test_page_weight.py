@@ -21,6 +21,8 @@ import re
 
 from conftest import latency_tables, tables, visible_text
 from kindex_site.importers.kernelbench import HOSTS, import_kernelbench
+from kindex_site.leaderboard import claimed_lab
+from kindex_site.load import load_content
 
 LIMIT = 76_000  # bytes
 IMPLEMENTATIONS = ["torch", "torch_compile_inductor_default", "torch_compile_inductor_reduce-overhead",
@@ -54,6 +56,8 @@ def _native(root, seed: int) -> None:
 def _build(project, tmp_path, seed: int = 1) -> str:
     _native(tmp_path / "native", seed)
     import_kernelbench([tmp_path / "native"], project.root / "content/kernelbench", observed_at="2026-01-01T00:00:00Z")
+    labs = sorted({claimed_lab(run) for run in load_content(project.root / "content").runs})
+    project.write("kindex.toml", f"[labs]\nkernelbench = {json.dumps(labs)}\n")  # (the hosts' labs, as imported)
     project.built()
     return project.page(PAGE)
 

@@ -26,6 +26,7 @@ def kernel_site(project, kernel: str = HOSTILE) -> None:
     project.write("content/kb/models.json", [eager, generated])
     project.write("content/kb/models.src/gen.py", kernel)
     project.write("content/kb/problems/l2_84.py", REFERENCE)
+    project.write("kindex.toml", '[labs]\nkb = ["lab"]\n')  # (the lab its runs name)
 
 
 def test_a_generated_kernels_run_page_shows_its_source_highlighted_and_escaped(project):
