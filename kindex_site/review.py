@@ -29,7 +29,7 @@ from typing import Iterator, NamedTuple
 
 from .config import CONFIG_FILE, Config, load_config
 from .errors import KindexError, plural, printable
-from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
+from .leaderboard import Board, Leaderboard, Rules, build_leaderboard, foreign_lab_runs
 from .load import Content, Run, load_content
 
 GIT_SECONDS = 120  # for each git command: a repository's history is read, never its network
@@ -135,6 +135,10 @@ class PullRequest:
             base_lb = build_leaderboard(base, Rules.of(self.config))
         self._runs(base, merged, result)
         _tables(base_lb, merged_lb, {r.name for r in base.runs}, result)
+        mine = set(result.added) | result.changed.keys()
+        where = {r.name: r.source for r in merged.runs}
+        result.problems += [f"{where[name]}: {message}" for name, message in sorted(foreign_lab_runs(merged_lb).items())
+                            if name in mine]
         self._sources(merged, result)
         return result
 

@@ -8,6 +8,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -72,7 +73,6 @@ def board(project, monkeypatch, tmp_path) -> Board:
     root = tmp_path / "board"
     monkeypatch.chdir(root)
     made = Board(project, root)
-    made.write("kindex.toml", (root / "kindex.toml").read_text() + '[labs]\nexample = ["Example Lab"]\n')  # TEMP
     made.write("content/lab-a/fused.json", made.run_doc("Fused Triton", "Lab A", 61_200, "fused-triton-lab-a"))
     git(root, "init", "-q", "-b", "main")
     made.commit("base")
@@ -184,6 +184,21 @@ def test_another_lab_cannot_give_a_table_its_reference(board):
         doc["run"]["spec"]["workloadDigest"] = "sha256:" + "1" * 64
         board.write(f"content/hostile-lab/{name}.json", doc)
     board.commit()
+    # As `new` sets it up (publisher_labs): the hostile eager run is a run of its own, no reference, no speedup.
+    code, out, err = board.check()
+    assert code == 0, out + err
+    assert "0 references changed" in out and "### References changed" not in out
+    assert board.project.run("build")[0] == 0
+    page = (board.root / "site/problems/other-problem/index.html").read_text(encoding="utf-8")
+    assert "The table has no reference and no speedups until such a run is added." in page
+    assert not re.search(r"\d×", page.replace("1× dashed", "").replace("crosses 1×", ""))  # (no speedup shown)
+    # A board whose settings name no publisher's labs: the pull request would set the reference, and fails.
+    git(board.root, "checkout", "-q", "main")
+    settings = (board.root / "kindex.toml").read_text()
+    board.write("kindex.toml", "\n".join(line for line in settings.splitlines() if not line.startswith("publisher_labs")))
+    board.commit("no publisher's labs")
+    git(board.root, "checkout", "-q", "pr")
+    git(board.root, "rebase", "-q", "main")
     code, out, _ = board.check()
     assert code == 1
     assert annotated(out, "content/hostile-lab/eager-hostile.json", "sets the reference of Other problem")
@@ -253,4 +268,12 @@ def test_a_run_cannot_claim_a_lab_its_folder_does_not_speak_for(board):
         digest_of="Fused Triton"))
     board.commit()
     code, out, _ = board.check()
+    assert code == 1 and annotated(out, "content/hostile-lab/fused.json", "claims the lab 'Lab A'")
+
+
+def test_a_claimed_lab_fails_even_a_check_that_is_not_strict(board):
+    board.write("content/hostile-lab/fused.json", board.run_doc("Fused Triton", "Lab A", 400_000, "fused-again"))
+    board.commit()
+    sha = git(board.root, "rev-parse", "main").strip()
+    code, out, _ = board.project.run("check", "--format", "github", "--base", sha)
     assert code == 1 and annotated(out, "content/hostile-lab/fused.json", "claims the lab 'Lab A'")
