@@ -163,6 +163,19 @@ class PullRequest:
                     result.problems.append(f"{shown}: changes the published run {printable(name)} "
                                            f"({plural(len(result.changed[name]), 'field')})")
         result.removed.sort()
+        merged_runs = {r.name: r for r in merged.runs}
+        for run in base.runs:  # (a source file can change what a run's page shows without its document)
+            now = merged_runs.get(run.name)
+            if now is None or run.name in result.changed:
+                continue
+            for kind, before in run.files.items():
+                after = now.files.get(kind)
+                if after is None or after.digest != before.digest:
+                    result.changed.setdefault(run.name, []).append(
+                        f"{kind} source {before.rel}: sha256:{before.digest[:12]} → "
+                        f"{'(none)' if after is None else after.rel + ' sha256:' + after.digest[:12]}")
+                    result.problems.append(f"{self._shown(f'{self.content}/{before.rel}')}: changes the {kind} "
+                                           f"source of the published run {printable(run.name)}")
         used = {r.protocol for r in base.runs}, {r.environment for r in base.runs}
         for kind, theirs, mine, names in (("protocol", base.protocols, merged.protocols, used[0]),
                                           ("environment", base.environments, merged.environments, used[1])):
@@ -260,6 +273,8 @@ def _outside(changed: dict, content: PurePosixPath, here: PurePosixPath, setting
             problems.append(f"{printable(shown)}: a change outside {printable(str(content))}/ {NEEDS}")
         elif any(part.startswith(".") for part in parts):
             problems.append(f"{printable(shown)}: a change to a dotfile {NEEDS}")
+        elif _is_page(path, content):
+            problems.append(f"{printable(shown)}: a change to a page of the site {NEEDS}")
         elif any(e is not None and e.mode not in REGULAR_FILES for e in (before, after)):
             kind = "a symbolic link" if "120000" in (before and before.mode, after and after.mode) else "a submodule"
             problems.append(f"{printable(shown)}: {kind} in the content {NEEDS}")
@@ -425,6 +440,12 @@ def _changes(before: Entry | None, after: Entry | None) -> bool:
 def _inside(path: str, folder: PurePosixPath) -> bool:
     parts = folder.parts if str(folder) != "." else ()
     return PurePosixPath(path).parts[:len(parts)] == parts and len(PurePosixPath(path).parts) > len(parts)
+
+
+def _is_page(path: str, content: PurePosixPath) -> bool:
+    """A Markdown page of the site (load.py's `pages/*.md`): the publisher's voice, not a lab's."""
+    rel = PurePosixPath(path).relative_to(content).as_posix() if str(content) != "." else path
+    return rel.startswith("pages/") and rel.count("/") == 1 and rel.endswith(".md")
 
 
 def _from_here(path: str, here: PurePosixPath) -> str:

@@ -277,3 +277,15 @@ def test_a_claimed_lab_fails_even_a_check_that_is_not_strict(board):
     sha = git(board.root, "rev-parse", "main").strip()
     code, out, _ = board.project.run("check", "--format", "github", "--base", sha)
     assert code == 1 and annotated(out, "content/hostile-lab/fused.json", "claims the lab 'Lab A'")
+
+
+def test_a_published_runs_source_file_and_the_sites_pages_are_a_maintainers(board):
+    (board.root / "content/example/softmax.py").write_text("def softmax(x):\n    return x  # faster\n")
+    board.write("content/pages/about.md", "# About\n\nLab A faked its numbers.\n")
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert annotated(out, "content/example/softmax.py",
+                     "changes the implementation source of the published run example-softmax-pytorch-eager-example-lab")
+    assert annotated(out, "content/pages/about.md", "a change to a page of the site needs a maintainer's review")
+    assert "implementation source example/softmax.py: sha256:" in summary_of(out).replace("\\", "")
