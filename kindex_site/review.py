@@ -252,8 +252,8 @@ def _content_path(config: Config, tree: Path, base: str) -> PurePosixPath:
 def _settings_paths(config: Config, tree: Path, settings: PurePosixPath) -> list[PurePosixPath]:
     """The settings file, templates and static files: a maintainer's, even inside the content folder."""
     found = [settings]
-    for name in ("templates_dir", "static_dir"):
-        folder = Path(os.path.normpath(config.folder(name).absolute()))
+    for name in ("templates_dir", "static_dir"):  # (as set, even where the base has no such folder yet)
+        folder = Path(os.path.normpath((config.root / getattr(config, name)).absolute()))
         if folder.is_relative_to(tree):
             found.append(PurePosixPath(folder.relative_to(tree).as_posix()))
     return found
@@ -301,7 +301,7 @@ def _merge(top: Path, base: Path, into: Path, content: PurePosixPath, changed: d
     would publish. Files it does not change are the base's (linked, not copied)."""
     source = base / content
     if source.is_dir():
-        shutil.copytree(source, into / content, symlinks=True, copy_function=os.link, dirs_exist_ok=True)
+        shutil.copytree(source, into / content, symlinks=True, copy_function=_link, dirs_exist_ok=True)
     wanted = [p for p, (_, after) in changed.items() if _inside(p, content) and after is not None
               and after.mode in REGULAR_FILES and (after.size or 0) <= MAX_FILE_BYTES]
     blobs = dict(zip(wanted, _blobs(top, [head[p].oid for p in wanted])))
@@ -317,6 +317,17 @@ def _merge(top: Path, base: Path, into: Path, content: PurePosixPath, changed: d
         except OSError as e:  # (a file where the base now has a folder, or the reverse)
             problems.append(f"{printable(_from_here(path, here))}: cannot be applied to the base ({e.strerror}): "
                             "bring the pull request up to date with its base")
+
+
+def _link(source: str, target: str) -> None:
+    """A hard link to the base's copy; a file already there (the settings, in a content folder
+    that holds them) is the same bytes."""
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        pass
+    except OSError:  # (a file system without hard links)
+        shutil.copyfile(source, target)
 
 
 def _tables(base: Leaderboard, pr: Leaderboard, published: set[str], result: Review) -> None:

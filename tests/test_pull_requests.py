@@ -289,3 +289,19 @@ def test_a_published_runs_source_file_and_the_sites_pages_are_a_maintainers(boar
                      "changes the implementation source of the published run example-softmax-pytorch-eager-example-lab")
     assert annotated(out, "content/pages/about.md", "a change to a page of the site needs a maintainer's review")
     assert "implementation source example/softmax.py: sha256:" in summary_of(out).replace("\\", "")
+
+
+def test_where_the_content_is_the_whole_repository_templates_and_settings_are_still_a_maintainers(board):
+    git(board.root, "checkout", "-q", "main")
+    settings = (board.root / "kindex.toml").read_text().replace('content_dir = "content"', 'content_dir = "."')
+    board.write("kindex.toml", settings)
+    board.commit("the content is the repository")
+    git(board.root, "checkout", "-q", "-B", "pr", "main")
+    board.write("templates/base.html", "{{ 1 }}")  # (the base has no templates/: the bundled ones render today)
+    board.write("static/style.css", "body { display: none }")
+    board.write("kindex.toml", settings + "reviewed_runs = [\"x\"]\n")
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    for path in ("templates/base.html", "static/style.css", "kindex.toml"):
+        assert annotated(out, path, "a change to the settings, templates or static files needs a maintainer's review"), path
