@@ -24,6 +24,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import Iterator, NamedTuple
 
@@ -38,6 +39,7 @@ SHOWN_FIELDS = 12  # fields listed per changed run
 VALUE_CHARS = 80  # of a changed field's value shown in the summary
 MAX_FILE_BYTES = 64 * 2**20  # a file a pull request adds to the content (load.MAX_JSON_BYTES: a .json's bound)
 NEEDS = "needs a maintainer's review"
+FUTURE_SLACK = timedelta(days=1)  # a run dated ahead of the check by more than this (clocks and time zones) fails it
 REGULAR_FILES = ("100644", "100755")  # git's modes of a plain file; links (120000) and submodules (160000) are not
 
 
@@ -128,7 +130,7 @@ class PullRequest:
     def review(self, merged: Content, merged_lb: Leaderboard) -> Review:
         """The pull request's effect on the leaderboard: `merged` is its content as checked."""
         result = Review(problems=list(self.problems), notes=list(self.notes))
-        result.files = [f"{_status(*entries)} {printable(path)}" for path, entries in sorted(self.changed.items())]
+        result.files = [f"{_status(*entries)} {_shown_path(path)}" for path, entries in sorted(self.changed.items())]
         with _working_in(self.root("base")):
             folder = self.config.folder("content_dir")
             base = load_content(folder, keep_documents=False) if folder.is_dir() else Content()
@@ -139,6 +141,11 @@ class PullRequest:
         where = {r.name: r.source for r in merged.runs}
         result.problems += [f"{where[name]}: {message}" for name, message in sorted(foreign_lab_runs(merged_lb).items())
                             if name in mine]
+        ahead = datetime.now(timezone.utc) + FUTURE_SLACK
+        result.problems += [f"{r.source}: run.spec.observedAt: {r.facts.observed_at} is after this check ran: a run "
+                            "dated ahead would stay its implementation's current run whatever comes later"
+                            for r in merged.runs if r.name in mine and r.facts.observed_at
+                            and datetime.fromisoformat(r.facts.observed_at).astimezone(timezone.utc) > ahead]
         self._sources(merged, result)
         return result
 
@@ -150,9 +157,11 @@ class PullRequest:
         for path, (_, head) in sorted(self.changed.items()):
             if not _inside(path, self.content) or path not in self.base_tree:
                 continue
-            written = self.folder / "base" / path
-            before = _documents(written.read_bytes(), path) if _plain(written) else {}
-            after = _documents((merged_root / path).read_bytes(), path) if head is not None else {}
+            written, merged_file = self.folder / "base" / path, merged_root / path
+            if not _plain(written) or (head is not None and not _plain(merged_file)):
+                continue  # (a link or an oversized file in its place is a problem of its own)
+            before = _documents(written.read_bytes(), self._shown(path))
+            after = _documents(merged_file.read_bytes(), self._shown(path)) if head is not None else {}
             shown = self._shown(path)
             for name, doc in before.items():
                 if name not in after:
@@ -217,6 +226,10 @@ def pull_request(config_file: Path | None, overrides: dict, base: str) -> Iterat
     base_tree, fork_tree, head_tree = _tree(top, base), _tree(top, fork), _tree(top, "HEAD")
     changed = {p: (fork_tree.get(p), head_tree.get(p)) for p in sorted(fork_tree.keys() | head_tree.keys())
                if _changes(fork_tree.get(p), head_tree.get(p))}
+    unsafe = [p for p in changed if not _safe(p)]  # (git refuses to check such a path out; nothing is written for it)
+    base_tree = {p: e for p, e in base_tree.items() if _safe(p)}
+    for path in unsafe:
+        del changed[path]
     notes = []
     if _git(top, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=none").strip():
         notes.append("the working tree has uncommitted changes: the check judges the commit HEAD, not them")
@@ -234,9 +247,11 @@ def pull_request(config_file: Path | None, overrides: dict, base: str) -> Iterat
         with _working_in(root / "merged" / here):
             config = load_config(Path(os.path.relpath(settings_path, here)) if settings_entry else None, overrides)
             content = _content_path(config, root / "merged", base)
-            problems = _outside(changed, content, here, _settings_paths(config, root / "merged", settings_path))
+            problems = [f"{_shown_path(p)}: a path git would not check out {NEEDS}" for p in unsafe]
+            problems += _outside(changed, content, here, _settings_paths(config, root / "merged", settings_path))
             _write_tree(top, base_tree, content, root / "base")
-            _merge(top, root / "base", root / "merged", content, changed, head_tree, here, problems)
+            _merge(top, root / "base", root / "merged", content, changed, head_tree, here, problems,
+                   {p: (fork_tree.get(p), base_tree.get(p)) for p in changed})
             yield PullRequest(top, here, base, config, content, changed, base_tree, root, problems, notes)
 
 
@@ -268,18 +283,18 @@ def _outside(changed: dict, content: PurePosixPath, here: PurePosixPath, setting
         shown = _from_here(path, here)
         parts = PurePosixPath(path).parts
         if any(path == str(s) or _inside(path, s) for s in settings):
-            problems.append(f"{printable(shown)}: a change to the settings, templates or static files {NEEDS}")
+            problems.append(f"{_shown_path(shown)}: a change to the settings, templates or static files {NEEDS}")
         elif not _inside(path, content):
-            problems.append(f"{printable(shown)}: a change outside {printable(str(content))}/ {NEEDS}")
+            problems.append(f"{_shown_path(shown)}: a change outside {printable(str(content))}/ {NEEDS}")
         elif any(part.startswith(".") for part in parts):
-            problems.append(f"{printable(shown)}: a change to a dotfile {NEEDS}")
+            problems.append(f"{_shown_path(shown)}: a change to a dotfile {NEEDS}")
         elif _is_page(path, content):
-            problems.append(f"{printable(shown)}: a change to a page of the site {NEEDS}")
+            problems.append(f"{_shown_path(shown)}: a change to a page of the site {NEEDS}")
         elif any(e is not None and e.mode not in REGULAR_FILES for e in (before, after)):
             kind = "a symbolic link" if "120000" in (before and before.mode, after and after.mode) else "a submodule"
-            problems.append(f"{printable(shown)}: {kind} in the content {NEEDS}")
+            problems.append(f"{_shown_path(shown)}: {kind} in the content {NEEDS}")
         elif after is not None and after.size is not None and after.size > MAX_FILE_BYTES:
-            problems.append(f"{printable(shown)}: {after.size / 2**20:.0f} MiB, more than a pull request's file may "
+            problems.append(f"{_shown_path(shown)}: {after.size / 2**20:.0f} MiB, more than a pull request's file may "
                             f"hold ({MAX_FILE_BYTES // 2**20} MiB); a bigger import {NEEDS}")
     return problems
 
@@ -296,9 +311,10 @@ def _write_tree(top: Path, tree: dict[str, Entry], content: PurePosixPath, into:
 
 
 def _merge(top: Path, base: Path, into: Path, content: PurePosixPath, changed: dict, head: dict[str, Entry],
-           here: PurePosixPath, problems: list[str]) -> None:
+           here: PurePosixPath, problems: list[str], theirs: dict[str, tuple[Entry | None, Entry | None]]) -> None:
     """The base's content folder with the pull request's changes to it applied: the leaderboard it
-    would publish. Files it does not change are the base's (linked, not copied)."""
+    would publish. Files it does not change are the base's (linked, not copied); a file the base has
+    changed too since the merge base is merged line by line, as git would (`git merge-file`)."""
     source = base / content
     if source.is_dir():
         shutil.copytree(source, into / content, symlinks=True, copy_function=_link, dirs_exist_ok=True)
@@ -309,14 +325,33 @@ def _merge(top: Path, base: Path, into: Path, content: PurePosixPath, changed: d
         if not _inside(path, content):
             continue
         target = into / path
+        fork, now = theirs[path]
         try:
+            if path in blobs and fork is not None and now is not None and now.oid != fork.oid:
+                merged = _merge_file(top, fork, now, blobs[path])
+                if merged is None:
+                    problems.append(f"{_shown_path(_from_here(path, here))}: the base changed it too, and the two "
+                                    "changes conflict: bring the pull request up to date with its base")
+                    continue
+                blobs[path] = merged
             if target.is_symlink() or target.is_file():
                 target.unlink()  # (a link to the base's copy: never written through)
             if path in blobs:
                 _write(target, blobs[path])
         except OSError as e:  # (a file where the base now has a folder, or the reverse)
-            problems.append(f"{printable(_from_here(path, here))}: cannot be applied to the base ({e.strerror}): "
+            problems.append(f"{_shown_path(_from_here(path, here))}: cannot be applied to the base ({e.strerror}): "
                             "bring the pull request up to date with its base")
+
+
+def _merge_file(top: Path, fork: Entry, base: Entry, head: bytes) -> bytes | None:
+    """The three-way merge of a file changed on both sides since the merge base; None on a conflict."""
+    with tempfile.TemporaryDirectory(prefix="kindex-merge-") as folder:
+        parts = [Path(folder) / name for name in ("base", "fork", "head")]
+        for path, data in zip(parts, (*_blobs(top, [base.oid, fork.oid]), head)):
+            path.write_bytes(data)
+        done = subprocess.run(["git", "merge-file", "-p", "-q", *map(str, (parts[2], parts[1], parts[0]))],
+                              capture_output=True, timeout=GIT_SECONDS, env=_git_env())
+        return done.stdout if done.returncode == 0 else None
 
 
 def _link(source: str, target: str) -> None:
@@ -383,34 +418,37 @@ def _folder(rel: str) -> str:
     return rel.split("/", 1)[0] if "/" in rel else ""
 
 
-def _documents(data: bytes, path: str) -> dict[str, object]:
-    """A content file's bundles by their run's name, as JSON values (what "any field" is compared on)."""
+def _documents(data: bytes, shown: str) -> dict[str, str]:
+    """A content file's bundles by their run's name, each as canonical JSON text: compared exactly
+    (1800 and 1800.0, 1 and true, are not the same field). Read as the loader reads it: a .jsonl
+    line ends at \\n only (U+2028 inside a string is no line break)."""
     try:
-        text = data.decode("utf-8-sig")
-        if path.endswith(".jsonl"):
-            values = [json.loads(line) for line in text.splitlines() if line.strip()]
-        elif path.endswith(".json"):
-            value = json.loads(text)
+        if shown.endswith(".jsonl"):
+            values = [json.loads(line) for line in data.split(b"\n") if line.strip()]
+        elif shown.endswith(".json"):
+            value = json.loads(data)
             values = value if isinstance(value, list) else [value]
         else:
             return {}
-    except ValueError:  # (the base's file that no longer parses: nothing of it was published)
-        return {}
+    except ValueError:  # (the content was read once already: a difference here is a reason to look)
+        raise KindexError(f"{shown}: cannot be read as the loader read it, so its published runs cannot be "
+                          f"compared; {NEEDS}") from None
     found = {}
     for value in values:
         try:
-            found[value["run"]["metadata"]["name"]] = value
+            name = value["run"]["metadata"]["name"]
         except (KeyError, TypeError):
             continue
+        found[name] = json.dumps(value, sort_keys=True, ensure_ascii=False)
     return found
 
 
-def _field_changes(before: object, after: object) -> list[str]:
+def _field_changes(before: str, after: str) -> list[str]:
     """`run.spec.sourceNative.note: "a" → "b"`, one line per field added, removed or changed."""
-    old, new = dict(_fields(before)), dict(_fields(after))
+    old, new = dict(_fields(json.loads(before))), dict(_fields(json.loads(after)))
     lines = []
     for path in sorted(old.keys() | new.keys()):
-        if old.get(path, _ABSENT) != new.get(path, _ABSENT):
+        if _exact(old.get(path, _ABSENT)) != _exact(new.get(path, _ABSENT)):
             lines.append(f"{path}: {_value(old.get(path, _ABSENT))} → {_value(new.get(path, _ABSENT))}")
     return lines
 
@@ -427,6 +465,10 @@ def _fields(value: object, path: str = "") -> Iterator[tuple[str, object]]:
             yield from _fields(item, f"{path}[{index}]")
     else:
         yield path, value
+
+
+def _exact(value: object) -> str | None:
+    return None if value is _ABSENT else json.dumps(value, sort_keys=True)
 
 
 def _value(value: object) -> str:
@@ -457,6 +499,17 @@ def _is_page(path: str, content: PurePosixPath) -> bool:
     """A Markdown page of the site (load.py's `pages/*.md`): the publisher's voice, not a lab's."""
     rel = PurePosixPath(path).relative_to(content).as_posix() if str(content) != "." else path
     return rel.startswith("pages/") and rel.count("/") == 1 and rel.endswith(".md")
+
+
+def _safe(path: str) -> bool:
+    """A path that stays inside the tree it is written to (git's own check for a checkout)."""
+    parts = path.split("/")
+    return "\0" not in path and all(p not in ("", ".", "..") and p.casefold() != ".git" for p in parts)
+
+
+def _shown_path(path: str) -> str:
+    """A path from git as a message shows it: bytes that are not UTF-8 as \\xNN, as the loader shows them."""
+    return printable(path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
 def _from_here(path: str, here: PurePosixPath) -> str:

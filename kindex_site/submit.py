@@ -12,6 +12,7 @@ import difflib
 import hashlib
 import json
 import re
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, InvalidOperation
@@ -89,15 +90,15 @@ class _JsonFiles:
     """Lines in the .json files that problem lines name; each file is read once, when first named."""
 
     def __init__(self):
-        self._files: dict[str, tuple[str, list[int]]] = {}  # file → its text, where each array element starts
+        self._file: tuple[str, str, list[int]] | None = None  # the last file named: its text, where each element starts
 
     def line(self, file: str, index: int | None, message: str) -> int:
         """The line of the field a message is about (`run.spec.status: …`), within the index-th
         bundle of an array or the file's one bundle; the bundle's first line if the field is not
         there (a missing field: its nearest parent that is)."""
-        if file not in self._files:
-            self._files[file] = _read_json_text(Path(file))
-        text, starts = self._files[file]
+        if self._file is None or self._file[0] != file:  # (one file held at a time: problems come file by file)
+            self._file = (file, *_read_json_text(Path(file)))
+        _, text, starts = self._file
         if index is None:
             start = _skip_space(text, 0)
         elif index < len(starts):
@@ -108,7 +109,13 @@ class _JsonFiles:
 
 
 def _read_json_text(path: Path) -> tuple[str, list[int]]:
+    """A plain file's text (never a link's: a pull request's checkout may point one at /dev/zero), up to
+    the size a .json file may have."""
+    from .load import MAX_JSON_BYTES
+
     try:
+        if not stat.S_ISREG(path.lstat().st_mode) or path.lstat().st_size > MAX_JSON_BYTES:
+            return "", []
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return "", []

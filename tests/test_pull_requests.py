@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -305,3 +306,72 @@ def test_where_the_content_is_the_whole_repository_templates_and_settings_are_st
     assert code == 1
     for path in ("templates/base.html", "static/style.css", "kindex.toml"):
         assert annotated(out, path, "a change to the settings, templates or static files needs a maintainer's review"), path
+
+
+def test_published_jsonl_runs_holding_a_line_separator_are_protected_exactly(board):
+    # U+2028 is no line break in a .jsonl (the loader splits at \n only), and 1800.0 is not 1800.
+    lines = [board.run_doc(f"Kernel {n}", "Lab B", 50_000 + n, f"k{n}-lab-b") for n in range(2)]
+    lines[0]["run"]["spec"]["sourceNative"]["note"] = "one\u2028two"
+    board.write("content/lab-b/runs.jsonl", "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in lines))
+    board.commit()
+    git(board.root, "checkout", "-q", "main")
+    git(board.root, "merge", "-q", "--ff-only", "pr")
+    board.branch("pr2")
+    lines[1]["run"]["spec"]["measurements"][0]["value"] = 1800.0
+    board.write("content/lab-b/runs.jsonl", json.dumps(lines[1], ensure_ascii=False) + "\n")
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1 and "0 runs added, 1 changed, 1 removed" in out
+    assert annotated(out, "content/lab-b/runs.jsonl", "removes the published run k0-lab-b")
+    assert "run.spec.measurements[0].value: 1800 → 1800.0" in summary_of(out).replace("\\", "")
+
+
+def test_a_change_the_base_made_to_the_same_file_is_merged_not_reverted(board):
+    lines = [board.run_doc(f"Kernel {n}", "Lab C", 50_000 + n, f"k{n}-lab-c") for n in range(3)]
+    text = lambda docs: "".join(json.dumps(d) + "\n" for d in docs)  # noqa: E731
+    git(board.root, "checkout", "-q", "main")
+    board.write("content/lab-c/runs.jsonl", text(lines[:2]))
+    board.commit("lab c")
+    board.branch("pr")
+    board.write("content/lab-c/runs.jsonl", text(lines))  # the pull request appends a run
+    board.commit()
+    git(board.root, "checkout", "-q", "main")
+    fixed = copy.deepcopy(lines[0])
+    fixed["run"]["spec"]["sourceNative"]["note"] = "a maintainer's note"
+    board.write("content/lab-c/runs.jsonl", text([fixed, lines[1]]))  # while a maintainer fixes the first line
+    board.commit("fix")
+    git(board.root, "checkout", "-q", "pr")
+    code, out, err = board.check()
+    assert code == 0, out + err
+    assert "1 run added, 0 changed, 0 removed" in out
+
+
+def test_a_run_dated_ahead_of_the_check_fails_it(board):
+    board.write("content/lab-b/k.json", board.run_doc("Kernel", "Lab B", 50_000, "k-lab-b", observed="2099-01-01T00:00:00Z"))
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1 and annotated(out, "content/lab-b/k.json", "run.spec.observedAt: 2099-01-01T00:00:00Z is after this check ran")
+
+
+def test_a_path_git_would_not_check_out_is_never_written(board):
+    # A tree made by hand (git mktree): content/../../../NAME would land beside the check's temporary folder.
+    def mktree(listing: str) -> str:
+        return subprocess.run(["git", "mktree"], cwd=board.root, input=listing.encode(), capture_output=True,
+                              check=True).stdout.decode().strip()
+
+    name = "pwned-by-a-pull-request"
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=board.root, input=b"pwned", capture_output=True,
+                          check=True).stdout.decode().strip()
+    tree = mktree(f"100644 blob {blob}\t{name}\n")
+    for _ in range(2):
+        tree = mktree(f"040000 tree {tree}\t..\n")
+    listing = git(board.root, "ls-tree", "HEAD")
+    content = next(line.split()[2] for line in listing.splitlines() if line.endswith("\tcontent"))
+    new_content = mktree(git(board.root, "ls-tree", content) + f"040000 tree {tree}\t..\n")
+    top = mktree(listing.replace(f"tree {content}\tcontent", f"tree {new_content}\tcontent"))
+    commit = git(board.root, "commit-tree", top, "-p", "HEAD", "-m", "dot-dot").strip()
+    git(board.root, "update-ref", "refs/heads/pr", commit)
+    git(board.root, "reset", "-q", "--soft", commit)
+    code, out, _ = board.check()
+    assert code == 1 and annotated(out, None, f"content/../../../{name}: a path git would not check out needs")
+    assert not (Path(tempfile.gettempdir()) / name).exists()
