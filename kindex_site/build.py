@@ -44,8 +44,9 @@ from .keys import OutputKeys, ProblemKeys, base_key, list_key, problem_keys, run
 from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
 from .load import Content, load_content
 from .numbers import format_ms
-from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_of_page,
-                    run_page, run_page_path, site_pages, source_path)
+from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, files_of, heaviest_files, problem_document,
+                    problem_page, run_of_page, run_page, run_page_path, site_pages, source_budget, source_path,
+                    weigh_site)
 from .render import CompiledTemplates, make_environment, markdown_html
 from .reuse import Reuse
 from .search import index_output as search_index_output
@@ -76,7 +77,9 @@ class BuildResult:
 def check(config: Config) -> tuple[Content, Leaderboard]:
     """Read and check phases: everything a build needs, or KindexError with every problem."""
     content = load_content(config.folder("content_dir"), keep_documents=False)
-    return content, build_leaderboard(content, Rules.of(config))
+    lb = build_leaderboard(content, Rules.of(config))
+    _within_bounds(config, content, lb)
+    return content, lb
 
 
 def build(config: Config, reuse: Reuse | None = None) -> BuildResult:
@@ -103,6 +106,7 @@ def _build(config: Config, reuse: Reuse, progress: _Progress) -> BuildResult:
     content = _read(config, reuse, progress)
     lap("read and validate content")
     lb = _rank(config, content, reuse, progress)
+    _within_bounds(config, content, lb)
     lap("group and rank")
     plan = _plan(config, content, lb, reuse, updated, progress)
     lap("plan pages and files")
@@ -110,7 +114,7 @@ def _build(config: Config, reuse: Reuse, progress: _Progress) -> BuildResult:
     lap("compare with the last build")
     reuse.before_write(plan, content, changes)
     if changes is None and len(plan.outputs) >= PARALLEL_MIN_OUTPUTS:
-        _highlight_ahead(content, config.run_pages, progress)
+        _highlight_ahead(content, config, progress)
     with publish_swap.Publication(out) as publication:
         sizes = _write(plan, changes, publication, progress)
         plan.written()
@@ -168,6 +172,56 @@ def _rank(config: Config, content: Content, reuse: Reuse, progress: _Progress) -
     return build_leaderboard(content, Rules.of(config), reuse=reuse.for_ranking())
 
 
+def _within_bounds(config: Config, content: Content, lb: Leaderboard) -> None:
+    """KindexError when the content would make more than kindex.toml's caps allow (docs/security.md,
+    "Bounds"): a table of more than max_runs_per_table runs, a page over max_page_bytes, a site over
+    max_site_bytes. Pages are weighed without being made (pages.weigh_site): `check` says what a
+    build would, before anything is written; the build measures each file as it writes it too."""
+    problems = bounds_problems(config, lb)
+    if problems:
+        raise KindexError(problems[:MAX_BOUNDS_SAID] + ([f"… and {len(problems) - MAX_BOUNDS_SAID:,} more"]
+                                                        if len(problems) > MAX_BOUNDS_SAID else []),
+                          count=len(problems), warnings=content.warnings + lb.warnings)
+
+
+MAX_BOUNDS_SAID = 50  # lines: a million runs over a cap are not a million lines
+
+
+def bounds_problems(config: Config, lb: Leaderboard) -> list[str]:
+    """A line for each table, page and site over its cap, each naming the content file that makes it."""
+    problems = []
+    most = config.max_runs_per_table
+    for problem in lb.problems:
+        for b in lb.boards[problem.slug]:
+            if len(b.entries) + len(b.history) > most:
+                runs = [e.run for e in b.runs]
+                problems.append(f"{files_of(runs, 1)}: the table of problem {problem.slug} on host {b.host} "
+                                f"(protocol {b.protocol}, workload {b.workload[:19]}) holds {len(runs):,} runs, its "
+                                f"history included, over max_runs_per_table ({most:,}) in kindex.toml; its runs are "
+                                f"in {files_of(runs)}")
+    weight = weigh_site(lb, config.max_page_bytes, config.run_pages, config.board_csvs, config.api_entries)
+    for w in weight.pages:
+        problems.append(f"{w.where}: {w.what} would be {_bytes(w.bytes)} {w.why}, over max_page_bytes "
+                        f"({_bytes(config.max_page_bytes)}) in kindex.toml")
+    if weight.total > config.max_site_bytes:
+        heaviest = heaviest_files(lb, config.run_pages, config.board_csvs, config.api_entries)
+        advice = publish.size_advice(publish.SiteSizes(weight.total, [], weight.runs, weight.csvs, weight.problem_json),
+                                     config.api_entries, config.max_site_bytes)
+        problems.append(f"{heaviest[0][0] if heaviest else display(config.folder('content_dir'))}: the site would "
+                        f"be at least {_bytes(weight.total)}, over max_site_bytes ({_bytes(config.max_site_bytes)}) "
+                        "in kindex.toml; the content files whose runs weigh most: "
+                        + ", ".join(f"{file} ({_bytes(n)})" for file, n in heaviest) + "".join(f"; {a}" for a in advice))
+    return problems
+
+
+def _bytes(n: int) -> str:
+    """A size as a reader compares it with a cap: three figures, decimal units."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:,} bytes"
+
+
 # --- 3. plan ---------------------------------------------------------------------------------------
 
 
@@ -187,7 +241,9 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
         "urls": urls,
         "nav_pages": [(p.slug, p.title) for p in content.pages],
     })
-    renderer.run_page = partial(run_page, lb, urls)  # (run pages are planned by path and board: see _problem_outputs)
+    # (Run pages are planned by path and board: see _problem_outputs.)
+    renderer.run_page = partial(run_page, lb, urls, source_budget=source_budget(config.max_page_bytes))
+    renderer.max_page_bytes = config.max_page_bytes
     plan = _Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse)
     plan.downloads = reuse.downloads
     plan.take_problems(*reuse.problem_outputs())  # (unchanged problems' paths and keys, as last planned)
@@ -302,7 +358,7 @@ class _Plan:
     def _problem(self, problem, made_from: tuple) -> _ProblemOutputs:
         config = self.config
         return _problem_outputs(self.lb, problem, self.urls, config.run_pages, self.base, made_from,
-                                config.board_csvs, config.api_entries)
+                                config.board_csvs, config.api_entries, source_budget(config.max_page_bytes))
 
     def row(self, template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
         """A problem's row on a page listing problems (pages.ProblemRow), for page and columns `variant`."""
@@ -421,25 +477,29 @@ def _key_outputs(plan: _Plan, content: Content) -> None:
 # --- 5. write, 6. record ---------------------------------------------------------------------------
 
 
-def _highlight_ahead(content: Content, run_pages: bool, progress: _Progress) -> None:
+def _highlight_ahead(content: Content, config: Config, progress: _Progress) -> None:
     """Before the pages are made in parallel, each source file they show is highlighted once,
     shared out among the worker processes (highlight.ahead)."""
     if not content.sources:
         return
     from . import highlight
 
-    shown = ((file.text, file.digest, file.rel, language) for file, language in _shown_sources(content, run_pages))
+    shown = ((file.text, file.digest, file.rel, language) for file, language in _shown_sources(content, config))
     highlight.ahead(shown, _workers(), progress)
 
 
-def _shown_sources(content: Content, run_pages: bool) -> Iterator:
-    """Each source file a page shows, with the language its run gives (files shown twice, twice)."""
-    kinds = ("implementation", "workload") if run_pages else ("workload",)  # (run pages show the first)
-    return ((file, getattr(run.facts, f"{kind}_source")[1])
+def _shown_sources(content: Content, config: Config) -> Iterator:
+    """Each source file a page shows, with the language it is shown in: its run's, or plain text when
+    highlighted it might take too much of its page (pages.shown_source). Files shown twice, twice."""
+    from .highlight import shown_as
+
+    kinds = ("implementation", "workload") if config.run_pages else ("workload",)  # (run pages show the first)
+    budget = source_budget(config.max_page_bytes)
+    return ((file, shown_as(file.rel, getattr(run.facts, f"{kind}_source")[1], file.sizes, budget)[0])
             for run in content.runs for kind, file in run.files.items() if kind in kinds)
 
 
-def _highlight_warnings(store: Path, content: Content, run_pages: bool) -> list[str]:
+def _highlight_warnings(store: Path, content: Content, config: Config) -> list[str]:
     """The source files pages show as plain text because highlighting them took too long
     (highlight.warnings): said by every build that shows them."""
     if not content.sources:
@@ -447,7 +507,7 @@ def _highlight_warnings(store: Path, content: Content, run_pages: bool) -> list[
     from . import highlight
 
     return highlight.warnings(((file.shown, file.digest, file.rel, language)
-                               for file, language in _shown_sources(content, run_pages)),
+                               for file, language in _shown_sources(content, config)),
                               store)
 
 
@@ -455,27 +515,57 @@ def _write(plan: _Plan, changes, publication: publish_swap.Publication,
            progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write the outputs to write, and put them in place (the commit point): every one, into
     a new folder swapped in whole, or (`changes`) only the changed ones, moved in by a journal, and
-    the stale ones deleted. Returns the size of each file written."""
-    if changes is None:
-        plan.make()
-        sizes = _write_outputs(publication.folder(len(plan.outputs)), plan.outputs, plan.renderer, progress)
-        publication.swap_in()  # the commit point
+    the stale ones deleted. Returns the size of each file written. A site that would be over
+    max_site_bytes is a KindexError before the commit: the site in the folder stays as it was."""
+    max_site = plan.config.max_site_bytes
+    try:
+        if changes is None:
+            plan.make()
+            sizes = _write_outputs(publication.folder(len(plan.outputs)), plan.outputs, plan.renderer, progress,
+                                   max_site)
+            publication.swap_in()  # the commit point
+            return sizes
+        plan.make(changes.changed)
+        if not (changes.changed or changes.stale):
+            return {}
+        staging = publication.folder(len(changes.changed) + len(changes.stale))
+        sizes = _write_outputs(staging, {p: plan.outputs[p] for p in changes.changed}, plan.renderer, progress,
+                               max_site - plan.reuse.kept_bytes(changes))
+        publication.apply(changes.changed, changes.stale)  # the commit point
         return sizes
-    plan.make(changes.changed)
-    if not (changes.changed or changes.stale):
-        return {}
-    staging = publication.folder(len(changes.changed) + len(changes.stale))
-    sizes = _write_outputs(staging, {p: plan.outputs[p] for p in changes.changed}, plan.renderer, progress)
-    publication.apply(changes.changed, changes.stale)  # the commit point
-    return sizes
+    except _SiteTooBig as e:
+        raise KindexError(_site_too_big(plan, e, 0 if changes is None else plan.reuse.kept_bytes(changes))) from None
+
+
+def _site_too_big(plan: _Plan, e: _SiteTooBig, kept: int) -> str:
+    """The problem of a site over max_site_bytes (`kept`: the bytes of the files a rebuild keeps as
+    they were), naming the content files whose run pages weigh most and, for a whole site, each
+    setting that would make it smaller."""
+    config, weights = plan.config, {}
+    by_run = plan.lb.board_of_run
+    written = [(path, size) for path, size in e.sizes if size]
+    for path, size in written:
+        if path.startswith("runs/") and path.endswith("/index.html") and path[5:-11] in by_run:
+            file = run_of_page(by_run[path[5:-11]], path).run.source.file
+            weights[file] = weights.get(file, 0) + size
+    heaviest = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+    total = e.written + kept
+    said = (f"{heaviest[0][0] if heaviest else display(config.folder('content_dir'))}: the site would be "
+            f"{'' if e.whole else 'more than '}{_bytes(total)}, over max_site_bytes ({_bytes(config.max_site_bytes)}) "
+            "in kindex.toml")
+    if heaviest:
+        said += "; the content files whose run pages weigh most: " + ", ".join(f"{f} ({_bytes(n)})" for f, n in heaviest)
+    advice = publish.size_advice(publish.SiteSizes.of(written), config.api_entries, config.max_site_bytes) \
+        if not kept else []
+    return said + "".join(f"; {a}" for a in advice)
 
 
 def _warnings(config: Config, reuse: Reuse, content: Content, lb: Leaderboard, sizes) -> list[str]:
     """The build's warnings: the content's, the boards', source files shown as plain text, and the
     site's size (`sizes`: publish.SiteSizes)."""
-    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(reuse.highlights, content, config.run_pages)
-    warnings += publish.size_warnings(sizes, display(reuse.out))
-    return warnings + publish.size_advice(sizes, config.api_entries)
+    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(reuse.highlights, content, config)
+    warnings += publish.size_warnings(sizes, display(reuse.out), config.max_site_bytes)
+    return warnings + publish.size_advice(sizes, config.api_entries, config.max_site_bytes)
 
 
 # --- a problem's outputs ---------------------------------------------------------------------------
@@ -543,10 +633,11 @@ def _planned(slug: str, plan: StoredPlan) -> _ProblemOutputs:
 
 
 def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
-                     board_csvs: bool = True, api_entries: str = "objects") -> _ProblemOutputs:
+                     board_csvs: bool = True, api_entries: str = "objects",
+                     budget: int | None = None) -> _ProblemOutputs:
     boards = lb.boards[problem.slug]
     pk = problem_keys(base, problem.slug, boards)
-    page = problem_page(lb, problem, urls, board_csvs)
+    page = problem_page(lb, problem, urls, board_csvs, budget)
     outputs: dict[str, object] = {page.output_path: page}
     keys: dict[str, str | bytes] = {page.output_path: pk.problem}
     # A run page is planned as its path and its board, not as a Page: a million of them would weigh
@@ -691,6 +782,7 @@ class _Renderer:
         self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
         self.flat_globals: dict[str, dict] = {}  # template name → its globals as one dict (_render)
         self.compiling: Aside | None = None  # the worker compiling them aside, if any
+        self.max_page_bytes: int | None = None  # (this build's) no page may be bigger
 
     @classmethod
     def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
@@ -741,8 +833,11 @@ class _Renderer:
     def _render(self, name: str, values: dict) -> str:
         """The template rendered with `values`, without copying its globals (a ChainMap over the
         environment's, walked key by key) into each page's context: they are made one dict once per
-        build, and each page's context starts from it (`make_module` with a shared context, Jinja's
-        public API; a twentieth of a full build went to the walk, most of it in listing rows)."""
+        build, and each page's context starts from it (a shared context, `Template.new_context`'s; a
+        twentieth of a full build went to the walk, most of it in listing rows). Its text is taken
+        RENDER_PARTS pieces at a time and stops past max_page_bytes (_TooBig): a page, whatever its
+        template does, never holds more memory than that. Any error of the template (a sandbox
+        refusal, a resource exhausted) is a KindexError naming it."""
         try:
             template = self.templates.get(name)
             if template is None:
@@ -750,8 +845,23 @@ class _Renderer:
             flat = self.flat_globals.get(name)
             if flat is None:
                 flat = self.flat_globals[name] = dict(template.globals)
-            return str(template.make_module({**flat, **values}, shared=True))
-        except jinja2.TemplateError as e:
+            stream = template.root_render_func(template.new_context({**flat, **values}, shared=True))
+            parts = list(islice(stream, RENDER_PARTS))
+            if len(parts) < RENDER_PARTS:
+                return "".join(parts)
+            limit, size = self.max_page_bytes or sys.maxsize, sum(map(len, parts))
+            while size <= limit:
+                more = list(islice(stream, RENDER_PARTS))
+                parts += more
+                size += sum(map(len, more))
+                if len(more) < RENDER_PARTS:
+                    if size <= limit:
+                        return "".join(parts)
+                    break
+            raise _TooBig(size)
+        except (KindexError, _TooBig):
+            raise
+        except Exception as e:  # (the error of a template, whatever its kind)
             raise KindexError(_template_problem(e, name)) from None
 
     def __call__(self, item: bytes | Page | Board | dict | Callable[[], bytes], path: str = "") -> bytes:
@@ -763,8 +873,37 @@ class _Renderer:
             return item()
         if isinstance(item, dict):
             return _json_bytes(item)
-        return self._render(item.template, {"page": item, **item.values()}).encode("utf-8")
+        try:
+            data = self._render(item.template, {"page": item, **item.values()}).encode("utf-8")
+        except _TooBig:
+            raise KindexError(self._too_big(item, path, None)) from None
+        if self.max_page_bytes is not None and len(data) > self.max_page_bytes:
+            raise KindexError(self._too_big(item, path, len(data)))
+        return data
 
+    def _too_big(self, page: Page, path: str, size: int | None) -> str:
+        """The problem of a page over max_page_bytes (`size`: None when its making was stopped past
+        it): its run's file for a run page, else its template."""
+        cap = f"max_page_bytes ({_bytes(self.max_page_bytes)}) in kindex.toml"
+        said = f"would be more than {cap}" if size is None else f"is {_bytes(size)}, over {cap}"
+        if page.template == "run.html" and path.startswith("runs/"):
+            run = run_of_page(self.run_page.args[0].board_of_run[path[5:-11]], path).run
+            source = run.files.get("implementation")
+            return (f"{run.source}: the page of run {run.name} {said}"
+                    + (f" with its source ({source.shown})" if source is not None else "")
+                    + f"; made by templates/{page.template}")
+        return f"templates/{page.template}: the page /{page.url} {said}"
+
+
+class _TooBig(Exception):
+    """A page rendered past max_page_bytes: stopped there, `size` characters in."""
+
+    def __init__(self, size: int):
+        super().__init__(size)
+        self.size = size
+
+
+RENDER_PARTS = 256  # pieces of a page's text taken at once, then its length checked
 
 PARALLEL_MIN_OUTPUTS = 400  # below this, starting worker processes costs more than it saves
 CHUNK = 256  # outputs per task handed to a worker
@@ -774,9 +913,10 @@ def _workers() -> int:
     return max(1, min(cores(), 8))
 
 
-def _write_outputs(staging: Path, outputs: dict, render: _Renderer,
-                   progress: _Progress) -> dict[str, int] | _SizesInOrder:
-    """Make and write every output into staging; return each file's size.
+def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _Progress,
+                   room: int | None = None) -> dict[str, int] | _SizesInOrder:
+    """Make and write every output into staging; return each file's size. Past `room` bytes written,
+    stop (_SiteTooBig: the site would be over max_site_bytes).
 
     Big sites are written by forked worker processes (they inherit the planned outputs, so nothing
     is pickled but chunk numbers and sizes); each file's bytes are the same whoever writes it.
@@ -785,10 +925,16 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer,
     chunks = [paths[i:i + CHUNK] for i in range(0, len(paths), CHUNK)]
     progress.phase("writing", len(paths))
     workers = _workers()
+    room = sys.maxsize if room is None else room
     if len(paths) < PARALLEL_MIN_OUTPUTS or workers < 2 or not hasattr(os, "fork"):
         sizes: dict[str, int] = {}
+        written = 0
         for chunk in chunks:
-            sizes.update(zip(chunk, _write_chunk_in(staging, outputs, render, chunk)))
+            chunk_sizes = _write_chunk_in(staging, outputs, render, chunk)
+            sizes.update(zip(chunk, chunk_sizes))
+            written += sum(chunk_sizes)
+            if written > room:
+                raise _SiteTooBig(sizes.items(), written, len(sizes) == len(paths))
             progress.advance(len(chunk))
         return sizes
     # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
@@ -801,10 +947,24 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer,
 
     writers = Workers(min(workers, len(chunks)), lambda i: _write_chunk_in(staging, outputs, render, chunks[i]),
                       what="writing the site: a process writing it")
+    written = done = 0
     for _, i, chunk_sizes in writers.results(len(chunks)):
         in_order[i * CHUNK:i * CHUNK + len(chunk_sizes)] = array("q", chunk_sizes)
+        written += sum(chunk_sizes)
+        done += len(chunk_sizes)
+        if written > room:  # (the writers are stopped: a site this big is not written whole to be refused)
+            raise _SiteTooBig(_SizesInOrder(paths, in_order).items(), written, done == len(paths))
         progress.advance(len(chunk_sizes))
     return _SizesInOrder(paths, in_order)
+
+
+class _SiteTooBig(Exception):
+    """The files written would make the site bigger than max_site_bytes: their sizes (those not
+    written yet are 0), how many bytes, and whether every file was written."""
+
+    def __init__(self, sizes, written: int, whole: bool):
+        super().__init__(written)
+        self.sizes, self.written, self.whole = sizes, written, whole
 
 
 class _SizesInOrder:
@@ -924,10 +1084,20 @@ class _Progress:
 PROGRESS_AFTER = 1.0  # seconds: a quicker build says nothing until it is done
 
 
-def _template_problem(e: jinja2.TemplateError, template: str) -> str:
+def _template_problem(e: Exception, template: str) -> str:
+    """`templates/NAME: what (line N)` for a template's error: the template and line it was raised in
+    (a macro's, an included one's: then the page's template too), else the page's template."""
     if isinstance(e, jinja2.TemplateSyntaxError):
         return f"{e.filename or template}:{e.lineno}: template syntax error: {e.message}"
-    return f"templates/{template}: {type(e).__name__}: {e}"
+    where, line, tb = template, None, e.__traceback__
+    while tb is not None:  # (Jinja marks its compiled code's globals with the template it is)
+        made = tb.tb_frame.f_globals.get("__jinja_template__")
+        if made is not None:
+            where, line = made.name, made.get_corresponding_lineno(tb.tb_lineno)
+        tb = tb.tb_next
+    what = (str(e) or "out of memory") if isinstance(e, MemoryError) else str(e)
+    at = "" if line is None else f" (line {line}{'' if where == template else f', rendering {template}'})"
+    return f"templates/{where}: {type(e).__name__}" + (f": {what}" if what else "") + at
 
 
 MARKER = publish_swap.MARKER  # in every output folder this tool makes, so that it never wipes anything else
@@ -958,6 +1128,8 @@ def refuse_unsafe_output(out: Path, config: Config) -> None:
         reason = "is the static folder, or inside it"  # each build would copy the last one into itself
     elif any(resolved.is_relative_to(folder) for folder in _own_folders(config, "templates_dir")):
         reason = "is the templates folder, or inside it"
+    elif ".git" in resolved.parts:
+        reason = "is inside a .git folder"  # (a site written there breaks the repository)
     elif (resolved / ".git").exists():
         reason = "holds a .git folder"
     elif resolved.exists() and not resolved.is_dir():

@@ -155,6 +155,56 @@ def warnings(shown: Iterable[tuple[str, str, str, str | None]], folder: Path | N
     return sorted(said)
 
 
+# --- How big a text's HTML can be: its page's share, known before it is made -----------------------
+
+
+class ShownSizes(NamedTuple):
+    """A text's bytes, and upper bounds of its HTML (`highlighted`'s) from the text alone: as plain
+    text, and highlighted by any lexer. `check` weighs pages by them without highlighting anything."""
+
+    bytes: int
+    plain: int
+    highlighted: int
+
+
+# The bytes of `highlighted`'s HTML beside the text itself (pygments.formatters.HtmlFormatter with
+# _OPTIONS): the table around it, each line's number (a span of its own, padded to the widest), and
+# per piece of a token on one line at most one span of a class of at most SPAN_CLASS characters
+# (Pygments' are 1 to 3). tests/test_bounds.py holds the HTML of hostile texts to the bounds.
+TABLE_BYTES = 512
+LINE_BYTES = len('<span class="normal"></span>\n')
+SPAN_CLASS = 8
+SPAN_BYTES = len('<span class=""></span>') + SPAN_CLASS
+# What a character grows to beyond its own UTF-8 bytes: Pygments' escapes, and a hidden one's code
+# point shown (safetext.CODE_POINT_HTML, 31 bytes in place of its own 1 to 3).
+_ESCAPED = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 4}
+HIDDEN_BYTES = len(CODE_POINT_HTML.format(0x202E)) - 1
+
+
+def shown_sizes(text: str) -> ShownSizes:
+    """Bounds of `text`'s HTML as `highlighted` makes it, in a few passes over it (no lexer, no
+    formatter). A line break is \n or \r (Pygments makes \r\n and \r one \n; counting both only
+    loosens the bound)."""
+    breaks = text.count("\n") + text.count("\r")
+    lines = breaks + 1  # (Pygments ends the text with a line break if it has none)
+    own = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+    size = own + sum(extra * text.count(c) for c, extra in _ESCAPED.items())
+    if not text.isprintable():
+        size += HIDDEN_BYTES * HIDDEN.subn("", text)[1]
+    plain = TABLE_BYTES + size + 1 + lines * (LINE_BYTES + len(str(lines)))
+    return ShownSizes(own, plain, plain + SPAN_BYTES * (len(text) - breaks))
+
+
+def shown_as(filename: str, language: str | None, sizes: tuple[int, int, int], budget: int) -> tuple[str | None, int]:
+    """The language a source is shown in on a page that has `budget` bytes for it (`language`, its
+    run's, as given: its own lexer, `lexer_name`), when highlighted its HTML stays within them by its
+    bound; else "text" (plain text). With the bound of its HTML so shown. (`sizes`: ShownSizes.)"""
+    _, plain, highlighted = sizes
+    if highlighted <= budget or lexer_name(filename, language) == "text":
+        return language, highlighted if lexer_name(filename, language) != "text" else plain
+    return "text", plain
+
+
 # --- Which lexer: only those shown to take time linear in the text -------------------------------
 
 # A run's `language` → the lexer its file is shown with; any other language is plain text. Pygments'

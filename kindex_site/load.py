@@ -645,6 +645,7 @@ class SourceText:
     at: str  # its path as listed, read by (no Path is made for it)
     digest: str  # sha256 of its bytes
     shown: str  # display(path), made from strings
+    sizes: tuple[int, int, int] = (0, 0, 0)  # its bytes, and bounds of its HTML, plain and highlighted (highlight.ShownSizes)
 
     def data(self) -> bytes:
         """Its bytes, as they were checked."""
@@ -723,13 +724,13 @@ class SourceChecks:
         self.changed = False  # (since it was made: a file read, or one no longer referred to)
         self.fresh: set[str] = set()  # files read since `racy` was last asked
         try:
-            for rel, digest, stat, read_at in records:  # (where it is listed is told by the listing)
-                self.known[rel] = _KnownSource(tuple(stat), read_at, SourceText(rel, "", digest, ""))
+            for rel, digest, stat, read_at, sizes in records:  # (where it is listed is told by the listing)
+                self.known[rel] = _KnownSource(tuple(stat), read_at, SourceText(rel, "", digest, "", tuple(sizes)))
         except (TypeError, ValueError):  # (not what this version stores: every file is read)
             self.known = {}
 
     def records(self) -> list[tuple]:
-        return [(rel, k.source.digest, k.stat, k.read_at) for rel, k in self.known.items()]
+        return [(rel, k.source.digest, k.stat, k.read_at, k.source.sizes) for rel, k in self.known.items()]
 
     def check(self, rel: str, listed: _Listed | None) -> SourceText | str:
         """The file, or what is wrong with it."""
@@ -739,7 +740,7 @@ class SourceChecks:
         if earlier is not None and earlier.stat == listed.stat and earlier.stat[1] < earlier.read_at - RACY_NS:
             source = earlier.source
             if source.at != listed.at or source.shown != listed.shown:  # (restored, or the folder is named anew)
-                source = SourceText(rel, listed.at, source.digest, listed.shown)
+                source = SourceText(rel, listed.at, source.digest, listed.shown, source.sizes)
                 self.known[rel] = earlier._replace(source=source)
             return source
         read_at = time.time_ns()
@@ -770,10 +771,12 @@ def _source_text(rel: str, listed: _Listed) -> SourceText | str:
     if len(data) > MAX_SOURCE_BYTES:
         return f"{size / 2**20:.1f} MiB; a source file may hold {MAX_SOURCE_BYTES // 2**20} MiB at most"
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return f"not UTF-8 text (byte {e.start})"
-    return SourceText(rel, listed.at, hashlib.sha256(data).hexdigest(), listed.shown)
+    from .highlight import shown_sizes  # (the bounds alone: no Pygments)
+
+    return SourceText(rel, listed.at, hashlib.sha256(data).hexdigest(), listed.shown, tuple(shown_sizes(text)))
 
 
 def _source_bytes(at: str) -> tuple[bytes, int]:
@@ -1337,24 +1340,15 @@ def _file_bytes(path: str | Path, size: int) -> bytes:
 
 def _jsonl_documents(f, shown: str, problems: list[str], file_digest, rel: str = ""):
     blank = True
-    number = 0
-    while True:
-        raw = f.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            break
-        file_digest.update(raw)
-        number += 1
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+    for number, raw in _jsonl_lines(f, file_digest):
+        if raw is None:
             problems.append(f"{shown}:{number}: line longer than {MAX_LINE_BYTES // 2**10} KiB; not a bundle")
-            while raw and not raw.endswith(b"\n"):  # skip the rest of the line without holding it
-                raw = f.readline(MAX_LINE_BYTES + 1)
-                file_digest.update(raw)
             blank = False
             continue
         source = Source(shown, line=number, digest=hashlib.sha1(raw).digest(), rel=rel)
         line = _decode(raw, str(source), problems, check_bom=number == 1)
         if line is not None and not line.strip():
-            continue
+            continue  # (a line of other whitespace, such as U+00A0)
         blank = False
         value = _INVALID if line is None else _parse(line, source, problems)
         if value is not _INVALID and _SURROGATE_ESCAPE.search(raw) is not None:
@@ -1363,6 +1357,65 @@ def _jsonl_documents(f, shown: str, problems: list[str], file_digest, rel: str =
         yield source, value
     if blank:
         problems.append(f"{shown}: file is empty")
+
+
+_BLANK_LINES = re.compile(rb"(?:[ \t\r\x0b\x0c]*\n)*")  # whole lines of ASCII whitespace
+_BLOCK_BYTES = 2**20
+
+
+def _jsonl_lines(f, file_digest=None, starts: array | None = None):
+    """(number, its bytes with its line break) for each line of a .jsonl file but those of ASCII
+    whitespace alone, numbered from 1; None for the bytes of a line longer than MAX_LINE_BYTES,
+    whose rest is skipped unheld. Read in blocks, a run of blank lines stepped over in one match (a
+    line at a time, 10 MiB of blank lines took 20 s). `file_digest` is updated with every byte;
+    `starts`, if given, gets where each line ends, blank ones included."""
+    buf, at, number, read, ended = b"", 0, 0, 0, False  # (buf holds the file's bytes read - len(buf) to read)
+    while True:
+        skipped = _BLANK_LINES.match(buf, at).end()
+        if skipped > at:
+            if starts is None:
+                number += buf.count(b"\n", at, skipped)
+            else:
+                base = read - len(buf)
+                while at < skipped:
+                    at = buf.index(b"\n", at) + 1
+                    number += 1
+                    starts.append(base + at)
+            at = skipped
+        end = buf.find(b"\n", at)
+        if end < 0 and not ended and len(buf) - at <= MAX_LINE_BYTES:
+            more = f.read(_BLOCK_BYTES)
+            read += len(more)
+            if file_digest is not None:
+                file_digest.update(more)
+            buf, at, ended = buf[at:] + more, 0, not more
+            continue
+        if at == len(buf):
+            return
+        number += 1
+        if (end if end >= 0 else len(buf)) - at > MAX_LINE_BYTES:  # too long: skipped to its end
+            if end >= 0:
+                at = end + 1
+            else:
+                buf, at = b"", 0
+                while not ended:
+                    more = f.read(_BLOCK_BYTES)
+                    read += len(more)
+                    if file_digest is not None:
+                        file_digest.update(more)
+                    ended, end = not more, more.find(b"\n")
+                    if end >= 0:
+                        buf, at = more, end + 1
+                        break
+            if starts is not None:
+                starts.append(read - len(buf) + at)
+            yield number, None
+            continue
+        stop = len(buf) if end < 0 else end + 1
+        raw, at = buf[at:stop], stop
+        if starts is not None:
+            starts.append(read - len(buf) + at)
+        yield number, raw
 
 
 def _decode(data: bytes, where: str, problems: list[str], check_bom: bool) -> str | None:
@@ -2080,13 +2133,8 @@ def _line_starts(path: Path) -> array:
     starts = array("q", [0])
     try:
         with path.open("rb") as f:
-            at = 0
-            while raw := f.readline(MAX_LINE_BYTES + 1):
-                at += len(raw)
-                while len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):  # (one long line: one number)
-                    raw = f.readline(MAX_LINE_BYTES + 1)
-                    at += len(raw)
-                starts.append(at)
+            for _ in _jsonl_lines(f, starts=starts):
+                pass
     except OSError:
         pass  # (then no line is found: the caller says the file changed)
     return starts

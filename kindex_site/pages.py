@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
+from html import escape as html_escape
+from typing import NamedTuple
 from urllib.parse import quote
 
 from markupsafe import Markup
 
 from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
                           group_order, group_title, lab_folder, std_ns, utc)
-from .safetext import escape
+from .safetext import CODE_POINT_HTML, escape, shown_hidden
 from .search import page_context
 from .stats import Speedup
 
@@ -331,8 +333,9 @@ def trend_series(board: Board) -> list[tuple[str, list[tuple[str, int, tuple[int
     return series
 
 
-def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
-    """A problem's boards grouped by workload, each group with its host × implementation speedups."""
+def workload_groups(lb: Leaderboard, slug: str, urls: Urls, source_budget: int | None = None) -> list[dict]:
+    """A problem's boards grouped by workload, each group with its host × implementation speedups
+    (and its workload's source, `source_budget` bytes for it: `shown_source`)."""
     groups = []
     for workload in lb.workloads[slug]:
         boards = [b for b in lb.boards[slug] if b.workload == workload.digest]
@@ -349,7 +352,7 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
                   for b in boards if b.reference is not None]
         with_source = next((e.run for b in boards for e in b.runs if "workload" in e.run.files), None)
         groups.append({"workload": workload, "boards": [board_view(b, lb, urls) for b in boards],
-                       "source": shown_source(with_source, "workload", urls) if with_source else None,
+                       "source": shown_source(with_source, "workload", urls, source_budget) if with_source else None,
                        "columns": [label for _, label in columns], "matrix": matrix,
                        # Many implementations on few hosts: a row per implementation, so that the table fits.
                        "transposed": len(columns) > MATRIX_COLUMNS and len(matrix) < len(columns)})
@@ -359,13 +362,14 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls) -> list[dict]:
 MATRIX_COLUMNS = 6  # a problem's speedup table with more implementations than this (and fewer hosts) is turned
 
 
-def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool = True) -> Page:
+def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool = True,
+                 source_budget: int | None = None) -> Page:
     """A problem's page: every table of its runs. With board_csvs, each table links to its CSV
     (written by build.py). Each run's own page (`run_page`) is made when it is written."""
     # Its context is made when the page is rendered (in a worker, for big sites) and then dropped:
     # a site's table rows, all held at once, would be most of a million-run build's memory.
     return Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
-        "problem": problem, "groups": workload_groups(lb, problem.slug, urls),
+        "problem": problem, "groups": workload_groups(lb, problem.slug, urls, source_budget),
         "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
         "columns": TABLES,
     })
@@ -379,32 +383,66 @@ def run_page_path(name: str) -> str:
 
 def run_of_page(board: Board, path: str) -> Entry:
     """The entry of `board` whose run page is at `path` (run_page_path)."""
-    name = path[5:-11]  # (runs/<name>/index.html)
-    return next(e for e in board.runs if e.run.name == name)
+    return _board_runs(board)[0][path[5:-11]]  # (runs/<name>/index.html)
 
 
-def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str) -> Page:
+class _Indexes:
+    """Lookups made once per process from what pages would otherwise scan once each (a board's runs
+    by name, a host's summaries by implementation): a scan per page makes a table's or a host's
+    pages quadratic in its rows. The latest KEEP are held, each with the object it was made from (so
+    that its id stays its own) and that object's size when made (a list grown since is indexed again)."""
+
+    KEEP = 256
+
+    def __init__(self):
+        self.held: dict[tuple, tuple] = {}
+
+    def of(self, source, size: int, make: Callable):
+        key = (id(source), make)
+        held = self.held.get(key)
+        if held is None or held[1] != size:
+            if len(self.held) >= self.KEEP:
+                del self.held[next(iter(self.held))]
+            held = self.held[key] = (source, size, make(source))
+        return held[2]
+
+
+_indexes = _Indexes()
+
+
+def _board_runs(board: Board) -> tuple[dict[str, Entry], int]:
+    """A board's entries by run name (current and history), and how many are ranked."""
+    return _indexes.of(board, len(board.entries) + len(board.history), _runs_by_name)
+
+
+def _runs_by_name(board: Board) -> tuple[dict[str, Entry], int]:
+    return {e.run.name: e for e in board.runs}, sum(1 for e in board.entries if e.rank is not None)
+
+
+def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str, source_budget: int | None = None) -> Page:
     """The page at `path` (run_page_path) of a run of `board`: made when written (in a worker, for
     big sites) and dropped, as is its context; a run whose document was not kept in memory has it
     read again from its file then."""
     entry = run_of_page(board, path)
     return Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
-                partial(_run_context, lb.content, urls, board.problem, entry, board), entry.run.document_file)
+                partial(_run_context, lb.content, urls, board.problem, entry, board, source_budget),
+                entry.run.document_file)
 
 
-def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board) -> dict:
+def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board,
+                 source_budget: int | None = None) -> dict:
     r = entry.run
     return {
         "run": r, "entry": entry, "row": entry_row(entry, urls, board.significant_figures), "board": board,
         "figures": board.significant_figures + 1 if board.significant_figures else None,
         "reference": board.reference.implementation if board.reference else None,
-        "ranked": sum(1 for e in board.entries if e.rank is not None),  # (how many its rank is out of)
+        "ranked": _board_runs(board)[1],  # (how many its rank is out of)
         "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
         "document": r.shown, "table_api_url": urls.api_problem(problem.slug),
         # Its links, made here rather than by template calls: ten thousand run pages make them.
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
         "host_url": urls.host(r.environment), "protocol_url": urls.protocol(r.protocol),
-        "source": shown_source(r, "implementation", urls),
+        "source": shown_source(r, "implementation", urls, source_budget),
         # Its verdict against the reference, as the speedup's interval says (about page, "Comparing two runs").
         "beyond": None if entry.speedup is None or entry.is_reference else verdict_text(entry.speedup),
     }
@@ -420,17 +458,29 @@ def verdict_text(s: Speedup) -> str:
     return f"{side} beyond {what}" if side else f"within {what}"
 
 
-def shown_source(run, kind: str, urls: Urls) -> dict | None:
-    """A run's source file of a kind ("implementation", "workload") as a page shows it, or None."""
+def shown_source(run, kind: str, urls: Urls, budget: int | None = None) -> dict | None:
+    """A run's source file of a kind ("implementation", "workload") as a page shows it, or None:
+    highlighted, or as plain text when highlighted it might take more than `budget` bytes
+    (highlight.shown_as)."""
     source = run.files.get(kind)
     if source is None:
         return None
-    from .highlight import highlighted  # (Pygments, only for pages that show a source)
+    from .highlight import highlighted, shown_as  # (Pygments, only for pages that show a source)
 
     ref = run.facts.implementation_source if kind == "implementation" else run.facts.workload_source
-    shown = highlighted(source.text, source.digest, source.rel, ref[1])
+    language = ref[1] if budget is None else shown_as(source.rel, ref[1], source.sizes, budget)[0]
+    shown = highlighted(source.text, source.digest, source.rel, language)
     return {"url": urls.source(source.rel), "name": source.rel.rsplit("/", 1)[-1], "bytes": shown.bytes,
             "lines": shown.lines, "html": shown.html}
+
+
+def _entries_by_implementation(boards: list[Board]) -> dict[str, list[tuple[Board, Entry]]]:
+    """A problem's current entries by implementation slug, in board order."""
+    found: dict[str, list[tuple[Board, Entry]]] = {}
+    for b in boards:
+        for e in b.entries:
+            found.setdefault(e.implementation_slug, []).append((b, e))
+    return found
 
 
 def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host_names: tuple[str, ...],
@@ -438,15 +488,14 @@ def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host
     """An implementation's current runs of one problem: a line per workload it was timed at (numbers
     of two workloads never share a line), each with a list of rows per host (in host_names' order)."""
     workloads = lb.workloads[problem.slug]
+    boards = lb.boards[problem.slug]
+    mine = _indexes.of(boards, sum(len(b.entries) for b in boards), _entries_by_implementation).get(impl_slug, ())
     lines = []
     for number, workload in enumerate(workloads, start=1):
         cells: dict[str, list[dict]] = {}
-        for b in lb.boards[problem.slug]:
-            if b.workload != workload.digest:
-                continue
-            for e in b.entries:
-                if e.implementation_slug == impl_slug:
-                    cells.setdefault(e.run.environment, []).append(entry_row(e, urls, b.significant_figures))
+        for b, e in mine:
+            if b.workload == workload.digest:
+                cells.setdefault(e.run.environment, []).append(entry_row(e, urls, b.significant_figures))
         if cells:
             lines.append({"workload": workload, "number": number, "of": len(workloads),
                           "cells": [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]})
@@ -623,7 +672,8 @@ def _implementation_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow
     timed = lb.problems_of_implementation[impl.slug]
     problems = [p for p in lb.problems if p.slug in timed]
     first = pager is None or pager.number == 1
-    summaries = [s for n in host_names for s in lb.summaries[n] if s.implementation_slug == impl.slug]
+    summaries = [s for n in host_names
+                 for s in _indexes.of(lb.summaries[n], len(lb.summaries[n]), _by_implementation).get(impl.slug, ())]
     groups = sorted({g for s in summaries for g in s.tallies}, key=group_order)
     return {
         "groups": groups, "group_titles": GROUP_TITLES,
@@ -635,6 +685,13 @@ def _implementation_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow
                  for p in (pager.part(problems) if pager else problems)],
         "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
     }
+
+
+def _by_implementation(summaries: list[Summary]) -> dict[str, list[Summary]]:
+    found: dict[str, list[Summary]] = {}
+    for s in summaries:
+        found.setdefault(s.implementation_slug, []).append(s)
+    return found
 
 
 def protocol_pages(lb: Leaderboard) -> list[Page]:
@@ -1014,3 +1071,220 @@ def _problem_lately(boards: list[Board]) -> tuple[dict[tuple[str, str], int], li
 
 def search_page(lb: Leaderboard, urls: Urls) -> Page:
     return Page("search/", "search.html", "Search", page_context(lb, urls))
+
+
+# --- What pages weigh, without making them -----------------------------------------------------------
+# `check`, and a build before it writes anything, weigh the pages the content can make big, and the
+# site, against max_page_bytes and max_site_bytes (build.bounds_problems). A source counts by the
+# bound of its HTML (highlight.shown_sizes); the rest by what the bundled templates give each part,
+# measured on a site of one run and on one table of 1,000 and of 3,000 runs, each its own
+# implementation (benchmarks/one_table.py's tables), rounded down, plus what a label or title holds
+# beyond a short one's: a site weighed over a cap is over it. A project's own templates may weigh
+# otherwise: the build measures every file it writes.
+RUN_PAGE_BYTES = 6_000  # a run page but its source and title (6.3 kB measured)
+TITLE_TIMES = 3  # a run page says its title in <title>, its description and its heading (and its document)
+# The most a title can add to its page (models.Text: 10,000 characters, each a hidden one at worst:
+# "[U+202E]" as text, safetext.CODE_POINT_HTML in the document): titles are weighed only on a page
+# this close to the cap.
+TITLE_MOST_BYTES = 10_000 * (TITLE_TIMES * len("[U+202E]") + len(CODE_POINT_HTML.format(0x202E)))
+PAGE_BYTES = 2_000  # any page's frame: its head, navigation and footer (the 404 page: 2.0 kB)
+TABLE_BYTES = 3_000  # a table on a problem page: its head, chart and notes
+ROW_BYTES = 210  # a run in a table: its row and its point on the chart (219)
+MATRIX_CELL_BYTES = 50  # a speedup in a problem's host × implementation table
+SUMMARY_BYTES = (200, 480)  # per implementation on a host's page: its charts' share, and per group (level) (1,210 for two)
+HEADLINE_BYTES = (140, 70)  # per implementation on the home page's card of each host, and per group (286 for two)
+LISTED_BYTES = 100  # per implementation on the implementations page and on the search page (108 and 100)
+BOARD_ROW_BYTES = 250  # per table on a host's page
+LEVEL_CELL_BYTES = 60  # per problem and host on a level page
+IMPLEMENTATION_PAGE_BYTES = 2_700  # (2.7 kB with one problem and no summary; 5.2 kB with both)
+API_ROW_BYTES = {"objects": 450, "arrays": 200}  # per run in its problem's API document (454 as objects)
+API_SUMMARY_BYTES = 590  # per implementation in a host's API document (598)
+CSV_ROW_BYTES = 160  # per run in its table's CSV (164)
+SHORT_TEXT = 16  # the bytes of the labels and titles the weights above were measured with
+
+
+class Weight(NamedTuple):
+    """A page weighed over max_page_bytes: what it is, its weight, and what a problem line says of it."""
+
+    url: str
+    bytes: int
+    where: str  # the content file (and field) the line starts with
+    what: str  # e.g. "the page of run x"
+    why: str  # what makes it big, e.g. "with this source (content/x.py)"
+
+
+class SiteWeight(NamedTuple):
+    """What `weigh_site` found: the pages over the cap, and the site's weight with the parts of it
+    that a setting can drop (publish.size_advice)."""
+
+    pages: list[Weight]  # those over the limit, in page order
+    total: int  # the whole site's, at least
+    runs: int  # its run pages' share of it
+    csvs: int  # its tables' CSVs'
+    problem_json: int  # its problems' API documents'
+
+
+def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, board_csvs: bool = True,
+               api_entries: str = "objects") -> SiteWeight:
+    """Every page the content can make big weighed without making it (a source by its bound), those
+    over `max_page_bytes` said; and the site's weight (its sources as plain text: what any page
+    showing one holds at least). One pass over the runs with a source, the tables and the summaries."""
+    budget = max_page_bytes // SOURCE_SHARE
+    over: list[Weight] = []
+    text = _TextBytes()
+    total = 0
+    runs_total = 0
+    for run in lb.content.runs if run_pages else ():
+        page = RUN_PAGE_BYTES
+        source = run.files.get("implementation") if run.files else None
+        if source is not None:
+            shown = _shown_bound(source, run.facts.implementation_source, budget)
+            page += shown
+            runs_total += source.sizes[1] - shown  # (the site counts it as plain text)
+        if page + TITLE_MOST_BYTES > max_page_bytes:
+            page += text.extra_title(run.facts.title_parts)
+            if page > max_page_bytes and source is not None and 2 * shown > page:
+                over.append(Weight(run_page_url(run.name), page, f"{run.source}: run.spec.implementationSource",
+                                   f"the page of run {run.name}", f"with this source ({source.shown})"))
+            elif page > max_page_bytes:
+                over.append(Weight(run_page_url(run.name), page, f"{run.source}: run.metadata.title",
+                                   f"the page of run {run.name}", "with this title"))
+        runs_total += page
+    total += runs_total + sum(s.sizes[0] for s in lb.content.sources.values())  # (and each file for download)
+    rows = 0
+    for problem in lb.problems:
+        boards = lb.boards[problem.slug]
+        page = PAGE_BYTES + sum(TABLE_BYTES + ROW_BYTES * (len(b.entries) + len(b.history))
+                                + sum(text.extra(e.implementation) for e in b.entries)
+                                + sum(text.extra(e.implementation) for e in b.history) for b in boards)
+        rows += sum(len(b.entries) + len(b.history) for b in boards)
+        with_reference = sum(1 for b in boards if b.reference is not None)
+        page += MATRIX_CELL_BYTES * with_reference * len({e.implementation_slug for b in boards for e in b.entries})
+        biggest = None  # (its workload sources: one per workload, the first run's that has one)
+        for workload in lb.workloads[problem.slug]:
+            run = next((e.run for b in boards if b.workload == workload.digest for e in b.runs
+                        if "workload" in e.run.files), None)
+            if run is not None:
+                shown = _shown_bound(run.files["workload"], run.facts.workload_source, budget)
+                page += shown
+                total += run.files["workload"].sizes[1] - shown  # (the site counts it as plain text)
+                if biggest is None or shown > biggest[0]:
+                    biggest = (shown, run)
+        total += page
+        if page > max_page_bytes:
+            if biggest is not None and biggest[0] * 2 > page:
+                run = biggest[1]
+                over.append(Weight(problem_url(problem.slug), page, f"{run.source}: run.spec.workloadSource",
+                                   f"the page of problem {problem.slug}",
+                                   f"with this source ({run.files['workload'].shown})"))
+            else:
+                runs = [e.run for b in boards for e in b.runs]
+                over.append(Weight(problem_url(problem.slug), page, files_of(runs, 1),
+                                   f"the page of problem {problem.slug}",
+                                   f"{len(runs):,} runs in {len(boards):,} tables; its runs are in {files_of(runs)}"))
+    csvs, problem_json = rows * CSV_ROW_BYTES if board_csvs else 0, rows * API_ROW_BYTES.get(api_entries, 450)
+    total += csvs + problem_json
+    headline = 0
+    boards_of_host: dict[str, list[Board]] = {}
+    for boards in lb.boards.values():
+        for b in boards:
+            boards_of_host.setdefault(b.host, []).append(b)
+    for host, summaries in lb.summaries.items():
+        groups = sum(len(s.tallies) for s in summaries)
+        boards_here = boards_of_host.get(host, [])
+        page = (PAGE_BYTES + SUMMARY_BYTES[0] * len(summaries) + SUMMARY_BYTES[1] * groups
+                + BOARD_ROW_BYTES * min(len(boards_here), PROBLEMS_PER_PAGE)
+                + sum(text.extra(s.implementation) * (len(s.tallies) + 2) for s in summaries))  # (rows and charts)
+        headline += HEADLINE_BYTES[0] * len(summaries) + HEADLINE_BYTES[1] * groups
+        total += page + API_SUMMARY_BYTES * len(summaries)
+        if page > max_page_bytes:
+            runs = [e.run for b in boards_here for e in b.entries]
+            over.append(Weight(f"hosts/{host}/", page, files_of(runs, 1), f"the page of host {host}",
+                               f"{len(summaries):,} implementations summarized; its runs are in {files_of(runs)}"))
+    labels = sum(text.extra(i.label) for i in lb.implementations)
+    listing = PAGE_BYTES + LISTED_BYTES * len(lb.implementations) + labels
+    levels = PAGE_BYTES + LEVEL_CELL_BYTES * min(len(lb.problems), PROBLEMS_PER_PAGE) * len(lb.content.environments)
+    for url, page, what in (("", PAGE_BYTES + headline + labels, "the home page"),
+                            ("implementations/", listing, "the implementations page"),
+                            ("search/", listing, "the search page"),
+                            ("levels/", levels, "a level's page")):
+        total += page
+        if page > max_page_bytes:
+            runs = [e.run for i in lb.implementations for e in i.entries]
+            over.append(Weight(url, page, files_of(runs, 1), what,
+                               f"{len(lb.implementations):,} implementations, {len(lb.content.environments):,} "
+                               f"timing hosts; the runs are in {files_of(runs)}"))
+    total += IMPLEMENTATION_PAGE_BYTES * len(lb.implementations)
+    return SiteWeight(over, total, runs_total, csvs, problem_json)
+
+
+SOURCE_SHARE = 2  # a source is highlighted when, so shown, it takes at most 1/SOURCE_SHARE of max_page_bytes
+
+
+def source_budget(max_page_bytes: int) -> int:
+    """The bytes a source may take on its page highlighted (else it is shown as plain text)."""
+    return max_page_bytes // SOURCE_SHARE
+
+
+def _shown_bound(source, ref: tuple[str, str | None], budget: int) -> int:
+    from .highlight import shown_as  # (its bounds alone: no Pygments)
+
+    return shown_as(source.rel, ref[1], source.sizes, budget)[1]
+
+
+def problem_url(slug: str) -> str:
+    return f"problems/{slug}/"
+
+
+def files_of(runs, most: int = 3) -> str:
+    """The content files holding the most of `runs`, most first (with how many, when more than one is named)."""
+    counts: dict[str, int] = {}
+    for run in runs:
+        counts[run.source.file] = counts.get(run.source.file, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if most == 1:
+        return ranked[0][0] if ranked else "content"
+    named = ", ".join(f"{file} ({n:,})" for file, n in ranked[:most])
+    return named + (f" and {len(ranked) - most:,} more files" if len(ranked) > most else "")
+
+
+class _TextBytes:
+    """What a label or title weighs on a page beyond SHORT_TEXT bytes (escaped, a hidden character as
+    its code point), once per distinct text."""
+
+    def __init__(self):
+        self.known: dict[str, int] = {}
+        self.titles: dict[tuple[str, ...], int] = {}  # (a run's title by its parts: shared by many runs)
+
+    def extra(self, text: str) -> int:
+        found = self.known.get(text)
+        if found is None:
+            shown = escape(text)
+            found = self.known[text] = max(0, (len(shown) if shown.isascii() else len(shown.encode())) - SHORT_TEXT)
+        return found
+
+    def extra_title(self, parts: tuple[str, ...]) -> int:
+        """A run page's title: TITLE_TIMES as text, and once in its document (a hidden character as
+        an element there: safetext.CODE_POINT_HTML)."""
+        found = self.titles.get(parts)
+        if found is None:
+            title = " · ".join(parts)
+            shown = html_escape(title)
+            shown = shown if shown.isprintable() else shown_hidden(shown, CODE_POINT_HTML)
+            found = self.titles[parts] = TITLE_TIMES * self.extra(title) + max(0, len(shown.encode()) - SHORT_TEXT)
+        return found
+
+
+def heaviest_files(lb: Leaderboard, run_pages: bool = True, board_csvs: bool = True, api_entries: str = "objects",
+                   most: int = 3) -> list[tuple[str, int]]:
+    """The content files whose runs weigh most on the site (their run pages and sources, their rows in
+    tables, API documents and CSVs), heaviest first, with their weight, as `weigh_site` weighs them."""
+    row = ROW_BYTES + API_ROW_BYTES.get(api_entries, 450) + (CSV_ROW_BYTES if board_csvs else 0)
+    weights: dict[str, int] = {}
+    for run in lb.content.runs:
+        weight = row + (RUN_PAGE_BYTES if run_pages else 0)
+        for kind, source in run.files.items():
+            if run_pages or kind == "workload":
+                weight += source.sizes[1]
+        weights[run.source.file] = weights.get(run.source.file, 0) + weight
+    return sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:most]

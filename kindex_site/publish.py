@@ -323,8 +323,9 @@ class SiteSizes(NamedTuple):
                          self.csvs - gone.csvs + new.csvs, self.problem_json - gone.problem_json + new.problem_json)
 
 
-def size_warnings(sizes: SiteSizes, shown_out: str, most: int = 10) -> list[str]:
-    """Warnings when the site nears GitHub Pages' 1 GB or a file nears 50 MB (the biggest `most` files)."""
+def size_warnings(sizes: SiteSizes, shown_out: str, max_site_bytes: int = SITE_LIMIT_BYTES, most: int = 10) -> list[str]:
+    """Warnings when the site nears max_site_bytes (kindex.toml's cap: a site over it is no site, see
+    build.py) or passes GitHub Pages' 1 GB, or a file nears 50 MB (the biggest `most` files)."""
     big = sorted(sizes.big, key=lambda sp: (-sp[0], sp[1]))
     warnings = [f"{shown_out}/{path} is {_size(size)}, {'over' if size > FILE_LIMIT_BYTES else 'near'} the "
                 f"{_size(FILE_LIMIT_BYTES)} GitHub warns about for one file (it refuses "
@@ -332,19 +333,19 @@ def size_warnings(sizes: SiteSizes, shown_out: str, most: int = 10) -> list[str]
     if len(big) > most:
         warnings.append(f"… and {len(big) - most} more files near or over {_size(FILE_LIMIT_BYTES)}")
     total = sizes.total
+    if total >= NEAR * max_site_bytes:
+        warnings.append(f"{shown_out}/ holds {_size(total)}, near max_site_bytes ({_size(max_site_bytes)}) in "
+                        f"kindex.toml, beyond which it is not built (GitHub Pages takes {_size(SITE_LIMIT_BYTES)})")
     if total > SITE_LIMIT_BYTES:
         warnings.append(f"{shown_out}/ holds {_size(total)}, over GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
-                        "limit for a published site")
-    elif total >= NEAR * SITE_LIMIT_BYTES:
-        warnings.append(f"{shown_out}/ holds {_size(total)}, near GitHub Pages' {_size(SITE_LIMIT_BYTES)} "
                         "limit for a published site")
     return warnings
 
 
-def size_advice(sizes: SiteSizes, api_entries: str) -> list[str]:
-    """What would bring a site near or over GitHub Pages' 1 GB back under it: each setting (docs/scale.md)
+def size_advice(sizes: SiteSizes, api_entries: str, max_site_bytes: int = SITE_LIMIT_BYTES) -> list[str]:
+    """What would bring a site near or over max_site_bytes back under it: each setting (docs/scale.md)
     that would help, with what it saves, measured on this build; else what is left to do."""
-    if sizes.total < NEAR * SITE_LIMIT_BYTES:
+    if sizes.total < NEAR * max_site_bytes:
         return []
     advice = []
     if sizes.run_pages:
@@ -356,7 +357,7 @@ def size_advice(sizes: SiteSizes, api_entries: str) -> list[str]:
     if api_entries == "objects" and sizes.problem_json:
         advice.append(f"problems' JSON takes {_size(sizes.problem_json)}: `api_entries = \"arrays\"` in kindex.toml "
                       "writes it in about half that (another shape of the same values: docs/scale.md)")
-    if not advice and sizes.total > SITE_LIMIT_BYTES:
+    if not advice and sizes.total > max_site_bytes:
         advice.append("that is with every setting that makes the site smaller (docs/scale.md): publish parts of the "
                       "content as separate sites (say one per KernelBench level), or serve the folder from a host "
                       "without that limit")

@@ -4,13 +4,15 @@ documents shown as HTML."""
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from html import escape as html_escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
+import jinja2.runtime
+from jinja2.sandbox import SandboxedEnvironment, SecurityError
 from markupsafe import Markup
 from pydantic import BaseModel
 
@@ -265,13 +267,216 @@ class _Template(jinja2.Template):
         namespace = {"environment": environment, "__file__": code.co_filename}
         exec(code, namespace)
         namespace["escape"] = escape
+        # `~` joins through these: bounded as the sandbox bounds `+` (BoundedSandbox).
+        namespace["markup_join"], namespace["str_join"] = _MARKUP_JOIN, _STR_JOIN
         return cls.from_module_dict(environment, namespace, globals)  # (auto_reload is off: no `uptodate`)
+
+
+# --- What one expression of a template may make ----------------------------------------------------
+# Templates are trusted, but a mistake in one must not take the machine: `range(10**9)` or
+# `[1] * 10**9` (8 GB) is refused with a SecurityError naming its size, which the build reports with
+# the template's name and line. Bounded: ranges, repetition and concatenation of strings and lists,
+# powers, %-formatting and str.format widths, the str methods and filters that pad or repeat.
+MAX_ITEMS = 2**24  # characters of a string, or items of a list, that one operation may make
+MAX_RANGE = 100_000  # items of one range (Jinja's own sandbox's bound)
+MAX_POWER_BITS = 2**16  # bits of an integer power
+MAX_INDENT = 1_000  # tojson's indent
+_SEQUENCES = (str, list, tuple, bytes)
+_WIDTHS = re.compile(r"\d+")
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
+
+
+def _refuse(what: str, size: int) -> None:
+    raise SecurityError(f"{what} would make {size:,} items (characters), more than a template may make at once "
+                        f"({MAX_ITEMS:,})")
+
+
+def _within(what: str, size: int) -> None:
+    if size > MAX_ITEMS:
+        _refuse(what, size)
+
+
+def _format_args(args) -> list:
+    return list(args.values()) if isinstance(args, dict) else list(args) if isinstance(args, tuple) else [args]
+
+
+def _checked_percent(text: str, args) -> None:
+    """`text % args` refused when a width or precision (written, or given by `*`) is too big."""
+    stars = False
+    for match in _PERCENT_SPEC.finditer(text):
+        for part in match.groups():
+            if part == "*":
+                stars = True
+            elif part is not None:
+                _within(f"the format {match.group()!r}", int(part))
+    if stars:
+        for value in _format_args(args):
+            if isinstance(value, int):
+                _within("a '*' width", abs(value))
+
+
+def _checked_format(text: str, args, kwargs) -> None:
+    """str.format's widths and precisions, written or given by a nested field."""
+    import string
+
+    for _, _, spec, _ in string.Formatter().parse(text):
+        if not spec:
+            continue
+        for number in _WIDTHS.findall(spec):
+            _within(f"the format spec {spec!r}", int(number))
+        if "{" in spec:
+            for value in [*args, *kwargs.values()]:
+                if isinstance(value, int):
+                    _within("a nested format width", abs(value))
+
+
+def bounded_range(*args: int) -> range:
+    """`range`, refused past MAX_RANGE items."""
+    items = range(*args)
+    if len(items) > MAX_RANGE:
+        raise SecurityError(f"range of {len(items):,} items: a template may loop over {MAX_RANGE:,} at most")
+    return items
+
+
+class BoundedSandbox(SandboxedEnvironment):
+    """Jinja's sandbox, with what one operation may make bounded (MAX_ITEMS): `*` and `+` on strings
+    and lists, `**`, `%`, str.format and the str methods that pad (through Jinja's public hooks:
+    `intercepted_binops` with `call_binop`, `call`, `wrap_str_format`); the filters and globals that
+    repeat are wrapped in `make_environment`."""
+
+    intercepted_binops = frozenset({"*", "+", "**", "%"})
+
+    def call_binop(self, context, operator: str, left, right):
+        if operator == "*":
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, _SEQUENCES) and isinstance(times, int):
+                    _within(f"a {type(seq).__name__} of {len(seq):,} times {times:,}", len(seq) * max(times, 0))
+        elif operator == "+":
+            if isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES):
+                _within("joining two sequences", len(left) + len(right))
+        elif operator == "**":
+            if (isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1
+                    and abs(left).bit_length() * right > MAX_POWER_BITS):
+                raise SecurityError(f"{left} ** {right}: an integer of more than {MAX_POWER_BITS:,} bits")
+        elif operator == "%" and isinstance(left, str):
+            _checked_percent(left, right)
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (Jinja's own names, for its keyword arguments)
+        """SandboxedEnvironment.call's, with the str methods that pad bounded (its two lines here:
+        a call per macro and row goes through it)."""
+        if type(__obj) is _BUILTIN_METHOD and type(__obj.__self__) is str and __obj.__name__ in _PADDING:
+            for value in (*args, *kwargs.values()):
+                if isinstance(value, int):
+                    _within(f"str.{__obj.__name__}", abs(value) * (1 if __obj.__name__ != "expandtabs"
+                                                                   else __obj.__self__.count("\t")))
+        if not __self.is_safe_callable(__obj):
+            raise SecurityError(f"{__obj!r} is not safely callable")
+        return __context.call(__obj, *args, **kwargs)
+
+    def wrap_str_format(self, value):
+        # (Asked of every attribute a template reads: what is no format method is told apart first.)
+        if type(value) not in _METHODS or value.__name__ not in ("format", "format_map"):
+            return None
+        wrapped = super().wrap_str_format(value)
+        if wrapped is None:
+            return None
+        text = value.__self__
+
+        def checked(*args, **kwargs):
+            _checked_format(text, args, args[0] if value.__name__ == "format_map" and args else kwargs)
+            return wrapped(*args, **kwargs)
+
+        return checked
+
+
+    @staticmethod
+    def concat(parts) -> str:
+        """What a template's blocks are joined with (`{% set %}…{% endset %}`, a macro's or a filter
+        block's text): bounded, as `~` is."""
+        parts = parts if type(parts) is list else list(parts)
+        _within("a block's text", sum(map(len, parts)))
+        return "".join(parts)
+
+
+def _bounded_join(join):
+    """Jinja's markup_join or str_join (what `~` compiles to), refusing more than MAX_ITEMS characters."""
+    def bounded(seq):
+        items = list(seq)
+        _within("joining with ~", sum(len(x) for x in items if isinstance(x, str)))
+        return join(items)
+
+    return bounded
+
+
+_MARKUP_JOIN, _STR_JOIN = _bounded_join(jinja2.runtime.markup_join), _bounded_join(jinja2.runtime.str_join)
+_BUILTIN_METHOD = type("".ljust)
+_METHODS = (_BUILTIN_METHOD, type(Markup("").format))
+_PADDING = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs"})
+
+
+def _guarded(filter_, check):
+    """A filter that calls `check(value, *args, **kwargs)` (its arguments as a template gives them)
+    first; Jinja's mark of what it passes first (an environment, an eval context) is kept."""
+    passes = getattr(filter_, "jinja_pass_arg", None)
+
+    def guarded(*args, **kwargs):
+        check(*args[passes is not None:], **kwargs)
+        return filter_(*args, **kwargs)
+
+    if passes is not None:
+        guarded.jinja_pass_arg = passes
+    return guarded
+
+
+def _bounded_filters(filters: dict) -> dict:
+    """Jinja's filters that pad or repeat, each refusing what would be more than MAX_ITEMS."""
+
+    def center(value, width=80, *_, **__):
+        _within("center", width if isinstance(width, int) else 0)
+
+    def indent(s, width=4, *_, **__):
+        lines = str(s).count("\n") + 1
+        _within("indent", lines * (width if isinstance(width, int) else len(str(width))))
+
+    def format_(value, *args, **kwargs):
+        _checked_percent(str(value), kwargs or args)
+
+    def replace(s, old, new, count=None, *_, **__):
+        s, old, new = str(s), str(old), str(new)
+        times = s.count(old) if old else len(s) + 1
+        _within("replace", len(s) + min(times, count if isinstance(count, int) and count >= 0 else times) * len(new))
+
+    def wordwrap(s, width=79, break_long_words=True, wrapstring=None, *_, **__):
+        _within("wordwrap", len(str(s)) * (1 + len(wrapstring or "\n")))
+
+    def slice_(value, slices, fill_with=None, *_, **__):
+        _within("slice", slices if isinstance(slices, int) else 0)
+
+    def batch(value, linecount, fill_with=None, *_, **__):
+        _within("batch", linecount if isinstance(linecount, int) and fill_with is not None else 0)
+
+    def tojson(value, indent=None, *_, **__):
+        if isinstance(indent, int) and indent > MAX_INDENT:
+            raise SecurityError(f"tojson's indent of {indent:,}: at most {MAX_INDENT:,}")
+
+    checks = {"center": center, "indent": indent, "format": format_, "replace": replace, "wordwrap": wordwrap,
+              "slice": slice_, "batch": batch, "tojson": tojson}
+    return {name: _guarded(filters[name], check) for name, check in checks.items() if name in filters}
+
+
+def _bounded_lipsum(lipsum):
+    def bounded(n=5, html=True, min=20, max=100):
+        _within("lipsum", n * max if isinstance(n, int) and isinstance(max, int) else 0)
+        return lipsum(n, html, min, max)
+
+    return bounded
 
 
 def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     # Sandboxed: a template reaches no Python internals (`cycler.__init__.__globals__`, `__class__`,
     # a function's code), whatever it is given; it costs about 5% of a build's rendering.
-    env = SandboxedEnvironment(
+    env = BoundedSandbox(
         loader=jinja2.FileSystemLoader(templates_dir),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -284,6 +489,9 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     )
     env.template_class = _Template
     env.globals["once"] = _once(env)
+    env.globals["range"] = bounded_range
+    env.globals["lipsum"] = _bounded_lipsum(env.globals["lipsum"])
+    env.filters.update(_bounded_filters(env.filters))
     env.filters.update(
         ms=format_ms,
         ci_ms=format_ci_ms,

@@ -332,6 +332,14 @@ class Reuse:
         """The folder of highlighted source texts (highlight.Store)."""
         return cache.path(self.out, "highlights")
 
+    def kept_bytes(self, changes) -> int:
+        """The bytes of the site's files a build with these `changes` (`outdated`'s) keeps as they are."""
+        if changes is None or self.last is None:
+            return 0
+        last = self.last.outputs
+        return (sum(made[1] for made in last.values())
+                - sum(last[p][1] for p in (*changes.changed, *changes.stale) if p in last))
+
     # --- 6. record -------------------------------------------------------------------------------
 
     def written(self, plan, sizes, changes):
