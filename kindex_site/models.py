@@ -300,6 +300,69 @@ class Bundle(BaseModel):
     environment: ExecutionEnvironment
 
 
+# --- WorkloadCost ---------------------------------------------------------------------------
+# What a workload costs: the bytes it must move and the operations its reference performs, counted
+# once from the problem's own source by `kindex-site import costs` (PyTorch on its meta device) and
+# kept as content, so that no build or check needs PyTorch. The floor and the roofline are made from
+# it and a GPU's figures (about page, "Physics").
+
+COST_API_VERSION = "kindex-site.dev/v1"
+PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")  # the peaks gpus.toml gives, dense
+Count = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
+
+
+class TensorCost(Open):
+    """One tensor the workload reads or writes: its shape and dtype, and the bytes they make."""
+
+    shape: list[Annotated[StrictInt, Field(ge=0, le=2**62)]] = Field(max_length=16)
+    dtype: Annotated[str, Field(pattern=r"^[a-z0-9_]{1,24}$")]
+    bytes: Count
+
+
+class Counter(Open):
+    """What counted the operations, and its version (e.g. torch.utils.flop_counter.FlopCounterMode, torch 2.13.0)."""
+
+    name: Text
+    version: Text
+
+
+class CostSpec(Open):
+    workloadDigest: Digest
+    status: Literal["counted", "failed"]
+    reason: Text | None = None  # why no cost was counted (a model that fails on the meta device)
+    inputs: list[TensorCost] = Field([], max_length=256)
+    outputs: list[TensorCost] = Field([], max_length=256)
+    inputBytes: Count | None = None
+    outputBytes: Count | None = None
+    parameterBytes: Count | None = None
+    # The reference's floating-point operations by the precision PyTorch's defaults run them in
+    # (FP32 matmul; TF32 for cuDNN convolutions, allow_tf32 being on by default).
+    flops: dict[Literal[PRECISIONS], Count] = {}
+    counter: Counter
+    source: Text  # the source the cost was counted from (its path in the publisher's tree, or its repository and commit)
+
+    @model_validator(mode="after")
+    def _counted_or_why(self) -> CostSpec:
+        if self.status == "counted":
+            missing = [f for f in ("inputBytes", "outputBytes", "parameterBytes") if getattr(self, f) is None]
+            if missing:
+                raise ValueError(f"a counted cost must give {', '.join(missing)}")
+            for name, tensors, total in (("inputs", self.inputs, self.inputBytes), ("outputs", self.outputs, self.outputBytes)):
+                if tensors and sum(t.bytes for t in tensors) != total:
+                    raise ValueError(f"{name}: its tensors' bytes add up to {sum(t.bytes for t in tensors)}, "
+                                     f"not {name[:-1]}Bytes {total}")
+        elif self.reason is None:
+            raise ValueError("a cost that failed must say why (reason)")
+        return self
+
+
+class WorkloadCost(Open):
+    apiVersion: Literal["kindex-site.dev/v1"]
+    kind: Literal["WorkloadCost"]
+    metadata: Metadata
+    spec: CostSpec
+
+
 # --- Strictness: fields and statuses the format does not know --------------------------------
 # Unknown fields are kept (see Open), but inside the format's own objects one is most likely a typo
 # (`confidence_95`, `minimun`) that silently drops a value. One whose name is a typo of a field
