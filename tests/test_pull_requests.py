@@ -375,3 +375,21 @@ def test_a_path_git_would_not_check_out_is_never_written(board):
     code, out, _ = board.check()
     assert code == 1 and annotated(out, None, f"content/../../../{name}: a path git would not check out needs")
     assert not (Path(tempfile.gettempdir()) / name).exists()
+
+
+def test_sources_that_would_make_pages_past_the_cap_fail_the_check(board):
+    # The attack with the defaults `new` writes: a 1 MiB source of U+0001 shows as a page of ~31 MiB.
+    for n in range(2):
+        source = "\x01" * 2**20
+        doc = board.run_doc(f"Kernel {n}", "Lab B", 50_000 + n, f"k{n}-lab-b")
+        doc["run"]["spec"]["implementationDigest"] = "sha256:" + hashlib.sha256(source.encode()).hexdigest()
+        doc["run"]["spec"]["implementationSource"] = {"path": f"k{n}.py"}
+        board.write(f"content/lab-b/k{n}.py", source)
+        board.write(f"content/lab-b/k{n}.json", doc)
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    for n in range(2):
+        assert annotated(out, f"content/lab-b/k{n}.json", f"run.spec.implementationSource: the page of run k{n}-lab-b "
+                                                          "would be"), n
+    assert "over max_page_bytes (16.8 MB) in kindex.toml" in out
