@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .errors import KindexError
+from .gpus import check_entry
 
 CONFIG_FILE = "kindex.toml"
 
@@ -53,6 +54,9 @@ FIELDS: dict[str, tuple] = {
     "max_site_bytes": (900 * 10**6, int, None, None),  # the whole site (GitHub Pages takes at most 1 GB)
     "max_runs_per_table": (10_000, int, None, None),  # runs on one table, its history included
     "max_sources_per_pr": (100, int, None, None),  # source files a pull request may add or change
+    # A site's corrections to what each GPU can do (kindex_site/gpus.toml, docs/gpus.md): GPU name →
+    # figures, each with its source.
+    "gpus": ((), dict, None, None),
 }
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -138,6 +142,13 @@ def _check_labs(value) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(sorted(pairs))
 
 
+def _check_gpus(value) -> tuple[tuple[str, tuple], ...]:
+    """A table of GPU name = {figure = {value, source}, …}, kept as sorted pairs (Config stays hashable)."""
+    if not isinstance(value, dict):
+        raise ValueError('Input should be a table of GPU name = {figure = {value = …, source = "…"}, …}')
+    return tuple(sorted((name, check_entry(name, entry)) for name, entry in value.items()))
+
+
 def _check_choice(value, choices: tuple[str, ...]) -> str:
     if isinstance(value, str) and value in choices:
         return str(value)
@@ -187,6 +198,7 @@ class Config:
     max_site_bytes: int
     max_runs_per_table: int
     max_sources_per_pr: int
+    gpus: tuple[tuple[str, tuple], ...]  # (GPU name, its checked figures as sorted pairs), sorted by name
     root: Path  # where relative folders start
     model_fields_set: frozenset[str]  # the settings given rather than defaulted (root included)
 
@@ -208,7 +220,7 @@ class Config:
                 elif kind is int:
                     checked[name] = _check_count(value)
                 elif kind is dict:
-                    checked[name] = _check_labs(value)
+                    checked[name] = _check_gpus(value) if name == "gpus" else _check_labs(value)
                 elif isinstance(kind, tuple):  # one of these strings
                     checked[name] = _check_choice(value, kind)
                 else:

@@ -71,7 +71,8 @@ def verdict(cls, values: dict):
 
 NEWER = ("implausible_speedup", "implausible_latency", "reviewed_runs",  # checked by test_statistics_settings
          "labs", "publisher_labs", "reference_runs",  # test_trust_settings
-         "max_page_bytes", "max_site_bytes", "max_runs_per_table", "max_sources_per_pr")
+         "max_page_bytes", "max_site_bytes", "max_runs_per_table", "max_sources_per_pr",
+         "gpus")  # tests/test_gpus.py
 
 
 SCALARS = [
