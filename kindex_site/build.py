@@ -47,7 +47,7 @@ from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, files_of, heaviest_files, problem_document,
                     problem_page, run_of_page, run_page, run_page_path, site_pages, source_budget, source_path,
                     weigh_site)
-from .render import CompiledTemplates, make_environment, markdown_html
+from .render import MAX_ITEMS, CompiledTemplates, make_environment, markdown_html
 from .reuse import Reuse
 from .search import index_output as search_index_output
 from .workers import Aside, Workers, cores, release_free_memory
@@ -201,25 +201,35 @@ def bounds_problems(config: Config, lb: Leaderboard) -> list[str]:
                                 f"in {files_of(runs)}")
     weight = weigh_site(lb, config.max_page_bytes, config.run_pages, config.board_csvs, config.api_entries)
     for w in weight.pages:
-        problems.append(f"{w.where}: {w.what} would be {_bytes(w.bytes)} {w.why}, over max_page_bytes "
-                        f"({_bytes(config.max_page_bytes)}) in kindex.toml")
+        size, cap = _over(w.bytes, config.max_page_bytes)
+        problems.append(f"{w.where}: {w.what} would be {size} {w.why}, over max_page_bytes ({cap}) in "
+                        f"kindex.toml{w.detail}")
     if weight.total > config.max_site_bytes:
+        total, cap = _over(weight.total, config.max_site_bytes)
         heaviest = heaviest_files(lb, config.run_pages, config.board_csvs, config.api_entries)
         advice = publish.size_advice(publish.SiteSizes(weight.total, [], weight.runs, weight.csvs, weight.problem_json),
                                      config.api_entries, config.max_site_bytes)
         problems.append(f"{heaviest[0][0] if heaviest else display(config.folder('content_dir'))}: the site would "
-                        f"be at least {_bytes(weight.total)}, over max_site_bytes ({_bytes(config.max_site_bytes)}) "
-                        "in kindex.toml; the content files whose runs weigh most: "
+                        f"be at least {total}, over max_site_bytes ({cap}) in kindex.toml; the content files "
+                        "whose runs weigh most: "
                         + ", ".join(f"{file} ({_bytes(n)})" for file, n in heaviest) + "".join(f"; {a}" for a in advice))
     return problems
 
 
-def _bytes(n: int) -> str:
+def _bytes(n: int, figures: int = 3) -> str:
     """A size as a reader compares it with a cap: three figures, decimal units."""
     for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if n >= scale:
-            return f"{n / scale:.3g} {unit}"
+            return f"{n / scale:.{figures}g} {unit}"
     return f"{n:,} bytes"
+
+
+def _over(size: int, cap: int) -> tuple[str, str]:
+    """A size over a cap and the cap, with the figures that tell them apart (16.78 MB over 16.77 MB)."""
+    figures = 3
+    while figures < 9 and _bytes(size, figures) == _bytes(cap, figures):
+        figures += 1
+    return _bytes(size, figures), _bytes(cap, figures)
 
 
 # --- 3. plan ---------------------------------------------------------------------------------------
@@ -244,6 +254,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
     # (Run pages are planned by path and board: see _problem_outputs.)
     renderer.run_page = partial(run_page, lb, urls, source_budget=source_budget(config.max_page_bytes))
     renderer.max_page_bytes = config.max_page_bytes
+    renderer.env.max_items = max(MAX_ITEMS, config.max_page_bytes)  # (what one template expression may make)
     plan = _Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse)
     plan.downloads = reuse.downloads
     plan.take_problems(*reuse.problem_outputs())  # (unchanged problems' paths and keys, as last planned)
@@ -549,10 +560,9 @@ def _site_too_big(plan: _Plan, e: _SiteTooBig, kept: int) -> str:
             file = run_of_page(by_run[path[5:-11]], path).run.source.file
             weights[file] = weights.get(file, 0) + size
     heaviest = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
-    total = e.written + kept
+    total, cap = _over(e.written + kept, config.max_site_bytes)
     said = (f"{heaviest[0][0] if heaviest else display(config.folder('content_dir'))}: the site would be "
-            f"{'' if e.whole else 'more than '}{_bytes(total)}, over max_site_bytes ({_bytes(config.max_site_bytes)}) "
-            "in kindex.toml")
+            f"{'' if e.whole else 'more than '}{total}, over max_site_bytes ({cap}) in kindex.toml")
     if heaviest:
         said += "; the content files whose run pages weigh most: " + ", ".join(f"{f} ({_bytes(n)})" for f, n in heaviest)
     advice = publish.size_advice(publish.SiteSizes.of(written), config.api_entries, config.max_site_bytes) \
@@ -885,7 +895,8 @@ class _Renderer:
         """The problem of a page over max_page_bytes (`size`: None when its making was stopped past
         it): its run's file for a run page, else its template."""
         cap = f"max_page_bytes ({_bytes(self.max_page_bytes)}) in kindex.toml"
-        said = f"would be more than {cap}" if size is None else f"is {_bytes(size)}, over {cap}"
+        said = (f"would be more than {cap}" if size is None else
+                "is {}, over max_page_bytes ({}) in kindex.toml".format(*_over(size, self.max_page_bytes)))
         if page.template == "run.html" and path.startswith("runs/"):
             run = run_of_page(self.run_page.args[0].board_of_run[path[5:-11]], path).run
             source = run.files.get("implementation")

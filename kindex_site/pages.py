@@ -1111,6 +1111,7 @@ class Weight(NamedTuple):
     where: str  # the content file (and field) the line starts with
     what: str  # e.g. "the page of run x"
     why: str  # what makes it big, e.g. "with this source (content/x.py)"
+    detail: str = ""  # said after the cap, e.g. "; its runs are in content/a.json (3), content/b.json (1)"
 
 
 class SiteWeight(NamedTuple):
@@ -1181,7 +1182,8 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
                 runs = [e.run for b in boards for e in b.runs]
                 over.append(Weight(problem_url(problem.slug), page, files_of(runs, 1),
                                    f"the page of problem {problem.slug}",
-                                   f"{len(runs):,} runs in {len(boards):,} tables; its runs are in {files_of(runs)}"))
+                                   f"with {_counted(len(runs), 'run')} in {_counted(len(boards), 'table')}",
+                                   f"; its runs are in {files_of(runs)}"))
     csvs, problem_json = rows * CSV_ROW_BYTES if board_csvs else 0, rows * API_ROW_BYTES.get(api_entries, 450)
     total += csvs + problem_json
     headline = 0
@@ -1200,7 +1202,8 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
         if page > max_page_bytes:
             runs = [e.run for b in boards_here for e in b.entries]
             over.append(Weight(f"hosts/{host}/", page, files_of(runs, 1), f"the page of host {host}",
-                               f"{len(summaries):,} implementations summarized; its runs are in {files_of(runs)}"))
+                               f"with {_counted(len(summaries), 'implementation')} summarized",
+                               f"; its runs are in {files_of(runs)}"))
     labels = sum(text.extra(i.label) for i in lb.implementations)
     listing = PAGE_BYTES + LISTED_BYTES * len(lb.implementations) + labels
     levels = PAGE_BYTES + LEVEL_CELL_BYTES * min(len(lb.problems), PROBLEMS_PER_PAGE) * len(lb.content.environments)
@@ -1212,8 +1215,9 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
         if page > max_page_bytes:
             runs = [e.run for i in lb.implementations for e in i.entries]
             over.append(Weight(url, page, files_of(runs, 1), what,
-                               f"{len(lb.implementations):,} implementations, {len(lb.content.environments):,} "
-                               f"timing hosts; the runs are in {files_of(runs)}"))
+                               f"with {_counted(len(lb.implementations), 'implementation')} and "
+                               f"{_counted(len(lb.content.environments), 'timing host')}",
+                               f"; the runs are in {files_of(runs)}"))
     total += IMPLEMENTATION_PAGE_BYTES * len(lb.implementations)
     return SiteWeight(over, total, runs_total, csvs, problem_json)
 
@@ -1230,6 +1234,10 @@ def _shown_bound(source, ref: tuple[str, str | None], budget: int) -> int:
     from .highlight import shown_as  # (its bounds alone: no Pygments)
 
     return shown_as(source.rel, ref[1], source.sizes, budget)[1]
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun if n == 1 else noun + 's'}"
 
 
 def problem_url(slug: str) -> str:

@@ -268,7 +268,8 @@ class _Template(jinja2.Template):
         exec(code, namespace)
         namespace["escape"] = escape
         # `~` joins through these: bounded as the sandbox bounds `+` (BoundedSandbox).
-        namespace["markup_join"], namespace["str_join"] = _MARKUP_JOIN, _STR_JOIN
+        namespace["markup_join"] = _bounded_join(jinja2.runtime.markup_join, environment)
+        namespace["str_join"] = _bounded_join(jinja2.runtime.str_join, environment)
         return cls.from_module_dict(environment, namespace, globals)  # (auto_reload is off: no `uptodate`)
 
 
@@ -277,7 +278,7 @@ class _Template(jinja2.Template):
 # `[1] * 10**9` (8 GB) is refused with a SecurityError naming its size, which the build reports with
 # the template's name and line. Bounded: ranges, repetition and concatenation of strings and lists,
 # powers, %-formatting and str.format widths, the str methods and filters that pad or repeat.
-MAX_ITEMS = 2**24  # characters of a string, or items of a list, that one operation may make
+MAX_ITEMS = 2**24  # characters of a string, or items of a list, one operation may make (or max_page_bytes, if more)
 MAX_RANGE = 100_000  # items of one range (Jinja's own sandbox's bound)
 MAX_POWER_BITS = 2**16  # bits of an integer power
 MAX_INDENT = 1_000  # tojson's indent
@@ -286,21 +287,17 @@ _WIDTHS = re.compile(r"\d+")
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
 
 
-def _refuse(what: str, size: int) -> None:
-    raise SecurityError(f"{what} would make {size:,} items (characters), more than a template may make at once "
-                        f"({MAX_ITEMS:,})")
-
-
-def _within(what: str, size: int) -> None:
-    if size > MAX_ITEMS:
-        _refuse(what, size)
+def _within(what: str, size: int, most: int) -> None:
+    if size > most:
+        raise SecurityError(f"{what} would make {size:,} items (characters), more than a template may make at "
+                            f"once ({most:,})")
 
 
 def _format_args(args) -> list:
     return list(args.values()) if isinstance(args, dict) else list(args) if isinstance(args, tuple) else [args]
 
 
-def _checked_percent(text: str, args) -> None:
+def _checked_percent(text: str, args, most: int) -> None:
     """`text % args` refused when a width or precision (written, or given by `*`) is too big."""
     stars = False
     for match in _PERCENT_SPEC.finditer(text):
@@ -308,14 +305,14 @@ def _checked_percent(text: str, args) -> None:
             if part == "*":
                 stars = True
             elif part is not None:
-                _within(f"the format {match.group()!r}", int(part))
+                _within(f"the format {match.group()!r}", int(part), most)
     if stars:
         for value in _format_args(args):
             if isinstance(value, int):
-                _within("a '*' width", abs(value))
+                _within("a '*' width", abs(value), most)
 
 
-def _checked_format(text: str, args, kwargs) -> None:
+def _checked_format(text: str, args, kwargs, most: int) -> None:
     """str.format's widths and precisions, written or given by a nested field."""
     import string
 
@@ -323,11 +320,11 @@ def _checked_format(text: str, args, kwargs) -> None:
         if not spec:
             continue
         for number in _WIDTHS.findall(spec):
-            _within(f"the format spec {spec!r}", int(number))
+            _within(f"the format spec {spec!r}", int(number), most)
         if "{" in spec:
             for value in [*args, *kwargs.values()]:
                 if isinstance(value, int):
-                    _within("a nested format width", abs(value))
+                    _within("a nested format width", abs(value), most)
 
 
 def bounded_range(*args: int) -> range:
@@ -338,28 +335,36 @@ def bounded_range(*args: int) -> range:
     return items
 
 
+_BUILTIN_METHOD = type("".ljust)
+_METHODS = (_BUILTIN_METHOD, type(Markup("").format))  # (str.format; Markup's own, in Python)
+_PADDING = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs"})
+
+
 class BoundedSandbox(SandboxedEnvironment):
-    """Jinja's sandbox, with what one operation may make bounded (MAX_ITEMS): `*` and `+` on strings
-    and lists, `**`, `%`, str.format and the str methods that pad (through Jinja's public hooks:
-    `intercepted_binops` with `call_binop`, `call`, `wrap_str_format`); the filters and globals that
-    repeat are wrapped in `make_environment`."""
+    """Jinja's sandbox, with what one operation may make bounded (`max_items`): `*` and `+` on
+    strings and lists, `**`, `%`, str.format, the str methods that pad and a block's text (through
+    Jinja's public hooks: `intercepted_binops` with `call_binop`, `call`, `wrap_str_format`,
+    `concat`); `~`, the filters and the globals that repeat are bounded in `make_environment` and
+    `_Template.from_code`."""
 
     intercepted_binops = frozenset({"*", "+", "**", "%"})
+    max_items = MAX_ITEMS  # (a build sets it to its max_page_bytes when that is more: build._Renderer)
 
     def call_binop(self, context, operator: str, left, right):
         if operator == "*":
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, _SEQUENCES) and isinstance(times, int):
-                    _within(f"a {type(seq).__name__} of {len(seq):,} times {times:,}", len(seq) * max(times, 0))
+                    _within(f"a {type(seq).__name__} of {len(seq):,} times {times:,}", len(seq) * max(times, 0),
+                            self.max_items)
         elif operator == "+":
             if isinstance(left, _SEQUENCES) and isinstance(right, _SEQUENCES):
-                _within("joining two sequences", len(left) + len(right))
+                _within("joining two sequences", len(left) + len(right), self.max_items)
         elif operator == "**":
             if (isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1
                     and abs(left).bit_length() * right > MAX_POWER_BITS):
                 raise SecurityError(f"{left} ** {right}: an integer of more than {MAX_POWER_BITS:,} bits")
         elif operator == "%" and isinstance(left, str):
-            _checked_percent(left, right)
+            _checked_percent(left, right, self.max_items)
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (Jinja's own names, for its keyword arguments)
@@ -369,7 +374,7 @@ class BoundedSandbox(SandboxedEnvironment):
             for value in (*args, *kwargs.values()):
                 if isinstance(value, int):
                     _within(f"str.{__obj.__name__}", abs(value) * (1 if __obj.__name__ != "expandtabs"
-                                                                   else __obj.__self__.count("\t")))
+                                                                   else __obj.__self__.count("\t")), __self.max_items)
         if not __self.is_safe_callable(__obj):
             raise SecurityError(f"{__obj!r} is not safely callable")
         return __context.call(__obj, *args, **kwargs)
@@ -384,90 +389,99 @@ class BoundedSandbox(SandboxedEnvironment):
         text = value.__self__
 
         def checked(*args, **kwargs):
-            _checked_format(text, args, args[0] if value.__name__ == "format_map" and args else kwargs)
+            _checked_format(text, args, args[0] if value.__name__ == "format_map" and args else kwargs, self.max_items)
             return wrapped(*args, **kwargs)
 
         return checked
 
-
-    @staticmethod
-    def concat(parts) -> str:
+    def concat(self, parts) -> str:
         """What a template's blocks are joined with (`{% set %}…{% endset %}`, a macro's or a filter
         block's text): bounded, as `~` is."""
         parts = parts if type(parts) is list else list(parts)
-        _within("a block's text", sum(map(len, parts)))
+        _within("a block's text", sum(map(len, parts)), self.max_items)
         return "".join(parts)
 
 
-def _bounded_join(join):
-    """Jinja's markup_join or str_join (what `~` compiles to), refusing more than MAX_ITEMS characters."""
+def _bounded_join(join, env: BoundedSandbox):
+    """Jinja's markup_join or str_join (what `~` compiles to), refusing more than env.max_items characters."""
     def bounded(seq):
         items = list(seq)
-        _within("joining with ~", sum(len(x) for x in items if isinstance(x, str)))
+        _within("joining with ~", sum(len(x) for x in items if isinstance(x, str)), env.max_items)
         return join(items)
 
     return bounded
 
 
-_MARKUP_JOIN, _STR_JOIN = _bounded_join(jinja2.runtime.markup_join), _bounded_join(jinja2.runtime.str_join)
-_BUILTIN_METHOD = type("".ljust)
-_METHODS = (_BUILTIN_METHOD, type(Markup("").format))
-_PADDING = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs"})
-
-
 def _guarded(filter_, check):
-    """A filter that calls `check(value, *args, **kwargs)` (its arguments as a template gives them)
-    first; Jinja's mark of what it passes first (an environment, an eval context) is kept."""
+    """A filter that calls `check(most, value, *args, **kwargs)` (its arguments as a template gives
+    them, and the environment's max_items) first. It is given the environment, or what Jinja passes
+    `filter_` first (an eval context, a context: each knows its environment)."""
     passes = getattr(filter_, "jinja_pass_arg", None)
+    if passes is None:
+        @jinja2.pass_environment
+        def guarded(env, *args, **kwargs):
+            check(env.max_items, *args, **kwargs)
+            return filter_(*args, **kwargs)
 
-    def guarded(*args, **kwargs):
-        check(*args[passes is not None:], **kwargs)
-        return filter_(*args, **kwargs)
+        return guarded
 
-    if passes is not None:
-        guarded.jinja_pass_arg = passes
+    def guarded(first, *args, **kwargs):
+        check((first if passes.name == "environment" else first.environment).max_items, *args, **kwargs)
+        return filter_(first, *args, **kwargs)
+
+    guarded.jinja_pass_arg = passes
     return guarded
 
 
-def _bounded_filters(filters: dict) -> dict:
-    """Jinja's filters that pad or repeat, each refusing what would be more than MAX_ITEMS."""
-
-    def center(value, width=80, *_, **__):
-        _within("center", width if isinstance(width, int) else 0)
-
-    def indent(s, width=4, *_, **__):
-        lines = str(s).count("\n") + 1
-        _within("indent", lines * (width if isinstance(width, int) else len(str(width))))
-
-    def format_(value, *args, **kwargs):
-        _checked_percent(str(value), kwargs or args)
-
-    def replace(s, old, new, count=None, *_, **__):
-        s, old, new = str(s), str(old), str(new)
-        times = s.count(old) if old else len(s) + 1
-        _within("replace", len(s) + min(times, count if isinstance(count, int) and count >= 0 else times) * len(new))
-
-    def wordwrap(s, width=79, break_long_words=True, wrapstring=None, *_, **__):
-        _within("wordwrap", len(str(s)) * (1 + len(wrapstring or "\n")))
-
-    def slice_(value, slices, fill_with=None, *_, **__):
-        _within("slice", slices if isinstance(slices, int) else 0)
-
-    def batch(value, linecount, fill_with=None, *_, **__):
-        _within("batch", linecount if isinstance(linecount, int) and fill_with is not None else 0)
-
-    def tojson(value, indent=None, *_, **__):
-        if isinstance(indent, int) and indent > MAX_INDENT:
-            raise SecurityError(f"tojson's indent of {indent:,}: at most {MAX_INDENT:,}")
-
-    checks = {"center": center, "indent": indent, "format": format_, "replace": replace, "wordwrap": wordwrap,
-              "slice": slice_, "batch": batch, "tojson": tojson}
-    return {name: _guarded(filters[name], check) for name, check in checks.items() if name in filters}
+def _center(most, value, width=80, *_, **__):
+    _within("center", width if isinstance(width, int) else 0, most)
 
 
-def _bounded_lipsum(lipsum):
+def _indent(most, s, width=4, *_, **__):
+    _within("indent", (str(s).count("\n") + 1) * (width if isinstance(width, int) else len(str(width))), most)
+
+
+def _format(most, value, *args, **kwargs):
+    _checked_percent(str(value), kwargs or args, most)
+
+
+def _replace(most, s, old, new, count=None, *_, **__):
+    s, old, new = str(s), str(old), str(new)
+    times = s.count(old) if old else len(s) + 1
+    _within("replace", len(s) + min(times, count if isinstance(count, int) and count >= 0 else times) * len(new), most)
+
+
+def _wordwrap(most, s, width=79, break_long_words=True, wrapstring=None, *_, **__):
+    _within("wordwrap", len(str(s)) * (1 + len(wrapstring or "\n")), most)
+
+
+def _slice(most, value, slices, fill_with=None, *_, **__):
+    _within("slice", slices if isinstance(slices, int) else 0, most)
+
+
+def _batch(most, value, linecount, fill_with=None, *_, **__):
+    _within("batch", linecount if isinstance(linecount, int) and fill_with is not None else 0, most)
+
+
+def _tojson(most, value, indent=None, *_, **__):
+    if isinstance(indent, int) and indent > MAX_INDENT:
+        raise SecurityError(f"tojson's indent of {indent:,}: at most {MAX_INDENT:,}")
+
+
+@lru_cache(maxsize=1)
+def _bounded_filters() -> dict:
+    """Jinja's filters that pad or repeat, each refusing what would be more than its environment's
+    max_items. Made once per process: a template's compiled code is cached by its filters' identity."""
+    from jinja2.filters import FILTERS
+
+    checks = {"center": _center, "indent": _indent, "format": _format, "replace": _replace,
+              "wordwrap": _wordwrap, "slice": _slice, "batch": _batch, "tojson": _tojson}
+    return {name: _guarded(FILTERS[name], check) for name, check in checks.items()}
+
+
+def _bounded_lipsum(lipsum, env: BoundedSandbox):
     def bounded(n=5, html=True, min=20, max=100):
-        _within("lipsum", n * max if isinstance(n, int) and isinstance(max, int) else 0)
+        _within("lipsum", n * max if isinstance(n, int) and isinstance(max, int) else 0, env.max_items)
         return lipsum(n, html, min, max)
 
     return bounded
@@ -490,8 +504,8 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     env.template_class = _Template
     env.globals["once"] = _once(env)
     env.globals["range"] = bounded_range
-    env.globals["lipsum"] = _bounded_lipsum(env.globals["lipsum"])
-    env.filters.update(_bounded_filters(env.filters))
+    env.globals["lipsum"] = _bounded_lipsum(env.globals["lipsum"], env)
+    env.filters.update(_bounded_filters())
     env.filters.update(
         ms=format_ms,
         ci_ms=format_ci_ms,
