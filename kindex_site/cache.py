@@ -480,7 +480,7 @@ def code_stamp() -> str:
     """This program's version and the size and time of each of its files: an upgrade, or an edit of
     kindex-site itself, makes it another program whose earlier outputs are not to be trusted."""
     h = hashlib.sha256(f"{__version__}\n".encode())
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+    for path in sorted([*PACKAGE_DIR.rglob("*.py"), PACKAGE_DIR / "gpus.toml"]):  # gpus.toml: the GPU figures are data the code judges by
         st = path.stat()
         h.update(f"{path.relative_to(PACKAGE_DIR)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
