@@ -988,6 +988,9 @@ class _SizesInOrder:
     def items(self):
         return zip(self.paths, self.sizes)
 
+    def __iter__(self):  # (the paths, as a table by path gives its keys: a resident builder folds them in)
+        return iter(self.paths)
+
     def clear(self) -> None:
         self.paths, self.sizes = [], array("q")
 

@@ -1137,3 +1137,28 @@ def test_the_runs_cache_is_stored_only_by_a_build_that_succeeds(project, monkeyp
     assert not [n for n in os.listdir(stored.parent) if n.endswith(".tmp")]
 
 
+
+
+def test_a_resident_builder_whose_writers_run_in_parallel_rebuilds_after_an_edit(project, monkeypatch, always_incremental):
+    """A rebuild that writes enough files to hand them to worker processes gets their sizes back in
+    path order (not a table by path); a resident builder folds them into the last site's sizes."""
+    from kindex_site import build as build_module
+    from kindex_site.config import load_config
+    from kindex_site.watch import Builder
+
+    monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
+    monkeypatch.setattr(build_module, "_workers", lambda: 2)
+    corpus(project)
+    out = (project.root / "site").absolute()
+    builder = Builder(None, {"output_dir": "site"}, load_config(None, {}), out, serving=False)
+    builder.rebuild([], first=True)
+    for mean in (2_000_000, 3_000_000):  # (twice: the second folds into sizes the first left)
+        docs = json.loads((project.root / "content/a.json").read_text())
+        docs[0]["run"]["spec"]["timing"]["latencyNs"] = {"mean": mean, "minimum": mean, "maximum": mean,
+                                                         "confidence95": [mean, mean]}
+        changed = project.write("content/a.json", docs)
+        builder.rebuild([str(changed)])
+        assert not builder.errors, builder.errors
+        code, _, err = project.build("--out", "clean", "--clean")
+        assert code == 0, err
+        assert snapshot(project.root / "site") == snapshot(project.root / "clean")
