@@ -401,8 +401,38 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | No
         restored=ranked.restored,
         problems_of_implementation=ranked.problems_of_implementation,
         redirects=identity.redirects,
-        warnings=identity.warnings + [w for p in in_order for w in ranked.warnings_of.get(p.slug, ())],
+        warnings=identity.warnings + _foreign_lab_lines(content.runs, rules)
+        + [w for p in in_order for w in ranked.warnings_of.get(p.slug, ())],
     )
+
+
+SHOWN_RUNS = 3  # runs named in a line that speaks of many (the count is whole)
+
+
+def _foreign_lab_lines(runs: list[Run], rules: Rules) -> list[str]:
+    """One warning per folder and the lab its runs claim without the right to (the tables say it per
+    run): an import into a folder no [labs] entry names is one line, not one per run."""
+    claims: dict[tuple[str, str], list[Run]] = {}
+    for run in runs:
+        if not speaks_for_its_lab(run, rules):
+            claims.setdefault((lab_folder(run), claimed_lab(run)), []).append(run)
+    lines = []
+    for (folder, lab), claiming in sorted(claims.items()):
+        listed = rules.labs_of(folder)
+        may = (f"kindex.toml's [labs] lets it speak for {_listed([repr(x) for x in listed])}" if listed
+               else f"it may speak for the lab whose name slugs to {folder!r}")
+        names = [f"{r.name} ({r.source.on_site})" for r in claiming[:SHOWN_RUNS]]
+        more = len(claiming) - SHOWN_RUNS
+        if len(claiming) == 1:
+            who = f"run {names[0]} claims"
+            kept = "It is shown as a run of its own and replaces none of that lab's runs. Move it to its"
+        else:
+            who = f"{len(claiming)} runs ({', '.join(names)}{f' and {more} more' if more > 0 else ''}) claim"
+            kept = "They are shown as runs of their own and replace none of that lab's runs. Move them to their"
+        lines.append(f"{claiming[0].source}: {FOREIGN_LAB}: {who} the lab {lab!r}, which its folder {folder}/ may not "
+                     f"speak for ({may}). {kept} lab's folder ({slugify(lab) or 'lab'}/ in the content folder), or "
+                     f"have a maintainer list {lab!r} for {folder!r} under [labs] in kindex.toml.")
+    return lines
 
 
 class _Ranked:
@@ -701,7 +731,7 @@ class _ProblemState:
         self.warnings: list[str] = []  # (CONTENT_WARNINGS, for the leaderboard's: where the runs are is no part of a board)
         for b in boards:
             for w in b.warnings:
-                if w.code in CONTENT_WARNINGS:
+                if w.code in CONTENT_WARNINGS and w.code != FOREIGN_LAB:  # (said per lab and folder: _foreign_lab_lines)
                     runs = {e.run.name: e.run for e in b.runs}
                     places = _listed(list(dict.fromkeys(str(runs[name].source) for name in w.runs)))
                     self.warnings.append(f"{places}: problem {b.problem.title!r} on host {b.host}: {w.code}: {w.message}")

@@ -210,3 +210,15 @@ def test_rebuilds_after_a_lab_setting_or_a_run_moved_between_lab_folders_equal_c
     (project.root / "content/hostile-lab/fused.json").rename(project.root / "content/lab-a/later.json")
     rebuild_matches_clean(project)
     assert [e["run"] for e in board(project)["history"]] == ["lab-a-fused"]  # one folder: the later run replaces it
+
+
+def test_an_import_into_a_folder_no_labs_entry_names_is_said_once_per_lab_not_once_per_run(project):
+    lab_a(project)
+    for n in range(5):
+        project.write(f"content/imports/k{n}.json", lab_run(f"Kernel {n}", "Lab B", 3_000_000 + n, f"imported-{n}"))
+    code, _, err = project.run("check", "--strict")
+    assert code == 1
+    (line,) = [line for line in err.splitlines() if "foreign-lab" in line]
+    assert "5 runs (imported-0 (imports/k0.json), imported-1 (imports/k1.json), imported-2 (imports/k2.json) and 2 " \
+           "more) claim the lab 'Lab B', which its folder imports/ may not speak for" in line
+    assert err.rstrip().endswith("error: 1 problem in 1 file; nothing was written"), err
