@@ -1130,12 +1130,24 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
     """Every page the content can make big weighed without making it (a source by its bound), those
     over `max_page_bytes` said; and the site's weight (its sources as plain text: what any page
     showing one holds at least). One pass over the runs with a source, the tables and the summaries."""
-    budget = max_page_bytes // SOURCE_SHARE
     over: list[Weight] = []
     text = _TextBytes()
-    total = 0
+    runs_total = _weigh_run_pages(lb, max_page_bytes, text, over) if run_pages else 0
+    total = runs_total + sum(s.sizes[0] for s in lb.content.sources.values())  # (and each file for download)
+    problem_pages, rows = _weigh_problem_pages(lb, max_page_bytes, text, over)
+    csvs, problem_json = rows * CSV_ROW_BYTES if board_csvs else 0, rows * API_ROW_BYTES.get(api_entries, 450)
+    host_pages, headline = _weigh_host_pages(lb, max_page_bytes, text, over)
+    total += problem_pages + csvs + problem_json + host_pages
+    total += _weigh_listing_pages(lb, max_page_bytes, text, headline, over)
+    total += IMPLEMENTATION_PAGE_BYTES * len(lb.implementations)
+    return SiteWeight(over, total, runs_total, csvs, problem_json)
+
+
+def _weigh_run_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes, over: list[Weight]) -> int:
+    """The run pages' weight; each over the limit said, by its source or its title."""
+    budget = max_page_bytes // SOURCE_SHARE
     runs_total = 0
-    for run in lb.content.runs if run_pages else ():
+    for run in lb.content.runs:
         page = RUN_PAGE_BYTES
         source = run.files.get("implementation") if run.files else None
         if source is not None:
@@ -1151,8 +1163,14 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
                 over.append(Weight(run_page_url(run.name), page, f"{run.source}: run.metadata.title",
                                    f"the page of run {run.name}", "with this title"))
         runs_total += page
-    total += runs_total + sum(s.sizes[0] for s in lb.content.sources.values())  # (and each file for download)
-    rows = 0
+    return runs_total
+
+
+def _weigh_problem_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes,
+                         over: list[Weight]) -> tuple[int, int]:
+    """The problem pages' weight (their workload sources' plain text included) and their tables' rows."""
+    budget = max_page_bytes // SOURCE_SHARE
+    total = rows = 0
     for problem in lb.problems:
         boards = lb.boards[problem.slug]
         page = PAGE_BYTES + sum(TABLE_BYTES + ROW_BYTES * (len(b.entries) + len(b.history))
@@ -1184,9 +1202,12 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
                                    f"the page of problem {problem.slug}",
                                    f"with {_counted(len(runs), 'run')} in {_counted(len(boards), 'table')}",
                                    f"; its runs are in {files_of(runs)}"))
-    csvs, problem_json = rows * CSV_ROW_BYTES if board_csvs else 0, rows * API_ROW_BYTES.get(api_entries, 450)
-    total += csvs + problem_json
-    headline = 0
+    return total, rows
+
+
+def _weigh_host_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes, over: list[Weight]) -> tuple[int, int]:
+    """The host pages' weight with their API summaries, and what their summaries add to the home page."""
+    total = headline = 0
     boards_of_host: dict[str, list[Board]] = {}
     for boards in lb.boards.values():
         for b in boards:
@@ -1204,6 +1225,13 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
             over.append(Weight(f"hosts/{host}/", page, files_of(runs, 1), f"the page of host {host}",
                                f"with {_counted(len(summaries), 'implementation')} summarized",
                                f"; its runs are in {files_of(runs)}"))
+    return total, headline
+
+
+def _weigh_listing_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes, headline: int,
+                         over: list[Weight]) -> int:
+    """The home, implementations, search and level pages' weight."""
+    total = 0
     labels = sum(text.extra(i.label) for i in lb.implementations)
     listing = PAGE_BYTES + LISTED_BYTES * len(lb.implementations) + labels
     levels = PAGE_BYTES + LEVEL_CELL_BYTES * min(len(lb.problems), PROBLEMS_PER_PAGE) * len(lb.content.environments)
@@ -1218,8 +1246,7 @@ def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, boa
                                f"with {_counted(len(lb.implementations), 'implementation')} and "
                                f"{_counted(len(lb.content.environments), 'timing host')}",
                                f"; the runs are in {files_of(runs)}"))
-    total += IMPLEMENTATION_PAGE_BYTES * len(lb.implementations)
-    return SiteWeight(over, total, runs_total, csvs, problem_json)
+    return total
 
 
 SOURCE_SHARE = 2  # a source is highlighted when, so shown, it takes at most 1/SOURCE_SHARE of max_page_bytes
