@@ -1,7 +1,8 @@
 """Read phase: files under content/ → a validated `Content`, every problem collected before failing.
 
 A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bundle per line;
-`pages/*.md` are Markdown pages. Problems are reported as `file[index]: location: message`
+`pages/*.md` are Markdown pages; `costs/*.json(l)` and `reviews/*.json(l)` hold the publisher's
+documents (WorkloadCost, RunReview), read as bundles are, in one or many a file. Problems are reported as `file[index]: location: message`
 (`file:line:` for .jsonl) so that a user can go straight to the offending value.
 """
 
@@ -32,8 +33,9 @@ from pydantic import ValidationError
 from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .importers.naming import problem_naming
-from .models import (MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun, Bundle, ExecutionEnvironment,
-                     FormatWarnings, check_relative_path, is_windows_device, nearest_name)
+from .models import (MAX_FORMAT_WARNINGS_PER_FILE, MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun,
+                     Bundle, ExecutionEnvironment, FormatWarnings, RunReview, WorkloadCost, applies_from,
+                     check_relative_path, is_windows_device, nearest_name, unknown_in_document)
 from .scaffold import RULES_BEGIN, with_current_rules
 from .workers import Workers, can_fork, cores, release_free_memory
 
@@ -240,6 +242,8 @@ class Content:
     read: int = 0  # files read and validated this time (the others were remembered unchanged)
     digests: dict[str, str] = field(default_factory=dict)  # shown path → sha256 of the file's bytes
     sources: dict[str, SourceText] = field(default_factory=dict)  # path under content → a source file runs refer to
+    costs: dict[str, WorkloadCost] = field(default_factory=dict)  # workloadDigest → its cost (a workload runs have)
+    reviews: dict[str, list[RunReview]] = field(default_factory=dict)  # run name → its reviews, oldest first
 
 
 # Section names the site uses itself; a Markdown page may not take one.
@@ -302,13 +306,11 @@ def load_content(content_dir: Path, keep_documents: bool = True, progress: Calla
     others: dict[str, _Listed] = {}  # files that are neither bundles nor pages: runs may refer to them
     notes = 0  # "stopped reading" lines: said, but not problems themselves
     named: list[tuple[str, str, str, str]] = []  # the source files refused bundles name
+    documents: dict[str, _DocumentFile] = {}
     for f in listed:  # (in path order: the problems and warnings are said in it)
-        if _is_page(f.rel):
-            pages.append(f)
-            page = _read_page(f.path, f.shown, problems)
-            if page:
-                content.pages.append(page)
-        elif f.rel not in read:
+        if _read_reserved(f, content, pages, documents, problems):
+            continue
+        if f.rel not in read:
             others[f.rel] = f
         else:
             result = read[f.rel]
@@ -320,25 +322,43 @@ def load_content(content_dir: Path, keep_documents: bool = True, progress: Calla
             problems += result.problems
             notes += result.stopped
             named += result.named
-    _finish(content, others, problems, notes, sources, named=named)
+    _finish(content, others, problems, notes, sources, named=named, documents=documents)
     if last is not None:
         last.keep(content_dir, stats, wanted, keep_documents, documents_bytes, read, pages, others, checks, content,
-                  memo, sources)
+                  memo, sources, documents)
     return content
 
 
+def _read_reserved(f: _Listed, content: Content, pages: list[_Listed], documents: dict[str, _DocumentFile],
+                   problems: list[str]) -> bool:
+    """A page (into content.pages) or a costs/ or reviews/ file (into `documents`), read; False for any other file."""
+    if _is_page(f.rel):
+        pages.append(f)
+        page = _read_page(f.path, f.shown, problems)
+        if page:
+            content.pages.append(page)
+    elif is_document(f.rel):
+        documents[f.rel] = found = _read_documents(f)
+        problems += found.problems
+    else:
+        return False
+    return True
+
+
 def _finish(content: Content, others: dict[str, _Listed], problems: list[str], notes: int,
-            sources: SourceChecks | None, attach: bool = True, named: list[tuple[str, str, str, str]] = ()) -> None:
+            sources: SourceChecks | None, attach: bool = True, named: list[tuple[str, str, str, str]] = (),
+            documents: Mapping[str, _DocumentFile] = _NO_FILES) -> None:
     """A load's last steps, once its runs are in: their source files (unless attached already), those
-    refused bundles name (`named`), and the files nothing reads. A load with problems raises them
-    with its warnings: one pass says everything."""
+    refused bundles name (`named`), the publisher's documents against the runs, and the files nothing
+    reads. A load with problems raises them with its warnings: one pass says everything."""
     if attach:
         _attach_files(content, others, problems, sources)
     if named:
         _check_named(named, others, content.sources, problems)
+    if documents:
+        notes += _check_documents(content, documents, problems)
     referred = {ref[3] for ref in named}
-    content.warnings += [f"{f.shown}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs "
-                         "refer to are read)" for rel, f in others.items()
+    content.warnings += [_ignored(rel, f.shown) for rel, f in others.items()
                          if rel not in content.sources and rel not in referred]
     if problems:
         raise KindexError(problems, count=len(problems) - notes, warnings=content.warnings)
@@ -360,8 +380,16 @@ def _check_named(named: list[tuple[str, str, str, str]], others: dict[str, _List
             problems.append(f"{where}: run.spec.{field_name}.path: {printable(repr(path))}: {problem}")
 
 
+def _ignored(rel: str, shown: str) -> str:
+    folder = _document_folder(rel)
+    if folder is None:
+        return f"{shown}: ignored (only *.json, *.jsonl, pages/*.md and the source files runs refer to are read)"
+    return (f"{shown}: ignored ({folder}/ holds {DOCUMENT_KINDS[folder].__name__} documents: only {folder}/*.json "
+            f"and {folder}/*.jsonl are read in it, and the source files runs refer to)")
+
+
 def _is_bundle(rel: str) -> bool:
-    return rel.endswith((".json", ".jsonl"))
+    return rel.endswith((".json", ".jsonl")) and _document_folder(rel) is None
 
 
 def _is_page(rel: str) -> bool:
@@ -402,10 +430,11 @@ class LoadState:
         self.racy: set[str] = set()  # files read in the tick they were written: compared again next time
         self.sources: dict[str, SourceText] = {}  # the source files runs refer to, in path order
         self.referred: dict[str, int] = {}  # source file → how many of the runs' references name it
+        self.documents: dict[str, _DocumentFile | None] = {}  # costs/ and reviews/ files; None: to be read again
 
     def keep(self, content_dir: Path, stats: Mapping | None, wanted: bool, keep_documents: bool, documents_bytes: int,
              read: dict[str, _Read], pages: list[_Listed], others: dict[str, _Listed], checks: _CrossFile,
-             content: Content, memo: dict, sources: SourceChecks) -> None:
+             content: Content, memo: dict, sources: SourceChecks, documents: dict[str, _DocumentFile]) -> None:
         """Keep a whole pass's load (clean: it raised otherwise)."""
         self.clean = False
         if not stats or not all(key[0] >= 0 for key in stats.values()):
@@ -425,7 +454,8 @@ class LoadState:
         self.protocols, self.environments = dict(content.protocols), dict(content.environments)
         self.digests = dict(content.digests)
         self.warnings = [w for result in self.bundles.values() for w in result.warnings]
-        self.racy = self._racy(self.bundles, memo) | sources.racy()
+        self.documents = dict(documents)
+        self.racy = self._racy(self.bundles, memo) | sources.racy() | self._racy_documents()
         self.sources, self.referred = dict(content.sources), _referred(content.runs)
         self.clean = True
 
@@ -433,6 +463,10 @@ class LoadState:
         shown_root = self.where[1]
         return {rel for rel in rels if (m := memo.get(shown_root + rel)) is not None
                 and m.stat[1] >= m.read_at - RACY_NS}
+
+    def _racy_documents(self) -> set[str]:
+        return {rel for rel, found in self.documents.items()
+                if found is not None and found.stat is not None and found.stat[1] >= found.read_at - RACY_NS}
 
     def patched(self, content_dir: Path, stats: Mapping[str, tuple[int, ...]], reader: _Reader,
                 progress: Callable[[int, int], None] | None, sources: SourceChecks) -> Content | None:
@@ -462,25 +496,39 @@ class LoadState:
                           warnings=list(self.warnings), files=len(self.bundles), read=reader.fresh,
                           digests=dict(self.digests))
         problems: list[str] = []
-        for rel in self.pages:
-            page = _read_page(Path(at + rel), shown_root + rel, problems)
-            if page:
-                content.pages.append(page)
+        self._pages_and_documents(at, shown_root, stats, content, problems)
         if sources_changed:
             _attach_files(content, self.others, problems, sources)
             self.referred = _referred(content.runs)
         else:  # the runs of other files refer to the files they did, as they were
             self._attach(content, [run for f in fresh for run in read[f.rel].runs], dropped, problems, sources)
         self.sources = content.sources
-        _finish(content, self.others, problems, 0, sources, attach=False)
+        _finish(content, self.others, problems, 0, sources, attach=False, documents=self.documents)
         self.stats = stats
-        self.racy = self._racy(read, reader.memo) | sources.racy()
+        self.racy = self._racy(read, reader.memo) | sources.racy() | self._racy_documents()
         self.clean = True
         return content
 
+    def _pages_and_documents(self, at: str, shown_root: str, stats: Mapping[str, tuple[int, ...]], content: Content,
+                             problems: list[str]) -> None:
+        """The pages, read again, and the costs/ and reviews/ files changed since (the others' documents
+        kept), in path order, as a whole pass says their problems."""
+        documents = self.documents
+        for rel in sorted([*self.pages, *documents]):
+            if rel in documents:
+                found = documents[rel]
+                if found is None:
+                    found = documents[rel] = _read_documents(_Listed(at + rel, rel, shown_root + rel, stats[rel]))
+                problems += found.problems
+                continue
+            page = _read_page(Path(at + rel), shown_root + rel, problems)
+            if page:
+                content.pages.append(page)
+
     def _changes(self, stats: Mapping[str, tuple[int, ...]], at: str, shown_root: str) -> tuple | None:
         """The bundle files read last time and changed or gone, those to read, and whether a source
-        file (or one a run may come to refer to) changed; the pages and other files kept up to date.
+        file (or one a run may come to refer to) changed; the pages, costs/ and reviews/ files (those
+        changed marked to be read again) and other files kept up to date.
         None when the listing has more to say than a patch can (a symlink, an odd name)."""
         gone: list[str] = []
         fresh: list[_Listed] = []
@@ -495,6 +543,11 @@ class LoadState:
                     self.pages.remove(rel)
                 elif key is not None and rel not in self.pages:
                     self.pages.append(rel)
+            elif is_document(rel):  # (read again in _pages_and_documents)
+                if key is None:
+                    self.documents.pop(rel, None)
+                else:
+                    self.documents[rel] = None
             elif _is_bundle(rel):
                 if rel in self.bundles:
                     gone.append(rel)
@@ -1743,7 +1796,7 @@ def _message(err: dict) -> str:
         wants = _PLACEHOLDER_WANTS.get(format_location(err["loc"]))
         return "still the new-run placeholder 'TODO: …': " + (f"give {wants}" if wants else f"replace it ({msg})")
     kind = err["type"]
-    if kind == "string_pattern_mismatch" and err["loc"][-1] == "name":
+    if kind == "string_pattern_mismatch" and err["loc"][-1] in ("name", "run"):  # (a review's spec.run names a run)
         msg = "must be lowercase letters, digits, '.', '-' or '_', starting and ending with a letter or digit"
     elif kind in _NOT_A_NUMBER and type(value) is str and len(value) <= 40 and _JSON_NUMBER.fullmatch(value):
         msg += f", not the string {value!r}: write it without quotes"
@@ -1884,6 +1937,137 @@ def _read_page(path: Path, shown: str, problems: list[str]) -> MarkdownPage | No
             break
     return MarkdownPage(slug=slug, title=title, markdown=text, source=shown)
 
+
+
+# --- The publisher's documents: costs/ and reviews/ ---------------------------------------------
+# What the publisher says of workloads and runs, one level under the content folder as pages are:
+# read with the bundles' machinery (decoder, bounds, problem lines), checked against one another
+# and the runs once every file is in (_check_documents). Nothing else in these folders is a bundle.
+
+DOCUMENT_KINDS = {"costs": WorkloadCost, "reviews": RunReview}  # folder → the kind of document it holds
+
+
+def _document_folder(rel: str) -> str | None:
+    folder, slash, _ = rel.partition("/")
+    return folder if slash and folder in DOCUMENT_KINDS else None
+
+
+def is_document(rel: str) -> bool:
+    """costs/*.json(l) or reviews/*.json(l), by its path under the content folder: the publisher's documents."""
+    folder = _document_folder(rel)
+    return folder is not None and rel.count("/") == 1 and rel.endswith((".json", ".jsonl"))
+
+
+class _DocumentFile(NamedTuple):
+    """A costs/ or reviews/ file, read: its valid documents with where each is, its problems (a last
+    line saying reading stopped is not one: `stopped`) and warnings, and its stat and when it was read
+    (a resident builder's racy rule)."""
+
+    documents: list[tuple[Source, WorkloadCost | RunReview]]
+    problems: list[str]
+    warnings: list[str]
+    stopped: bool
+    stat: tuple | None
+    read_at: int
+
+
+def _read_documents(f: _Listed) -> _DocumentFile:
+    """A costs/ or reviews/ file's documents, read and validated as bundles are (one or an array a
+    .json file, one a .jsonl line)."""
+    model = DOCUMENT_KINDS[f.rel.partition("/")[0]]
+    read_at = time.time_ns()
+    found: list[tuple[Source, WorkloadCost | RunReview]] = []
+    problems: list[str] = []
+    unknown: list[str] = []
+    seen = 0
+    values = _documents(f.at, f.shown, problems, {}, frozenset(), rel=f.rel, size=f.stat[0] if f.stat else None)
+    for source, raw in values:
+        seen += 1
+        if raw is not _INVALID and type(raw) is not _RefusedBundle:  # (else said already)
+            doc = _document(raw, source, model, problems, unknown, f.stat is None or f.stat[0] > MAX_DOCUMENT_BYTES)
+            if doc is not None:
+                found.append((source, doc))
+        if len(problems) >= MAX_PROBLEMS_PER_FILE:
+            values.close()
+            problems.append(f"{f.shown}: stopped reading after {len(problems)} problems in this file")
+            return _DocumentFile(found, problems, _capped(unknown, f.shown), True, f.stat, read_at)
+    if not seen and not problems:
+        unknown.insert(0, f"{f.shown}: holds an empty array: no document")
+    return _DocumentFile(found, problems, _capped(unknown, f.shown), False, f.stat, read_at)
+
+
+def _capped(lines: list[str], shown: str) -> list[str]:
+    """A file's warnings about unknown fields, MAX_FORMAT_WARNINGS_PER_FILE at most, then how many more."""
+    if len(lines) <= MAX_FORMAT_WARNINGS_PER_FILE:
+        return lines
+    more = len(lines) - MAX_FORMAT_WARNINGS_PER_FILE
+    return [*lines[:MAX_FORMAT_WARNINGS_PER_FILE], f"{shown}: and {more} more unknown fields like these"]
+
+
+def _document(raw: object, source: Source, model: type[WorkloadCost | RunReview], problems: list[str],
+              unknown: list[str], may_be_big: bool) -> WorkloadCost | RunReview | None:
+    """One document of a costs/ or reviews/ file, validated; None with its problems. Its unknown
+    fields are said as a bundle's are: a near miss of a known one is a problem, any other a warning."""
+    kind, folder = model.__name__, _document_folder(source.rel)
+    if type(raw) is not dict:
+        what = "null" if raw is None else type(raw).__name__.replace("str", "string").replace("list", "array")
+        problems.append(f"{source}: expected a {kind} document object, not {what}")
+        return None
+    if "kind" not in raw and raw.keys() & _BUNDLE_KEYS:
+        problems.append(f"{source}: a bundle, where {folder}/ holds {kind} documents (bundles go anywhere else)")
+        return None
+    if "kind" in raw and raw["kind"] != kind:
+        problems.append(f"{source}: kind: {printable(repr(raw['kind']))[:80]}: {folder}/ holds {kind} documents only")
+        return None
+    for where, message, near in unknown_in_document(raw, kind):
+        (problems if near else unknown).append(f"{source}: {where}: {message}")
+    try:
+        doc = model.model_validate(raw)
+    except ValidationError as e:
+        problems += _error_lines(source, e)
+        return None
+    beyond = _refusal_lines((), raw, 1) if not strictjson.within(raw) else []
+    if may_be_big and not beyond and _json_bytes(raw) > MAX_DOCUMENT_BYTES:
+        field_name, its = _biggest_field(raw, "")
+        beyond = [f"{field_name.removeprefix('.') or '(top level)'}: the document is {_json_bytes(raw):,} bytes of "
+                  f"JSON ({its:,} of them here), more than the {MAX_DOCUMENT_BYTES // 2**10} KiB a page shows of one"]
+    problems += [f"{source}: {line}" for line in beyond]
+    return None if beyond else doc
+
+
+def _check_documents(content: Content, documents: Mapping[str, _DocumentFile], problems: list[str]) -> int:
+    """The documents across files and against the runs, into content.costs and content.reviews: one
+    cost a workload, one document a kind and name, a review's run among the runs; a cost of a workload
+    no run has is warned about and left out. Returns how many files stopped being read (not problems)."""
+    names: dict[tuple[str, str], Source] = {}
+    costs_at: dict[str, Source] = {}
+    reviews: list[tuple] = []
+    runs = workloads = None  # (made when first needed: a million runs, and no documents, is the usual)
+    for rel, found in sorted(documents.items()):
+        content.warnings += found.warnings
+        for source, doc in found.documents:
+            first = names.setdefault((doc.kind, doc.metadata.name), source)
+            if first is not source:
+                problems.append(f"{source}: metadata.name: {doc.metadata.name!r} is also the name of the {doc.kind} "
+                                f"in {first}")
+            if doc.kind == "RunReview":
+                runs = runs if runs is not None else {run.name for run in content.runs}
+                if doc.spec.run not in runs:
+                    problems.append(f"{source}: spec.run: no run named {doc.spec.run!r} in the content")
+                reviews.append((doc.spec.since, rel, source.index or source.line or 0, doc))
+                continue
+            digest = doc.spec.workloadDigest
+            first = costs_at.setdefault(digest, source)
+            workloads = workloads if workloads is not None else {run.facts.workload_digest for run in content.runs}
+            if first is not source:
+                problems.append(f"{source}: spec.workloadDigest: {digest} has a cost in {first} already")
+            elif digest not in workloads:
+                content.warnings.append(f"{source}: no run has workload {digest} (its cost is not shown)")
+            else:
+                content.costs[digest] = doc
+    for *_, doc in sorted(reviews, key=lambda review: review[:3]):
+        content.reviews.setdefault(doc.spec.run, []).append(doc)
+    return sum(found.stopped for found in documents.values())
 
 
 # --- Runs kept between command-line builds ----------------------------------------------------

@@ -17,7 +17,7 @@ import re
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictFloat, StrictInt, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, model_validator
 
 from .errors import printable
 from .strictjson import MAX_FLOAT, MAX_INTEGER
@@ -240,6 +240,9 @@ class MeasurementMethod(Open):
     primaryStatistic: PrimaryStatistic = "mean"
     resolution: Resolution | None = Field(None, description=(
         "How finely the source reports latencies; without it they are taken as exact."))
+    cacheFlushed: StrictBool | None = Field(None, description=(
+        "The GPU's cache is flushed before each timed call, so inputs come from DRAM even when they would "
+        "fit in it (the floor is then claimed for cache-sized workloads too)."))
 
 
 class Comparability(Open):
@@ -308,7 +311,8 @@ class Bundle(BaseModel):
 
 COST_API_VERSION = "kindex-site.dev/v1"
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")  # the peaks gpus.toml gives, dense
-Count = Annotated[StrictInt, Field(ge=0, le=2**63 - 1)]
+# (within 2⁵³−1, as every integer of the content is: load.py holds a cost to the bounds a bundle keeps)
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_SAFE_INT)]
 
 
 class TensorCost(Open):
@@ -363,6 +367,75 @@ class WorkloadCost(Open):
     spec: CostSpec
 
 
+# --- RunReview ------------------------------------------------------------------------------
+# The publisher's verdict on one run, from a date on (a reward hack found, a timing bug): kept as
+# content beside the runs, in content/reviews/, so that the verdict and its evidence are versioned
+# with what they judge. Every verdict but "clean" holds the run back.
+
+VERDICTS = ("clean", "reward-hack", "incorrect-output", "timing-bug", "under-review")
+HELD_VERDICTS = tuple(v for v in VERDICTS if v != "clean")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_URL = re.compile(r"https?://[^/?#\s\x00-\x1f\x7f]+[^\s\x00-\x1f\x7f]*", re.ASCII)
+
+
+def _check_review_date(value: str) -> str:
+    if _DATE.fullmatch(value):
+        try:
+            datetime.strptime(value, "%Y-%m-%d")
+        except ValueError:
+            raise ValueError("must be a date that exists, YYYY-MM-DD") from None
+        return value
+    try:
+        return _check_timestamp(value)
+    except ValueError:
+        raise ValueError("must be a date such as 2026-03-05 or a date-time such as 2026-03-05T08:38:15Z "
+                         "(with a time zone: Z or ±HH:MM)") from None
+
+
+def _check_url(value: str) -> str:
+    if not _URL.fullmatch(value):
+        raise ValueError("must be an http:// or https:// URL, without spaces or control characters")
+    return value
+
+
+ReviewDate = Annotated[str, AfterValidator(_check_review_date)]
+Url = Annotated[str, Field(max_length=2000), AfterValidator(_check_url)]
+
+
+def applies_from(date: str) -> datetime:
+    """When a review's `date` takes effect, in UTC: a bare date from its start (midnight UTC)."""
+    if _DATE.fullmatch(date):
+        return datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(date).astimezone(timezone.utc)
+
+
+class ReviewSpec(Open):
+    run: Name  # the reviewed run's metadata.name
+    verdict: Literal[VERDICTS]
+    reason: Text
+    evidence: Url | None = None
+    date: ReviewDate  # from when the verdict applies
+    reviewer: Text | None = None
+
+    @model_validator(mode="after")
+    def _evidence_unless_under_review(self) -> ReviewSpec:
+        if self.evidence is None and self.verdict != "under-review":
+            raise ValueError(f"a {self.verdict!r} verdict must give its evidence (an http(s) URL); "
+                             "only 'under-review' may leave it out")
+        return self
+
+    @property
+    def since(self) -> datetime:
+        return applies_from(self.date)
+
+
+class RunReview(Open):
+    apiVersion: Literal["kindex-site.dev/v1"]
+    kind: Literal["RunReview"]
+    metadata: Metadata
+    spec: ReviewSpec
+
+
 # --- Strictness: fields and statuses the format does not know --------------------------------
 # Unknown fields are kept (see Open), but inside the format's own objects one is most likely a typo
 # (`confidence_95`, `minimun`) that silently drops a value. One whose name is a typo of a field
@@ -396,6 +469,11 @@ _SHAPES = {
         EnvironmentSpec, hardware=_shape(Hardware, also=HARDWARE_KNOWN_OPTIONAL))),
 }
 _RUN_SHAPE = _SHAPES["run"]
+_DOCUMENT_SHAPES = {
+    "WorkloadCost": _shape(WorkloadCost, metadata=_METADATA, spec=_shape(
+        CostSpec, inputs=_shape(TensorCost), outputs=_shape(TensorCost), counter=_shape(Counter))),
+    "RunReview": _shape(RunReview, metadata=_METADATA, spec=_shape(ReviewSpec)),
+}
 
 
 def nearest_name(word: str, known) -> str | None:
@@ -485,6 +563,14 @@ def _unknown_status(run: object, found: list[Unknown]) -> None:
     if isinstance(status, str) and status not in STATUSES and re.fullmatch(STATUS_PATTERN, status):
         found.append(Unknown("run.spec.status", f"unknown status {printable(repr(status))}"
                              + _did_you_mean(status, STATUSES), False))
+
+
+def unknown_in_document(document: object, kind: str) -> list[Unknown]:
+    """The fields a publisher's document (WorkloadCost, RunReview) holds where the format knows none
+    (`spec.evidance`): as a bundle's, a near miss of a known field is an error, any other a warning."""
+    found: list[Unknown] = []
+    _unknown_fields(document, _DOCUMENT_SHAPES[kind], "", found)
+    return [unknown._replace(where=unknown.where.removeprefix(".")) for unknown in found]
 
 
 class FormatWarnings:
