@@ -90,7 +90,9 @@ def _add_build(commands: argparse._SubParsersAction) -> None:
 def _add_check(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser("check", help="validate content/ without writing anything", epilog=EXAMPLES["check"],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
-                            description="Validate every document under the content folder; write nothing.")
+                            description="Validate every document under the content folder; write nothing. A run\n"
+                                        "faster than its GPU allows (below its floor: about page, \"Physics\") and not\n"
+                                        "reviewed is a problem.")
     _add_site_options(p)
     p.add_argument("--strict", action="store_true",
                    help="treat warnings (unknown fields or statuses, ignored files, symlinks not followed) as errors, "
@@ -101,8 +103,9 @@ def _add_check(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--base", metavar="REF",
                    help="also compare with the content at git REF (a pull request's base): print what the change "
                         "does to the leaderboard (and write it to $GITHUB_STEP_SUMMARY when set), and fail when it "
-                        "changes files outside the content folder, published runs, a table's reference, or a "
-                        "protocol or environment published runs use")
+                        "changes files outside the content folder, published runs, a table's reference, a "
+                        "protocol or environment published runs use, or the costs or reviews, or adds a run "
+                        "below its floor")
     p.set_defaults(run=_check)
 
 
@@ -263,7 +266,8 @@ def _check(args: argparse.Namespace) -> int:
             # The base's settings and the content the merge would publish, never the pull request's own.
             overrides = {"content_dir": args.content}
             with pull_request(args.config, overrides, args.base) as pr:
-                content, lb, warnings = _checked(check, pr.config, args.strict, pr.problems)
+                # (its own runs below their floor are judged with its other changes: pr.review)
+                content, lb, warnings = _checked(check, pr.config, args.strict, pr.problems, floors=False)
                 found = pr.review(content, lb)
             _report_review(found)
     except KindexError as e:
@@ -281,16 +285,19 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checked(check, config, strict: bool, problems: list[str] = ()):
-    """The content checked (and, --strict, its warnings counted as problems), with `problems`
-    found before it said first."""
+def _checked(check, config, strict: bool, problems: list[str] = (), floors: bool = True):
+    """The content checked: its runs below their floor (`floors`) are problems, and with --strict its
+    warnings too; `problems` found before it are said first."""
+    from .review import below_floor
+
     try:
         content, lb = check(config)
     except KindexError as e:
         raise KindexError([*problems, *e.errors], warnings=e.warnings) from None
     warnings = content.warnings + lb.warnings  # (the same a build prints)
-    if strict and warnings:
-        raise KindexError([*problems, *warnings])
+    too_fast = below_floor(lb) if floors else []
+    if too_fast or (strict and warnings):
+        raise KindexError([*problems, *too_fast, *(warnings if strict else ())], warnings=() if strict else warnings)
     return content, lb, warnings
 
 

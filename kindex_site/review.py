@@ -11,7 +11,11 @@ A pull request may add runs in a lab's folder. It needs a maintainer's review, a
 when it changes a file outside the content folder or a dotfile anywhere, changes or removes any part
 of a published run, sets or changes a table's reference, moves another lab's run out of a current
 table, claims a lab its folder does not speak for, changes a protocol or an environment that
-published runs use, or adds more source files than `max_sources_per_pr` (docs/security.md).
+published runs use, adds more source files than `max_sources_per_pr`, or adds, changes or removes
+anything in the content's costs/ or reviews/ (the publisher's: a pull request cannot lower its
+own floor or review its own run clean). A run it adds or changes that is faster than its GPU allows
+(below its floor, `below_floor`) fails the check as plain `check` fails on any such run
+(docs/security.md).
 """
 
 from __future__ import annotations
@@ -26,12 +30,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
+from fractions import Fraction
 from typing import Iterator, NamedTuple
 
 from .config import CONFIG_FILE, Config, load_config
 from .errors import KindexError, plural, printable
-from .leaderboard import Board, Leaderboard, Rules, build_leaderboard, foreign_lab_runs
+from .leaderboard import (Board, Entry as BoardEntry, Leaderboard, Rules, build_leaderboard, foreign_lab_runs,
+                          primary_value)
 from .load import Content, Run, load_content
+from .physics import NS_PER_S, duration
 
 GIT_SECONDS = 120  # for each git command: a repository's history is read, never its network
 SHOWN = 20  # names listed per kind of change in the summary (the counts are whole)
@@ -41,6 +48,8 @@ MAX_FILE_BYTES = 64 * 2**20  # a file a pull request adds to the content (load.M
 NEEDS = "needs a maintainer's review"
 FUTURE_SLACK = timedelta(days=1)  # a run dated ahead of the check by more than this (clocks and time zones) fails it
 REGULAR_FILES = ("100644", "100755")  # git's modes of a plain file; links (120000) and submodules (160000) are not
+# The content's folders of the publisher's documents (load.py), each as a message names a change to it.
+PUBLISHERS = {"costs": "a workload's cost", "reviews": "a run's review"}
 
 
 def needs(n: int) -> str:
@@ -147,6 +156,7 @@ class PullRequest:
                             for r in merged.runs if r.name in mine and r.facts.observed_at
                             and datetime.fromisoformat(r.facts.observed_at).astimezone(timezone.utc) > ahead]
         self._sources(merged, result)
+        result.problems += below_floor(merged_lb, mine)
         return result
 
     def _runs(self, base: Content, merged: Content, result: Review) -> None:
@@ -290,6 +300,8 @@ def _outside(changed: dict, content: PurePosixPath, here: PurePosixPath, setting
             problems.append(f"{_shown_path(shown)}: a change to a dotfile {NEEDS}")
         elif _is_page(path, content):
             problems.append(f"{_shown_path(shown)}: a change to a page of the site {NEEDS}")
+        elif _publishers(path, content) is not None:
+            problems.append(f"{_shown_path(shown)}: a change to {_publishers(path, content)} {NEEDS}")
         elif any(e is not None and e.mode not in REGULAR_FILES for e in (before, after)):
             kind = "a symbolic link" if "120000" in (before and before.mode, after and after.mode) else "a submodule"
             problems.append(f"{_shown_path(shown)}: {kind} in the content {NEEDS}")
@@ -499,6 +511,40 @@ def _is_page(path: str, content: PurePosixPath) -> bool:
     """A Markdown page of the site (load.py's `pages/*.md`): the publisher's voice, not a lab's."""
     rel = PurePosixPath(path).relative_to(content).as_posix() if str(content) != "." else path
     return rel.startswith("pages/") and rel.count("/") == 1 and rel.endswith(".md")
+
+
+def _publishers(path: str, content: PurePosixPath) -> str | None:
+    """What a path inside the content's costs/ or reviews/ is (PUBLISHERS), at any depth and of any
+    name: the publisher's, read or not; None elsewhere."""
+    rel = PurePosixPath(path).relative_to(content).parts if str(content) != "." else PurePosixPath(path).parts
+    return PUBLISHERS.get(rel[0]) if len(rel) > 1 else None
+
+
+def below_floor(lb: Leaderboard, names: set[str] | None = None) -> list[str]:
+    """`file: run NAME: …` for each run (of `names`, or every run) faster than its GPU allows
+    (leaderboard.Entry.below_floor) and not reviewed: `check` fails on them. A run the publisher
+    judged otherwise than clean is held out with its verdict, and is no error."""
+    found = []
+    for boards in lb.boards.values():
+        for b in boards:
+            found += [(str(e.run.source), e.run.name, _floor_line(e, b.statistic)) for e in b.runs
+                      if e.below_floor and e.verdict is None and (names is None or e.run.name in names)]
+    return [line for *_, line in sorted(found)]
+
+
+def _floor_line(e: BoardEntry, statistic: str) -> str:
+    """The run, its latency, its floor, its GPU, and the bytes and bandwidth the floor is made of."""
+    limits = e.limits
+    from_dram = limits.floor_ns * Fraction(limits.bandwidth) / NS_PER_S  # (physics.limits' floor, undone: exact)
+    kept = limits.moved_bytes - int(from_dram)
+    less = f" (less the {kept:,} its L2 may hold)" if kept else ""
+    value = primary_value(e, statistic)
+    latency, floor = duration(value), duration(limits.floor_ns)
+    if latency == floor:  # (just under: to 3 figures they read the same, so say them to the nanosecond)
+        latency, floor = f"{value:,} ns", f"{float(limits.floor_ns):,.3f} ns"
+    return (f"{e.run.source}: run {printable(e.run.name)}: {latency} is below its floor of {floor} on {limits.gpu}: "
+            f"the workload's {limits.moved_bytes:,} bytes of inputs and outputs{less} take at least that long at "
+            f"{limits.bandwidth / 1e12:.3g} TB/s")
 
 
 def _safe(path: str) -> bool:

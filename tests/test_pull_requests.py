@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from test_physics_check import (BELOW, COST_FILE, EAGER, RUN, RUN_FILE, SMALL_COST, SMALL_WORKLOAD, cost_doc,
+                                kernel_run, physics_settings, review_doc, tensor)
+
 EXAMPLE = "content/example/example-softmax-pytorch-eager-example-lab.json"
 PROBLEM = "Example softmax"
 
@@ -300,12 +303,14 @@ def test_where_the_content_is_the_whole_repository_templates_and_settings_are_st
     git(board.root, "checkout", "-q", "-B", "pr", "main")
     board.write("templates/base.html", "{{ 1 }}")  # (the base has no templates/: the bundled ones render today)
     board.write("static/style.css", "body { display: none }")
-    board.write("kindex.toml", settings + "reviewed_runs = [\"x\"]\n")
+    board.write("kindex.toml", settings + "implausible_speedup = 1000.0\n")
+    board.write("reviews/example.json", review_doc("example-softmax-pytorch-eager-example-lab", "clean"))
     board.commit()
     code, out, _ = board.check()
     assert code == 1
     for path in ("templates/base.html", "static/style.css", "kindex.toml"):
         assert annotated(out, path, "a change to the settings, templates or static files needs a maintainer's review"), path
+    assert annotated(out, "reviews/example.json", "a change to a run's review needs a maintainer's review")
 
 
 def test_published_jsonl_runs_holding_a_line_separator_are_protected_exactly(board):
@@ -393,3 +398,102 @@ def test_sources_that_would_make_pages_past_the_cap_fail_the_check(board):
         assert annotated(out, f"content/lab-b/k{n}.json", f"run.spec.implementationSource: the page of run k{n}-lab-b "
                                                           "would be"), n
     assert "over max_page_bytes (16.8 MB) in kindex.toml" in out
+
+
+# --- Physics (issue 43): a run below its floor, and the publisher's costs and reviews ----------------
+
+
+def physics_base(board: Board, *more: tuple[str, dict]) -> None:
+    """main gains the bundled eager run of KernelBench level 2 #84 on the H100 PCIe, its workload's
+    cost (the publisher's) and `more`; the pull request's branch starts there."""
+    git(board.root, "checkout", "-q", "main")
+    board.write("kindex.toml", physics_settings((board.root / "kindex.toml").read_text(encoding="utf-8")))
+    board.write("content/lambda-labs/eager.json", EAGER)
+    board.write(COST_FILE, cost_doc())
+    for rel, doc in more:
+        board.write(rel, doc)
+    board.commit("the publisher's level 2 #84")
+    board.branch("pr")
+
+
+def error_line(path: str | None, message: str) -> str:
+    """The whole annotation the check prints for a problem on `path`'s first line."""
+    return f"::error file={path},line=1,title=kindex-site check::{message}"
+
+
+def test_a_run_below_its_floor_fails_the_pull_requests_check(board):
+    physics_base(board)
+    board.write(RUN_FILE, kernel_run(1_234))
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert error_line(RUN_FILE, BELOW.removeprefix(f"{RUN_FILE}: ")) in out.splitlines()
+    assert "1 run added, 0 changed, 0 removed" in summary_of(out)
+
+
+def test_a_published_run_made_faster_than_its_floor_fails(board):
+    physics_base(board, (RUN_FILE, kernel_run(10_000)))
+    board.write(RUN_FILE, kernel_run(1_234))
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert annotated(out, RUN_FILE, f"changes the published run {RUN} (5 fields)")
+    assert error_line(RUN_FILE, BELOW.removeprefix(f"{RUN_FILE}: ")) in out.splitlines()
+
+
+def test_a_run_above_its_floor_passes_the_pull_requests_check(board):
+    physics_base(board)
+    board.write(RUN_FILE, kernel_run(10_000))
+    board.commit()
+    code, out, err = board.check()
+    assert code == 0, out + err
+    assert "below its floor" not in out + err
+
+
+def test_a_pull_request_cannot_review_its_own_run_clean(board):
+    review = f"content/reviews/{RUN}.json"
+    physics_base(board)
+    board.write(RUN_FILE, kernel_run(1_234))
+    board.write(review, review_doc(RUN, "clean"))
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    assert error_line(review, "a change to a run's review needs a maintainer's review") in out.splitlines()
+    # A maintainer who has timed the kernel again merges it: then the review is the publisher's, and check passes.
+    git(board.root, "checkout", "-q", "main")
+    git(board.root, "merge", "-q", "--ff-only", "pr")
+    code, _, err = board.project.run("check", "--strict")
+    assert code == 0, err
+
+
+SMALL_FILE = "content/costs/a9cbc7234a5d8050.json"
+# Each way a pull request could move a floor: the file it touches and what it writes there (None: deletes it).
+COST_CHANGES = {
+    "adds a cost": (SMALL_FILE, SMALL_COST),
+    "shrinks a cost into the L2": (COST_FILE, cost_doc(inputs=(tensor(1024, 1024),), outputs=(tensor(1024, 1024),))),
+    "removes a cost": (COST_FILE, None),
+    "adds a file to costs/": ("content/costs/README.md", "Costs are counted by the publisher.\n"),
+    "adds a review of a run it did not time": (f"content/reviews/{EAGER['run']['metadata']['name']}.json",
+                                               review_doc(EAGER["run"]["metadata"]["name"], "timing-bug")),
+}
+
+
+@pytest.mark.parametrize("change", COST_CHANGES)
+def test_the_costs_and_the_reviews_are_the_publishers(board, change):
+    path, written = COST_CHANGES[change]
+    physics_base(board)
+    board.write(RUN_FILE, kernel_run(1_234, workload=SMALL_WORKLOAD if path == SMALL_FILE else EAGER["run"]["spec"]
+                                     ["workloadDigest"]))
+    if written is None:
+        (board.root / path).unlink()
+    else:
+        board.write(path, written)
+    board.commit()
+    code, out, _ = board.check()
+    assert code == 1
+    what = "a run's review" if "/reviews/" in path else "a workload's cost"
+    message = f"a change to {what} needs a maintainer's review"
+    if written is None:  # (the file is gone from the pull request's checkout: an annotation on no file)
+        assert annotated(out, None, f"{path}: {message}")
+    else:
+        assert error_line(path, message) in out.splitlines()
