@@ -2,8 +2,9 @@
 
 A `.json` file holds one bundle or an array of bundles; a `.jsonl` file one bundle per line;
 `pages/*.md` are Markdown pages; `costs/*.json(l)` and `reviews/*.json(l)` hold the publisher's
-documents (WorkloadCost, RunReview), read as bundles are, in one or many a file. Problems are reported as `file[index]: location: message`
-(`file:line:` for .jsonl) so that a user can go straight to the offending value.
+documents (WorkloadCost, RunReview), read as bundles are. Problems are reported as
+`file[index]: location: message` (`file:line:` for .jsonl) so that a user can go straight to the
+offending value.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from . import cache, strictjson
 from .errors import KindexError, display, printable
 from .importers.naming import problem_naming
 from .models import (MAX_FORMAT_WARNINGS_PER_FILE, MAX_SOURCE_BYTES, NAME_PATTERN, BenchmarkProtocol, BenchmarkRun,
-                     Bundle, ExecutionEnvironment, FormatWarnings, RunReview, WorkloadCost, applies_from,
-                     check_relative_path, is_windows_device, nearest_name, unknown_in_document)
+                     Bundle, ExecutionEnvironment, FormatWarnings, RunReview, WorkloadCost, check_relative_path,
+                     is_windows_device, nearest_name, unknown_in_document)
 from .scaffold import RULES_BEGIN, with_current_rules
 from .workers import Workers, can_fork, cores, release_free_memory
 

@@ -136,6 +136,20 @@ def test_without_pytorch_the_import_says_how_to_get_it_and_writes_nothing(tmp_pa
     assert not (tmp_path / "out").exists()
 
 
+def test_the_documents_go_to_the_content_folders_costs_by_default(tmp_path, capsys, monkeypatch):
+    """Without --out, the documents are written where the site reads them: CONTENT/costs/, wherever the
+    command runs (the counting itself is stood in for: it needs PyTorch)."""
+    asked = {}
+    monkeypatch.setattr(costs, "import_costs", lambda content, out, **_: asked.update(out=out) or costs.Result())
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(capsys, "import", "costs", "lab/content")
+    assert code == 0 and asked["out"] == Path("lab/content/costs")
+    assert out.splitlines()[-1] == ("Counted 0 workloads: 0 counted, 0 failed, 0 without a source → lab/content/costs/ "
+                                    "(0 written, 0 unchanged)")
+    run_cli(capsys, "import", "costs", "lab/content", "--out", "elsewhere")
+    assert asked["out"] == Path("elsewhere")
+
+
 def test_the_site_never_imports_pytorch():
     """build and check run where PyTorch is not: the command line, the importers and the build import none of it."""
     code = ("import sys; from kindex_site.cli import make_parser; make_parser(None); "
@@ -313,13 +327,17 @@ def test_a_second_import_writes_the_same_bytes(counted):
 
 @needs_torch
 def test_a_problem_that_runs_too_long_is_stopped(tmp_path, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+    """A count that runs too long is stopped; its failed cost goes to the content folder's costs/ (no
+    --out), where the site reads it."""
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # (the default follows CONTENT, not the working folder)
     text = "import torch\n\nwhile True:\n    pass\n"
     (tmp_path / "sources").mkdir()
     (tmp_path / "sources" / "1_Forever.py").write_text(text, encoding="utf-8")
     digest = source_workload("level1/1_Forever.py", text)
     content = write_content(tmp_path, [problem_run("run-forever", "level1/1_Forever.py", digest)])
-    code, out, err = run_cli(capsys, "import", "costs", content, "--sources", "sources", "--timeout", "3")
+    code, out, err = run_cli(capsys, "import", "costs", content, "--sources", tmp_path / "sources", "--timeout", "3")
     assert code == 0, err
-    document = json.loads((tmp_path / "content" / "costs" / f"{digest[7:23]}.json").read_text(encoding="utf-8"))
+    document = json.loads((content / "costs" / f"{digest[7:23]}.json").read_text(encoding="utf-8"))
     assert document["spec"]["reason"] == "TimeoutError: the count took longer than 3 s"
+    assert load_content(content).costs[digest].spec.status == "failed"

@@ -29,7 +29,8 @@ tensors too: no memory, no compute; so are those it asks for on a GPU, ``device=
 A problem whose model fails on the meta device (or that defines no Model, get_inputs or
 get_init_inputs, or runs out of time or memory) gets a ``failed`` document whose reason is the
 exception's type and message on one line. Every document is validated (models.WorkloadCost) before
-anything is written, one file per workload: ``<out>/<first 16 hex digits of the digest>.json``.
+anything is written, one file per workload: ``<out>/<first 16 hex digits of the digest>.json``, ``<out>``
+being the content folder's ``costs/`` (where load.py reads them) unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from .naming import problem_naming
 EXAMPLE = (
     "example:\n"
     "  git clone ../shared/data/kernelbench-history.bundle /tmp/kernelbench\n"
-    "  kindex-site import costs content --repo /tmp/kernelbench --out content/costs"
+    "  kindex-site import costs content --repo /tmp/kernelbench     # writes content/costs/"
 )
 
 COUNTER = "torch.utils.flop_counter.FlopCounterMode"
@@ -99,8 +100,8 @@ def add_parser(sources) -> None:
     p.add_argument("--repo-url", metavar="URL", default=KERNELBENCH_URL,
                    help=f"the repository a cost's source names for --repo's files (default: {KERNELBENCH_URL})")
     p.add_argument("--sources", metavar="DIR", type=Path, help="a folder of problem sources (*.py, at any depth)")
-    p.add_argument("--out", metavar="DIR", type=Path, default=Path("content/costs"),
-                   help="folder to write the cost documents to (default: content/costs)")
+    p.add_argument("--out", metavar="DIR", type=Path,
+                   help="folder to write the cost documents to (default: CONTENT/costs, where the site reads them)")
     p.add_argument("--timeout", metavar="SECONDS", type=_positive, default=TIMEOUT_S,
                    help=f"time each problem's count may take (default: {TIMEOUT_S})")
     p.add_argument("--memory", metavar="MIB", type=_positive, default=MEMORY_MIB,
@@ -117,10 +118,11 @@ def _positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = import_costs(args.content, args.out, repo=args.repo, repo_url=args.repo_url, sources=args.sources,
+    out = args.out if args.out is not None else args.content / "costs"
+    result = import_costs(args.content, out, repo=args.repo, repo_url=args.repo_url, sources=args.sources,
                           timeout=args.timeout, memory_mib=args.memory, jobs=args.jobs)
     return report(result, f"Counted {plural(result.workloads, 'workload')}: {result.counted} counted, "
-                          f"{result.failed} failed, {result.unfound} without a source", args.out)
+                          f"{result.failed} failed, {result.unfound} without a source", out)
 
 
 # --- the import ----------------------------------------------------------------------------------
