@@ -104,8 +104,8 @@ def _add_check(commands: argparse._SubParsersAction) -> None:
                    help="also compare with the content at git REF (a pull request's base): print what the change "
                         "does to the leaderboard (and write it to $GITHUB_STEP_SUMMARY when set), and fail when it "
                         "changes files outside the content folder, published runs, a table's reference, a "
-                        "protocol or environment published runs use, or the costs or reviews, or adds a run "
-                        "below its floor")
+                        "protocol or environment published runs use, or anything in costs/ or reviews/, and "
+                        "when it adds or changes a run below its floor")
     p.set_defaults(run=_check)
 
 

@@ -29,8 +29,8 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from pathlib import Path, PurePosixPath
 from fractions import Fraction
+from pathlib import Path, PurePosixPath
 from typing import Iterator, NamedTuple
 
 from .config import CONFIG_FILE, Config, load_config
@@ -300,8 +300,8 @@ def _outside(changed: dict, content: PurePosixPath, here: PurePosixPath, setting
             problems.append(f"{_shown_path(shown)}: a change to a dotfile {NEEDS}")
         elif _is_page(path, content):
             problems.append(f"{_shown_path(shown)}: a change to a page of the site {NEEDS}")
-        elif _publishers(path, content) is not None:
-            problems.append(f"{_shown_path(shown)}: a change to {_publishers(path, content)} {NEEDS}")
+        elif (publishers := _publishers(path, content)) is not None:
+            problems.append(f"{_shown_path(shown)}: a change to {publishers} {NEEDS}")
         elif any(e is not None and e.mode not in REGULAR_FILES for e in (before, after)):
             kind = "a symbolic link" if "120000" in (before and before.mode, after and after.mode) else "a submodule"
             problems.append(f"{_shown_path(shown)}: {kind} in the content {NEEDS}")

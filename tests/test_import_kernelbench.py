@@ -395,8 +395,11 @@ def test_repo_workload_is_the_problem_source_at_the_commit_that_added_the_timing
     assert spec_of(bundles, "torch", "level1/2_B.py")["workloadDigest"] == \
         spec_of(bundles, "torch_compile_inductor_default", "level1/2_B.py")["workloadDigest"] == \
         source_workload("level1/2_B.py", b)
-    # observedAt is still the file's date.
-    assert spec_of(bundles, "torch", "level1/1_A.py")["observedAt"] == "2026-06-01T00:00:00.000Z"
+    # Its runs date from the commit that added its bytes, not the later date PROVENANCE.txt gives.
+    assert spec_of(bundles, "torch", "level1/1_A.py")["observedAt"] == "2025-02-01T00:00:00.000Z"
+    assert (f"L4_GCP/{old.name}: KernelBench version {added[:7]} (2025-02-01), the commit that added this file; its "
+            f"runs dated 2025-02-01T00:00:00.000Z, when its bytes were first committed ({added[:7]}), not "
+            "2026-06-01T00:00:00.000Z as given") in out
 
     # --problems with the same source hashes it the same way: the two agree.
     folder = tmp_path / "checkout" / "level1"
@@ -408,6 +411,55 @@ def test_repo_workload_is_the_problem_source_at_the_commit_that_added_the_timing
     assert code == 0, err
     again = [b for p in sorted((tmp_path / "out2").rglob("*.json")) for b in json.loads(p.read_text())]
     assert spec_of(again, "torch", "level1/1_A.py")["workloadDigest"] == source_workload("level1/1_A.py", a1)
+
+
+@needs_git
+@pytest.mark.parametrize("reorganisation", ["copy", "move"])
+def test_a_copied_file_is_dated_and_its_workloads_taken_from_the_first_commit_of_its_bytes(tmp_path, capsys,
+                                                                                             reorganisation):
+    # One host's file, copied (or moved) under another host's folder by a later commit that also resizes a
+    # problem: its runs are of the older sources and date, wherever and whenever the bytes were copied to.
+    repo = GitRepo(tmp_path / "kb")
+    a1, a2, b = problem_source("A", 1024), problem_source("A", 4096), problem_source("B", 64)
+    repo.commit("2025-01-01T00:00:00Z", {f"{KB}/level1/1_A.py": a1, f"{KB}/level1/2_B.py": b})
+    src = tmp_path / "timing"
+    entry = {"level1": {"1_A.py": row(hardware="NVIDIA L40S"), "2_B.py": None}}
+    copied = write_timing(src, "L40S_babel", "torch", entry, date="2025-08-01T00:00:00Z")
+    original = f"{TIMING}/L40S_matx3/{copied.name}"
+    first = repo.commit("2025-02-01T00:00:00Z", {original: copied.read_bytes()}, "L40S_matx3's timing")
+    repo.commit("2025-08-01T00:00:00Z", {f"{KB}/level1/1_A.py": a2, f"{TIMING}/L40S_babel/{copied.name}":
+                                         copied.read_bytes(), **({original: None} if reorganisation == "move" else {})},
+                "reorganise the results, resize A")
+
+    code, out, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"warning: {copied} is a copy of {original} first committed at {first[:7]} (2025-02-01): its runs are dated "
+        "and their workloads taken from there"]
+    assert (f"L40S_babel/{copied.name}: KernelBench version {first[:7]} (2025-02-01), the commit that first added its "
+            f"bytes, as {original}; its runs dated 2025-02-01T00:00:00.000Z, when its bytes were first committed "
+            f"({first[:7]}), not 2025-08-01T00:00:00.000Z as given") in out
+    bundles = json.loads((tmp_path / "out" / "L40S_babel" / copied.name).read_text())
+    assert [b["run"]["spec"]["observedAt"] for b in bundles] == ["2025-02-01T00:00:00.000Z"] * 2
+    assert spec_of(bundles, "torch", "level1/1_A.py")["workloadDigest"] == source_workload("level1/1_A.py", a1)
+    assert spec_of(bundles, "torch", "level1/2_B.py")["workloadDigest"] == source_workload("level1/2_B.py", b)
+
+
+@needs_git
+def test_with_repo_a_file_nothing_else_dates_is_dated_by_the_commit_of_its_bytes(tmp_path, capsys):
+    repo = GitRepo(tmp_path / "kb")
+    repo.commit("2025-01-01T00:00:00Z", {f"{KB}/level1/1_A.py": problem_source("A", 16)})
+    src = tmp_path / "timing"
+    held = write_timing(src, "L4_GCP", "torch", {"level1": {"1_A.py": row(hardware="NVIDIA L4")}})
+    repo.commit("2025-03-01T12:00:00+02:00", {f"{TIMING}/L4_GCP/{held.name}": held.read_bytes()})
+    [b], err = imported(capsys, src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert err == "" and b["run"]["spec"]["observedAt"] == "2025-03-01T10:00:00.000Z"
+    # A file the history does not hold still needs a date, and the error says both where it looked.
+    loose = write_timing(src, "L4_GCP", "torch_compile_inductor_default", {"level1": {"1_A.py": None}})
+    code, _, err = run_cli(capsys, "import", "kernelbench", src, "--out", tmp_path / "out", "--repo", repo.root)
+    assert code == 1
+    assert (f"{loose}: no date for its timings: no PROVENANCE.txt line names it and --observed-at is not given, and "
+            "--repo's history does not hold its bytes; add") in err
 
 
 def _resized_and_renamed(tmp_path) -> tuple[GitRepo, dict[str, str]]:

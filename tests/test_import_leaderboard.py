@@ -303,6 +303,32 @@ def test_problems_are_named_as_kernelbench_had_them_on_the_leaderboards_date(tmp
             f"({repo.root}); cannot tell which problem it is") in err
 
 
+def test_a_source_found_elsewhere_is_named_where_its_bytes_were_first(tmp_path, capsys, monkeypatch):
+    """A source not in the version in force on the data's date is named by the path that held its bytes first:
+    a later move (and a copy to another problem's path) never renames it; KernelBench's rename since is its
+    newest name."""
+    repo = GitRepo(tmp_path / "kb")
+    repo.commit("2024-11-08T00:00:00Z", {f"{KB}/level1/1_A.py": problem_source("A", 8)})
+    later = problem_source("Later", 8)
+    repo.commit("2025-07-10T00:00:00Z", {f"{KB}/level1/60_Later.py": later}, "a problem after the leaderboard")
+    repo.rename(f"{KB}/level1/60_Later.py", f"{KB}/level1/60_Later_Renamed.py")
+    repo.commit("2025-08-01T00:00:00Z", {f"{KB}/level2/7_Copy.py": later}, "move it, and copy it elsewhere")
+    data = tmp_path / "leaderboard"
+    (data / "problems").mkdir(parents=True)
+    (data / "problems" / "l1_p60.py").write_text(later, encoding="utf-8")
+    (data / "raw_data.json").write_text(json.dumps([kernel_row("m", "m", 1, 59, 1.0, 1.0, 1.0)]), encoding="utf-8")
+    monkeypatch.chdir(data)
+    code, out, err = run_cli(capsys, "import", "kernelbench-leaderboard", "raw_data.json", "--problems", "problems",
+                             "--repo", repo.root, "--out", tmp_path / "out", "--observed-at", "2024-12-03")
+    assert code == 0, err
+    assert "1 elsewhere in it (l1_p60.py → level1/60_Later.py)" in out
+    [kernel] = json.loads((tmp_path / "out" / "m.json").read_text())
+    native = kernel["run"]["spec"]["sourceNative"]
+    assert native["problem"] == "level1/60_Later.py"
+    assert native["externalId"] == "m/level1/60_Later_Renamed.py" and native["formerExternalId"] == "m/level1/60_Later.py"
+    assert kernel["run"]["metadata"]["title"].startswith("Later Renamed · ")
+
+
 def test_sources_larger_than_the_site_shows_are_errors(leaderboard, capsys, monkeypatch):
     import kindex_site.importers.kernelbench_leaderboard as importer
 

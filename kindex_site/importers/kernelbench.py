@@ -178,6 +178,9 @@ class SourceFile:
     path: Path
     observed_at: datetime | None = None
     commit: str | None = None  # the commit PROVENANCE.txt names for it, if any
+    added: str | None = None  # with --repo: the first commit holding its bytes anywhere (see `_date_by_history`)
+    copy_of: str | None = None  # … where that commit holds them, when not at this file's own path
+    given: datetime | None = None  # the date PROVENANCE.txt or --observed-at gave, when `added` dates it otherwise
     data: dict | None = None
     fingerprint: str | None = None  # its timings as runs keep them: a host's copies of one timing are imported once
     version: Version | None = None  # with --repo: the KernelBench version its timings were made with
@@ -221,7 +224,9 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
     history = History(repo) if repo is not None else None
 
     files = _find_files(sources, errors)
-    _read_and_date(files, sources, fallback, errors)
+    _read_and_date(files, sources, fallback, errors, undated_ok=history is not None)
+    if history is not None and not errors:
+        _date_by_history(files, history, result, errors)
     if errors:
         raise KindexError(errors)
     held = _Held.read(out)
@@ -505,18 +510,43 @@ class _Held:
 
 
 def _read_and_date(files: list[SourceFile], sources: list[Path], fallback: datetime | None,
-                   errors: list[str]) -> None:
+                   errors: list[str], undated_ok: bool = False) -> None:
     """Each file's data, and its date: PROVENANCE.txt's, else --observed-at; else it is an error (a file's
-    modification time is when it was copied, not when it was timed)."""
+    modification time is when it was copied, not when it was timed), unless `undated_ok` (--repo may date it)."""
     dates = _provenance(sources, errors)
     for f in files:
         f.data = _read(f.path, errors)
         f.fingerprint = _file_fingerprint(f.data) if f.data is not None else None
         f.observed_at, f.commit = dates.get(f.path.resolve(), (fallback, None))
+        if f.observed_at is None and not undated_ok:
+            errors.append(_undated(f, ""))
+
+
+def _undated(f: SourceFile, also: str) -> str:
+    return (f"{f.path}: no date for its timings: no PROVENANCE.txt line names it and --observed-at is not given"
+            f"{also}; add '{f.benchmark} [COMMIT] DATE-TIME' to a PROVENANCE.txt in the folder holding its host "
+            "folder, or give --observed-at")
+
+
+def _date_by_history(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
+    """--repo: a file whose bytes the history holds dates from the first commit holding them anywhere, so that a
+    copy, move or reorganisation never re-dates its timings; a copy of another path is warned about."""
+    blob_of = history.blob_ids([f.path for f in files])
+    first = history.first_commits(set(blob_of.values()))
+    for f in files:
+        found = first.get(blob_of.get(f.path))
+        if found is not None:
+            f.added, paths = found
+            when = history.dates[f.added]
+            if f"results/timing/{f.host}/{f.path.name}" not in paths:
+                f.copy_of = paths[0]
+                result.warnings.append(
+                    f"{f.path} is a copy of {f.copy_of} first committed at {f.added[:7]} ({when.date().isoformat()}): "
+                    "its runs are dated and their workloads taken from there")
+            if f.observed_at != when:
+                f.given, f.observed_at = f.observed_at, when
         if f.observed_at is None:
-            errors.append(f"{f.path}: no date for its timings: no PROVENANCE.txt line names it and --observed-at is "
-                          f"not given; add '{f.benchmark} [COMMIT] DATE-TIME' to a PROVENANCE.txt in the folder "
-                          "holding its host folder, or give --observed-at")
+            errors.append(_undated(f, ", and --repo's history does not hold its bytes"))
 
 
 def _problems_dir(path: Path) -> Path:
@@ -743,16 +773,29 @@ class History:
         text = "".join(f"{p.resolve()}\n" for p in asked)
         return dict(zip(asked, self._git("hash-object", "--no-filters", "--stdin-paths", input=text).split()))
 
-    def first_commits_holding(self, files: set[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """{(path in the repository, blob id)} → {each: the earliest commit whose tree holds that blob there}."""
-        paths = sorted({path for path, _ in files if "\n" not in path})
-        asked = [(path, commit) for path in paths for commit in self.dates]
-        ids = self._object_ids([f"{commit}:{path}" for path, commit in asked])
-        holders: dict[tuple[str, str], list[str]] = {}
-        for (path, commit), object_id in zip(asked, ids):
-            if (path, object_id) in files:
-                holders.setdefault((path, object_id), []).append(commit)
-        return {held: min(commits, key=lambda c: (self.dates[c], self._rank[c])) for held, commits in holders.items()}
+    def first_commits(self, blobs: set[str]) -> dict[str, tuple[str, list[str]]]:
+        """Each blob's first commit anywhere in the repository: {blob: (the earliest commit, by date, whose
+        changes add it at some path, those paths sorted)}. One `git log` of every commit's changes, read once:
+        a blob's later copies and moves are later commits."""
+        out = self._git("log", "--all", "--raw", "--no-abbrev", "--no-renames", "--diff-merges=separate", "--root",
+                        "-z", "--format=@%H")
+        added: dict[str, dict[str, set[str]]] = {}  # blob → commit → paths
+        commit = ""
+        tokens = iter(out.split("\0"))
+        for token in tokens:
+            token = token.lstrip("\n")
+            if token.startswith("@"):
+                commit = token[1:]
+            elif token.startswith(":"):  # ":<mode> <mode> <old blob> <new blob> <status>", then its path
+                path, blob = next(tokens, ""), token.split(" ")[3]
+                if blob in blobs:
+                    added.setdefault(blob, {}).setdefault(commit, set()).add(path)
+        first = {blob: min(commits, key=self._order) for blob, commits in added.items()}
+        return {blob: (commit, sorted(added[blob][commit])) for blob, commit in first.items()}
+
+    def _order(self, commit: str) -> tuple[datetime, int]:
+        """Oldest first: by committer date, parents before children on a tie."""
+        return self.dates[commit], self._rank[commit]
 
     def commit_named(self, name: str) -> str | None:
         """The commit a (possibly abbreviated) id names, if one commit on a ref of the checkout has it."""
@@ -790,15 +833,13 @@ class History:
 
     def paths_of(self, blobs: set[str]) -> dict[str, dict[str, str]]:
         """Where each blob is a problem source anywhere in the history (any commit on any ref):
-        {blob: {path under KernelBench/: the latest commit holding it there}}, each blob's paths in the order
+        {blob: {path under KernelBench/: the first commit holding it there}}, each blob's paths in the order
         of those commits, oldest first (by date, parents before children). Blobs never found are left out."""
         found: dict[str, dict[str, str]] = {}
-        for commit in sorted(self.dates, key=lambda c: (self.dates[c], self._rank[c])):  # oldest first
+        for commit in sorted(self.dates, key=self._order):
             for path, blob in self._problems(self._trees[commit]).items():
                 if blob in blobs:
-                    held = found.setdefault(blob, {})
-                    held.pop(path, None)
-                    held[path] = commit
+                    found.setdefault(blob, {}).setdefault(path, commit)
         return found
 
     def versions_back_from(self, start: str) -> Iterator[Version]:
@@ -907,32 +948,18 @@ FETCH_PULL_REQUESTS = "git fetch origin '+refs/pull/*/head:refs/remotes/origin/p
 
 
 def _match_versions(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
-    """Each file's version: the one of the commit that added its bytes (else of the commit PROVENANCE.txt names,
-    else the one in force at its date), or, if that lacks a problem the file names, the latest earlier version
-    that has them all. If none has them all, each problem is identified on its own (`_identify`)."""
-    blob_of = history.blob_ids([f.path for f in files])
-    in_repo = [(f"results/timing/{f.host}/{f.path.name}", blob_of.get(f.path)) for f in files]
-    added = history.first_commits_holding({held for held in in_repo if held[1] is not None})
+    """Each file's version: the one of the first commit holding its bytes anywhere (else of the commit
+    PROVENANCE.txt names, else the one in force at its date), or, if that lacks a problem the file names, the
+    latest earlier version that has them all. If none has them all, each problem is identified on its own
+    (`_identify`)."""
     repeated = Counter(f.benchmark for f in files)
-    for f, held in zip(files, in_repo):
+    for f in files:
         names = _names(f.data)
-        start = added.get(held)
-        why = "the commit that added this file"
-        if start is None and f.commit is not None:
-            start = history.commit_named(f.commit)
-            why = "the commit PROVENANCE.txt names for it (its bytes are not in --repo's history)"
-            if start is None:
-                result.warnings.append(
-                    f"{f.path}: PROVENANCE.txt says commit {f.commit} added it, which {history.repo} lacks (commits "
-                    f"reachable only from a pull request's ref are not in a plain clone: fetch them in "
-                    f"{history.repo} with {FETCH_PULL_REQUESTS}); matched by its date instead")
-        if start is None:
-            start = history.in_force_at(f.observed_at)
-            why = (f"in force on its date, {f.observed_at.date().isoformat()} (the file is not in --repo's history"
-                   + (f"; commit {f.commit} is not in --repo)" if f.commit else ")"))
-            if start is None:
-                errors.append(f"{f.path}: dated {f.observed_at.isoformat()}, before --repo's first commit")
-                continue
+        found = _start(f, history, result)
+        if found is None:
+            errors.append(f"{f.path}: dated {f.observed_at.isoformat()}, before --repo's first commit")
+            continue
+        start, why = found
         versions = history.versions_back_from(start)
         first = version = best = next(versions)
         while not names <= version.problems.keys():
@@ -944,7 +971,7 @@ def _match_versions(files: list[SourceFile], history: History, result: Result, e
         label = f"{f.benchmark} ({f.when})" if repeated[f.benchmark] > 1 else f.benchmark
         if version is None:
             why = _identify(f, names, first, best, why, history, result)
-            result.notes.append(f"{label}: KernelBench version {best}, {why}")
+            result.notes.append(f"{label}: KernelBench version {best}, {why}{_redated(f)}")
             continue
         if version is not first:
             missing = sorted(names - first.problems.keys())
@@ -954,7 +981,34 @@ def _match_versions(files: list[SourceFile], history: History, result: Result, e
             why = f"the latest before {first} with every problem it names"
         f.version = version
         f.sources = {name: version for name in names}
-        result.notes.append(f"{label}: KernelBench version {version}, {why}")
+        result.notes.append(f"{label}: KernelBench version {version}, {why}{_redated(f)}")
+
+
+def _start(f: SourceFile, history: History, result: Result) -> tuple[str, str] | None:
+    """The commit a file's version is looked for from, and why; None if its date is before the history."""
+    if f.added is not None:
+        return f.added, ("the commit that added this file" if f.copy_of is None else
+                         f"the commit that first added its bytes, as {f.copy_of}")
+    if f.commit is not None:
+        named = history.commit_named(f.commit)
+        if named is not None:
+            return named, "the commit PROVENANCE.txt names for it (its bytes are not in --repo's history)"
+        result.warnings.append(
+            f"{f.path}: PROVENANCE.txt says commit {f.commit} added it, which {history.repo} lacks (commits "
+            f"reachable only from a pull request's ref are not in a plain clone: fetch them in "
+            f"{history.repo} with {FETCH_PULL_REQUESTS}); matched by its date instead")
+    start = history.in_force_at(f.observed_at)
+    why = (f"in force on its date, {f.observed_at.date().isoformat()} (the file is not in --repo's history"
+           + (f"; commit {f.commit} is not in --repo)" if f.commit else ")"))
+    return None if start is None else (start, why)
+
+
+def _redated(f: SourceFile) -> str:
+    """What a version's note adds when the history dates a file otherwise than it was given."""
+    if f.given is None:
+        return ""
+    return (f"; its runs dated {f.when}, when its bytes were first committed ({f.added[:7]}), not "
+            f"{utc_timestamp(f.given)} as given")
 
 
 def _identify(f: SourceFile, names: set[str], first: Version, base: Version, why: str, history: History,

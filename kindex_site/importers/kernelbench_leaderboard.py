@@ -383,11 +383,9 @@ def _name_problems(files: list[str], folder: Path, history: History, when: datet
     1. The version in force on the data's date (HEAD's first-parent line): if it holds these bytes, the
        name they have there. That is the name the leaderboard knew the problem by.
     2. Otherwise every path that held them, on any branch, at any time: the one with the row's level and
-       number first, then the one held most recently.
-
-    "Most recently" alone would be wrong for sources KernelBench renamed just before replacing them (in
-    July 2025 it renamed level1/50_Product_reduction_over_a_dimension.py to …50_conv_standard_2D… and
-    only then changed its code): the version rule names those as they were.
+       number first, then the one that held them first. A later copy or move never renames bytes: in July
+       2025 KernelBench renamed level1/50_Product_reduction_over_a_dimension.py to …50_conv_standard_2D…
+       and only then changed its code, so for a while the product reduction's bytes had the other's name.
     """
     paths = {f: folder / f for f in files}
     blob_of = history.blob_ids(list(paths.values()))
@@ -442,9 +440,9 @@ def _place_in_history(blob: str | None, level: int, number: int, in_version: dic
     if blob in in_version:
         return min(in_version[blob], key=lambda n: (not _same_place(n, level, number), n)), version.when, True
     if blob in elsewhere:
-        held = elsewhere[blob]  # path → the last commit holding it there, oldest first
-        latest = {n: -order for order, n in enumerate(held)}
-        name = min(held, key=lambda n: (not _same_place(n, level, number), latest[n]))
+        held = elsewhere[blob]  # path → the first commit holding it there, oldest first
+        first = {n: order for order, n in enumerate(held)}
+        name = min(held, key=lambda n: (not _same_place(n, level, number), first[n]))
         return name, history.dates[held[name]], False
     return None
 
