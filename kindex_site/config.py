@@ -36,13 +36,13 @@ FIELDS: dict[str, tuple] = {
     # How a problem's API document holds its runs: "objects" (one per entry, as first published) or
     # "arrays" (one array per entry under the document's "columns"; 40% smaller). pages.API_ENTRIES.
     "api_entries": ("objects", ("objects", "arrays"), None, None),
-    # A speedup at or above this against the reference on its board is flagged `implausible` and held
-    # out of summaries until its run is listed in reviewed_runs.
+    # Where no floor judges a run (no cost, an unknown GPU, a cache-resident workload), a speedup at or
+    # above this against the reference on its board is flagged `implausible` and held out of summaries
+    # until a RunReview finds it clean.
     "implausible_speedup": (10.0, float, None, None),
-    # A latency more than this many times above or below the median of its workload's runs on the
-    # other hosts (a unit error upstream, most likely) is flagged and held out likewise.
+    # A host whose latencies are this many times above or below the other hosts' for the same
+    # workloads, steadily (a unit error upstream, most likely), is flagged as a whole and its runs held out.
     "implausible_latency": (1000.0, float, None, None),
-    "reviewed_runs": ((), list, None, None),  # run names whose implausible speedups or latencies were checked by hand
     # Who may speak for whom (docs/security.md, "Labs"). `labs`: a top folder of the content → the labs
     # whose runs it holds; a folder not listed holds the lab whose name slugs to the folder's name.
     "labs": ((), dict, None, None),
@@ -149,6 +149,11 @@ def _check_gpus(value) -> tuple[tuple[str, tuple], ...]:
     return tuple(sorted((name, check_entry(name, entry)) for name, entry in value.items()))
 
 
+# Settings that were, and what took their place.
+RETIRED = {"reviewed_runs": "replaced by review documents: write a RunReview (verdict \"clean\" and its reason) "
+                            "for each run in the content folder's reviews/ (docs/content-format.md, \"Reviews\")"}
+
+
 def _check_choice(value, choices: tuple[str, ...]) -> str:
     if isinstance(value, str) and value in choices:
         return str(value)
@@ -190,7 +195,6 @@ class Config:
     api_entries: str
     implausible_speedup: float
     implausible_latency: float
-    reviewed_runs: tuple[str, ...]
     labs: tuple[tuple[str, tuple[str, ...]], ...]  # (folder, its labs), sorted by folder
     publisher_labs: tuple[str, ...]
     reference_runs: tuple[str, ...]
@@ -231,7 +235,7 @@ class Config:
         root = values.get("root", Path("."))
         if not isinstance(root, Path):
             problems.append(("root", "Input is not a valid path"))
-        problems += [(name, "Extra inputs are not permitted") for name in values
+        problems += [(name, RETIRED.get(name, "Extra inputs are not permitted")) for name in values
                      if name not in FIELDS and name != "root"]
         if problems:
             raise ConfigError(problems)

@@ -20,7 +20,9 @@ from .errors import KindexError
 from .hardware import same_gpu
 from .importers.naming import problem_naming
 from .load import Content, Run
-from .models import NAME_PATTERN, is_windows_device
+from .gpus import GpuFigures, GpuTable, load_gpus
+from .models import HELD_VERDICTS, NAME_PATTERN, is_windows_device
+from .physics import Limits, duration, limits
 from .stats import Noise, Speedup, geometric_mean, ranks, ratio, rounding_step, trend_verdict
 
 DEFAULT_REFERENCE = "PyTorch eager"
@@ -77,14 +79,28 @@ class Entry:
     superseded_by: str | None = None  # (history) the run of its implementation that came next
     trend: Trend | None = None  # against its implementation's previous passed run
     last_passed: str | None = None  # (a current run that did not pass) when its implementation last passed
-    implausible: bool = False  # a speedup beyond the implausible bound, not yet reviewed
-    implausible_latency: bool = False  # a latency far off its workload's on the other hosts, not yet reviewed
+    implausible: bool = False  # no floor judges it, and its speedup is beyond the implausible bound; not reviewed clean
+    implausible_latency: bool = False  # its host's latencies are steadily off the other hosts' (a unit); not reviewed clean
     other_source: bool = False  # a run of the reference implementation that may not be the board's reference
+    limits: Limits | None = None  # its workload's floor and roofline on its GPU (physics.py); None: not timed
+    below_floor: bool = False  # faster than the hardware allows (physics.py), and not reviewed clean
+    verdict: str | None = None  # the verdict of its newest review (models.RunReview), if any
 
     @property
     def held_out(self) -> bool:
-        """Left out of the summaries until reviewed: an implausible speedup or latency."""
-        return self.implausible or self.implausible_latency
+        """Left out of the summaries: below its floor, judged anything but clean, or an implausible
+        speedup or host not yet reviewed clean."""
+        return self.implausible or self.implausible_latency or self.below_floor or self.verdict in HELD_VERDICTS
+
+    @property
+    def unrankable(self) -> bool:
+        """Out of ranks as well: faster than the hardware allows, or judged anything but clean."""
+        return self.below_floor or self.verdict in HELD_VERDICTS
+
+    @property
+    def judged_by_speedup(self) -> bool:
+        """No floor judges it, so the implausible-speedup bound does (about page, "Physics")."""
+        return self.limits is None or self.limits.floor_ns is None
 
     @property
     def ci95(self) -> tuple[int, int] | None:
@@ -237,23 +253,40 @@ class Rules:
     """The settings the leaderboard's statistics follow (kindex.toml)."""
 
     reference: str = "PyTorch eager"
-    implausible_speedup: float = 10.0  # a speedup at or above this vs the reference: flagged
-    reviewed_runs: frozenset[str] = frozenset()  # runs whose implausible speedup or latency was checked by hand
-    implausible_latency: float = 1000.0  # a latency this many times off its workload's on other hosts: flagged
+    implausible_speedup: float = 10.0  # with no floor, a speedup at or above this vs the reference: flagged
+    gpus_overrides: tuple = ()  # kindex.toml's corrections to the GPU table (Config.gpus)
+    implausible_latency: float = 1000.0  # a host this many times off the others on the same workloads: flagged
     labs: tuple[tuple[str, tuple[str, ...]], ...] = ()  # a top folder of the content → the labs it speaks for
     publisher_labs: frozenset[str] = frozenset()  # the labs whose runs of the reference may be a reference
     reference_runs: frozenset[str] = frozenset()  # runs a maintainer names as their table's reference
 
     @classmethod
     def of(cls, config) -> Rules:
-        return cls(config.reference, config.implausible_speedup, frozenset(config.reviewed_runs),
+        return cls(config.reference, config.implausible_speedup, tuple(config.gpus),
                    config.implausible_latency, tuple(config.labs), frozenset(config.publisher_labs),
                    frozenset(config.reference_runs))
 
     @property
     def key(self) -> str:
-        return repr((self.reference, self.implausible_speedup, sorted(self.reviewed_runs), self.implausible_latency,
+        return repr((self.reference, self.implausible_speedup, self.gpus_overrides, self.implausible_latency,
                      self.labs, sorted(self.publisher_labs), sorted(self.reference_runs)))
+
+    @cached_property
+    def gpus(self) -> GpuTable:
+        return _gpu_table(self.gpus_overrides)
+
+    @cached_property
+    def _gpu_of(self) -> dict:
+        return {}
+
+    def gpu_of(self, recorded: str | None, product: str, form_factor: str | None, memory: str | None
+               ) -> GpuFigures | None:
+        """A run's GPU in the table (GpuTable.find_for_run), found once per naming."""
+        key = (recorded, product, form_factor, memory)
+        found = self._gpu_of
+        if key not in found:
+            found[key] = self.gpus.find_for_run(*key)
+        return found[key]
 
     def labs_of(self, folder: str) -> tuple[str, ...] | None:
         """The labs `labs` lets a top folder of the content speak for; None when it does not list the folder."""
@@ -308,6 +341,11 @@ class Leaderboard:
 _LATIN = str.maketrans({"ß": "ss", "ẞ": "SS", "Æ": "AE", "æ": "ae", "Œ": "OE", "œ": "oe", "Ø": "O", "ø": "o",
                         "Ł": "L", "ł": "l", "Đ": "D", "đ": "d", "Ð": "D", "ð": "d", "Þ": "Th", "þ": "th",
                         "Ħ": "H", "ħ": "h", "Ŧ": "T", "ŧ": "t", "ı": "i"})
+
+
+@lru_cache(maxsize=4)
+def _gpu_table(overrides: tuple) -> GpuTable:
+    return load_gpus(overrides)
 
 
 def slugify(text: str) -> str:
@@ -381,7 +419,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | No
     named, implementations = _name_runs(content)
     identity = _Identity(named)
     problems, runs_of_problem = identity.problems()
-    ranked = _Ranked(content, rules, reuse)
+    ranked = _Ranked(content, rules, reuse, host_units(content.runs, content, rules.implausible_latency))
     for slug, runs in runs_of_problem.items():
         ranked.add(problems[slug], runs, implementations)
     ranked.forget_others(runs_of_problem)
@@ -439,8 +477,9 @@ class _Ranked:
     """Each problem's boards, ranked (or as the last build ranked them, when its runs are the same),
     and what the summaries gather from them."""
 
-    def __init__(self, content: Content, rules: Rules, reuse: Kept | None):
-        self.content, self.rules = content, rules
+    def __init__(self, content: Content, rules: Rules, reuse: Kept | None, off_hosts: dict[str, float]):
+        self.content, self.rules, self.off_hosts = content, rules, off_hosts
+        self.judges = _Judges(content, rules, off_hosts)
         self.memo, self.stored = reuse if reuse is not None else (None, None)
         self.boards: dict[str, list[Board]] = {}
         self.workloads: dict[str, list[Workload]] = {}
@@ -476,16 +515,19 @@ class _Ranked:
         bundle's bytes (protocol and environment included) and where it sits: equal keys, equal boards."""
         memo, rules, slug = self.memo, self.rules, problem.slug
         state = memo.get(slug) if memo is not None else None
-        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs]) if memo is not None else None
+        judged_by = _judged_by(self.content, runs, self.off_hosts)
+        made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs],
+                     judged_by) if memo is not None else None
         if state is not None and state.made_from == made_from:
             return state
-        key = _runs_key(rules, problem, runs)
+        key = _runs_key(rules, problem, runs, judged_by)
         if state is None or state.key != key:
             kept = self.stored.get(slug) if self.stored else None
             ranked = restored_ranking(kept[1], problem, runs) if kept is not None and kept[0] == key else None
             if ranked is not None:
                 self.restored[slug] = kept[1]
-            state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, self.content, rules)), rules.reference)
+            state = _ProblemState(key, *(ranked or _problem_boards(problem, runs, self.content, rules, self.judges)),
+                                  rules.reference)
         if memo is not None:
             state.made_from = made_from
             memo[slug] = state
@@ -688,14 +730,27 @@ def _short(digest: str) -> str:
     return digest.removeprefix("sha256:")[:12]
 
 
-def _runs_key(rules: Rules, problem: Problem, runs: list[Run]) -> str:
-    """A digest of what a problem's boards are made from: the rules, its names and its runs' keys and lab
-    folders, in order."""
+def _runs_key(rules: Rules, problem: Problem, runs: list[Run], judged_by: tuple) -> str:
+    """A digest of what a problem's boards are made from: the rules, its names, its runs' keys and lab
+    folders, in order, and what judges them (_judged_by)."""
     h = hashlib.sha256(rules.key.encode())
     h.update(repr((problem, [(a.slug, a.title) for a in problem.aliases])).encode())
     for run in runs:
         h.update(b"\0" + run.key.encode() + b"\0" + lab_folder(run).encode())
+    costs, reviews, off = judged_by
+    h.update(repr(([c.model_dump_json() for c in costs], [r.model_dump_json() for r in reviews], off)).encode())
     return h.hexdigest()
+
+
+def _judged_by(content: Content, runs: list[Run], off_hosts: dict[str, float]) -> tuple:
+    """What judges a problem's runs besides the runs themselves: its workloads' costs, the runs'
+    reviews and which of its hosts are off in units."""
+    costs, reviews = content.costs, content.reviews
+    workloads = sorted({run.facts.workload_digest for run in runs})
+    hosts = sorted({run.environment for run in runs})
+    return (tuple(costs[w] for w in workloads if w in costs),
+            tuple(r for run in runs for r in reviews.get(run.name, ())),
+            tuple((h, off_hosts[h]) for h in hosts if h in off_hosts))
 
 
 def _grouping(run: Run, known_problems: dict, label_slugs: dict[str, str]) -> tuple[Problem, str, str] | str:
@@ -759,7 +814,7 @@ def _results(boards: list[Board], reference: str) -> list[tuple[str, Result]]:
     for impl_slug, pairs in attempted.items():
         passed = [(b, e) for b, e in pairs if e.rank is not None and not e.held_out]
         if not passed:
-            held = tuple(e.run.name for _, e in pairs if e.rank is not None and e.held_out)
+            held = tuple(e.run.name for _, e in pairs if e.held_out and e.run.facts.status == "passed")
             found.append((impl_slug, Result(False, None, None, None, held)))
             continue
         with_speedup = [(b, e) for b, e in passed if e.speedup is not None]
@@ -811,6 +866,9 @@ class StoredEntry(NamedTuple):
     implausible: bool
     implausible_latency: bool
     other_source: object
+    limits: tuple | None  # Limits' fields, fractions as (numerator, denominator)
+    below_floor: bool
+    verdict: str | None
 
 
 @lru_cache(maxsize=1)  # (the code it digests does not change while a process runs)
@@ -819,7 +877,8 @@ def rankings_format() -> bytes:
     from .cache import record_format
 
     return record_format("rankings", (StoredBoard, StoredEntry, Workload, Warning), (
-        "leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py", "importers/naming.py"))
+        "leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py", "importers/naming.py", "physics.py",
+        "gpus.py", "gpus.toml"))
 
 
 def ranking_bytes(boards: list[Board], workloads: list[Workload]) -> bytes:
@@ -839,7 +898,27 @@ def _board_record(b: Board) -> tuple:
             e.run.name, e.implementation, e.implementation_slug, e.rank, e.tied, e.mixed_hardware, e.is_reference,
             _speedup_record(e.speedup), e.current, e.superseded_by,
             None if e.trend is None else (place[id(e.trend.previous)], _speedup_record(e.trend.change), e.trend.verdict),
-            e.last_passed, e.implausible, e.implausible_latency, e.other_source)) for e in runs]))
+            e.last_passed, e.implausible, e.implausible_latency, e.other_source, _limits_record(e.limits),
+            e.below_floor, e.verdict)) for e in runs]))
+
+
+def _limits_record(x: Limits | None) -> tuple | None:
+    if x is None:
+        return None
+    return (x.gpu, *_fraction_record(x.floor_ns), x.floor_why_not, *_fraction_record(x.roofline_ns),
+            x.roofline_why_not, x.moved_bytes, x.bandwidth)
+
+
+def _fraction_record(f: Fraction | None) -> tuple:
+    return (None, None) if f is None else (f.numerator, f.denominator)
+
+
+def _limits_of(r: tuple | None) -> Limits | None:
+    if r is None:
+        return None
+    gpu, fn, fd, fwhy, rn, rd, rwhy, moved, bandwidth = r
+    return Limits(gpu, None if fn is None else Fraction(fn, fd), fwhy, None if rn is None else Fraction(rn, rd), rwhy,
+                  moved, bandwidth)
 
 
 def _speedup_record(s: Speedup | None) -> tuple | None:
@@ -865,7 +944,8 @@ def _board_of(stored: StoredBoard, problem: Problem, run_of: dict[str, Run]) -> 
     rows = [StoredEntry._make(row) for row in stored.entries]
     made = [Entry(run_of[r.run], r.implementation, r.implementation_slug, r.rank, r.tied, r.mixed_hardware,
                   r.is_reference, r.speedup and Speedup(*r.speedup), None, r.current, r.superseded_by, None,
-                  r.last_passed, r.implausible, r.implausible_latency, r.other_source) for r in rows]
+                  r.last_passed, r.implausible, r.implausible_latency, r.other_source, _limits_of(r.limits),
+                  r.below_floor, r.verdict) for r in rows]
     for e, r in zip(made, rows):
         if r.trend is not None:
             previous, change, verdict = r.trend
@@ -876,7 +956,7 @@ def _board_of(stored: StoredBoard, problem: Problem, run_of: dict[str, Run]) -> 
                  [Warning(*w) for w in stored.warnings], made[current:], stored.significant_figures)
 
 
-def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: Rules
+def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: Rules, judges: _Judges
                     ) -> tuple[list[Board], list[Workload]]:
     """One problem's boards, ranked and in page order, and its workloads, oldest first."""
     boards: dict[tuple, Board] = {}
@@ -892,13 +972,14 @@ def _problem_boards(problem: Problem, runs: list[Run], content: Content, rules: 
             runs_of_board[key] = []
         runs_of_board[key].append(Entry(run, label, impl_slug))
     problem_boards = list(boards.values())
-    _flag_implausible_latencies(problem_boards, runs_of_board, rules)
     for key, board in boards.items():
         environment = content.environments[board.host]
-        figures, step_ns = _resolution(content.protocols[board.protocol])
+        protocol = content.protocols[board.protocol]
+        figures, step_ns = _resolution(protocol)
         board.significant_figures = figures
         entries = runs_of_board[key]
         _mark_mixed_hardware(entries, environment)
+        judges.judge(entries, board, _flushed(protocol), (figures, step_ns))
         _measure(entries, board.statistic, figures, step_ns)
         unordered = _current_and_history(board, entries, rules)
         _rank(board)
@@ -1065,8 +1146,9 @@ def _unordered(runs: list[Entry]) -> list[list[Entry]]:
 
 
 def _comparable(e: Entry) -> bool:
-    """A passed run timed on its host's GPU: ranked when current, compared with when earlier."""
-    return e.run.facts.status == "passed" and e.noise is not None and not e.mixed_hardware
+    """A passed run timed on its host's GPU, neither below its floor nor judged anything but clean:
+    ranked when current, compared with when earlier."""
+    return e.run.facts.status == "passed" and e.noise is not None and not e.mixed_hardware and not e.unrankable
 
 
 def _rank(board: Board) -> None:
@@ -1119,36 +1201,117 @@ def _speedups(board: Board, reference: str) -> list[Entry]:
 
 
 def _flag_implausible(board: Board, rules: Rules) -> None:
-    """A speedup at or above the bound is too fast to believe until reviewed; a slow one is a result."""
+    """Where no floor judges a run, a speedup at or above the bound is too fast to believe until
+    reviewed clean; a slow one is a result."""
     bound = rules.implausible_speedup
     for e in board.entries:
         s = e.speedup
-        if s is not None and not e.is_reference and s.value >= bound:
-            e.implausible = e.run.name not in rules.reviewed_runs
+        if s is not None and not e.is_reference and s.value >= bound and e.judged_by_speedup:
+            e.implausible = e.verdict != "clean"
 
 
-def _flag_implausible_latencies(boards: list[Board], runs_of_board: dict[tuple, list[Entry]], rules: Rules) -> None:
-    """A passed run more than `implausible_latency` times above the upper middle, or below the lower
-    middle, of the other hosts' medians of its workload (about page, "Implausible"): one bad host
-    among three does not flag the two good ones, and two hosts that disagree are both flagged.
-    Exact, in fractions."""
-    factor = Fraction(str(rules.implausible_latency))
-    by_host: dict[str, dict[str, list[tuple[Entry, int]]]] = {}  # workload → host → (entry, value)
-    for b in boards:
-        for e in runs_of_board[(b.workload, b.host, b.protocol)]:
-            value = primary_value(e, b.statistic)
-            if value is not None and e.run.facts.status == "passed":
-                by_host.setdefault(b.workload, {}).setdefault(b.host, []).append((e, value))
-    for hosts in by_host.values():
-        if len(hosts) < 2:
-            continue
-        medians = {host: _middle(sorted(v for _, v in runs)) for host, runs in hosts.items()}
-        for host, runs in hosts.items():
-            others = sorted(m for h, m in medians.items() if h != host)
+def _flushed(protocol) -> bool:
+    """Whether the protocol states that the GPU's cache is flushed before each timed call."""
+    measurement = protocol.spec.measurement
+    flushed = getattr(measurement, "cacheFlushed", None)
+    if flushed is None:
+        flushed = (measurement.model_extra or {}).get("cacheFlushed")
+    return flushed is True
+
+
+class _Judges:
+    """What judges a build's runs besides their table: physics (each workload's floor and roofline on
+    each GPU, made once a build), the reviews, and the hosts off in units (host_units)."""
+
+    def __init__(self, content: Content, rules: Rules, off_hosts: dict[str, float]):
+        self.content, self.rules, self.off_hosts = content, rules, off_hosts
+        self.found: dict[tuple, Limits] = {}
+
+    def limits(self, workload: str, recorded: str | None, hw, flushed: bool) -> Limits:
+        memory = (hw.model_extra or {}).get("memory")
+        memory = memory if isinstance(memory, str) else None
+        key = (workload, recorded, hw.product, hw.formFactor, memory, flushed)
+        judged = self.found.get(key)
+        if judged is None:
+            gpu = self.rules.gpu_of(recorded, hw.product, hw.formFactor, memory)
+            cost = self.content.costs.get(workload)
+            named = recorded or " ".join(filter(None, (hw.product, hw.formFactor)))
+            judged = self.found[key] = limits(None if cost is None else cost.spec, gpu, named, flushed)
+        return judged
+
+    def judge(self, entries: list[Entry], board: Board, flushed: bool, resolution: tuple[int | None, int | None]
+              ) -> None:
+        """Each run's floor and roofline on its own GPU, whether it is below the floor, its verdict,
+        and whether its host is off in units."""
+        hw = self.content.environments[board.host].spec.hardware
+        reviews, off = self.content.reviews, board.host in self.off_hosts
+        figures, step_ns = resolution
+        for e in entries:
+            facts = e.run.facts
+            said = reviews.get(e.run.name)
+            e.verdict = said[-1].spec.verdict if said else None
+            value = primary_value(e, board.statistic)
+            if value is None:
+                continue
+            recorded = facts.hardware if facts.hardware and facts.hardware.strip() else None
+            e.limits = judged = self.limits(board.workload, recorded, hw, flushed)
+            passed, clean = facts.status == "passed", e.verdict == "clean"
+            half_step = Fraction(rounding_step(value, figures, step_ns), 2) if figures or step_ns else 0
+            e.below_floor = passed and not clean and judged.below_floor(value, half_step)
+            e.implausible_latency = passed and not clean and off
+
+
+def host_units(runs: list[Run], content: Content, factor: float) -> dict[str, float]:
+    """The hosts whose latencies are steadily `factor` times or more above or below the other hosts'
+    for the same workloads (about page, "Units"), each with that factor (the median over its workloads
+    of its median / the others' middle median). A host is judged on each workload it shares with
+    another: off when its median is more than `factor` times above the upper middle, or below the
+    lower middle, of the other hosts' medians; off as a whole when more than half of at least
+    UNITS_MIN_SHARED such workloads are off the same way. Judged again against the hosts not off
+    alone, so that a bad host does not condemn a good one it shares few workloads with; two hosts
+    that only have each other are both flagged. In floats: a factor of 1000 needs no exactness."""
+    values: dict[str, dict[str, list[int]]] = {}  # workload → host → passed values
+    statistic_of = {name: p.spec.measurement.primaryStatistic for name, p in content.protocols.items()}
+    for run in runs:
+        value = run.facts[statistic_of[run.protocol]] if run.facts.status == "passed" else None
+        if value:
+            values.setdefault(run.facts.workload_digest, {}).setdefault(run.environment, []).append(value)
+    medians = [{host: float(_middle(sorted(v))) for host, v in hosts.items()}
+               for hosts in values.values() if len(hosts) > 1]
+    off = _off_hosts(medians, factor, set())
+    again = _off_hosts(medians, factor, set(off))
+    return {host: f for host, f in off.items() if host in again or not _judged_against(medians, host, set(off))}
+
+
+UNITS_MIN_SHARED = 3  # workloads a host must share with others before its units are judged
+
+
+def _off_hosts(medians: list[dict[str, float]], bound: float, excluded: set[str]) -> dict[str, float]:
+    """The hosts off in units against the others but `excluded`, with their factor."""
+    ways: dict[str, list[tuple[int, float]]] = {}  # host → (direction, its median / the others' middle)
+    for hosts in medians:
+        for host, m in hosts.items():
+            others = sorted(v for h, v in hosts.items() if h != host and h not in excluded)
+            if not others:
+                continue
             low, high = others[(len(others) - 1) // 2], others[len(others) // 2]
-            for e, value in runs:
-                if value > factor * high or value * factor < low:
-                    e.implausible_latency = e.run.name not in rules.reviewed_runs
+            way = 1 if m > bound * high else -1 if m * bound < low else 0
+            half = len(others) // 2
+            middle = others[half] if len(others) % 2 else (others[half - 1] + others[half]) / 2
+            ways.setdefault(host, []).append((way, m / middle))
+    off = {}
+    for host, judged in ways.items():
+        for way in (1, -1):
+            if len(judged) >= UNITS_MIN_SHARED and 2 * sum(w == way for w, _ in judged) > len(judged):
+                ratios = sorted(r for _, r in judged)
+                off[host] = ratios[len(ratios) // 2]  # (the upper middle: a factor to state, not to compare)
+    return off
+
+
+def _judged_against(medians: list[dict[str, float]], host: str, excluded: set[str]) -> bool:
+    """Whether the host shares at least UNITS_MIN_SHARED workloads with hosts not `excluded`."""
+    shared = sum(1 for hosts in medians if host in hosts and any(h != host and h not in excluded for h in hosts))
+    return shared >= UNITS_MIN_SHARED
 
 
 def _middle(values: list[int]) -> Fraction:
@@ -1280,10 +1443,22 @@ def _held_out_warnings(board: Board, rules: Rules) -> list[Warning]:
     far = [e for e in board.runs if e.implausible_latency]
     if far:
         factor = f"{rules.implausible_latency:,g}"
-        found.append(Warning("implausible-latency", f"{_runs(len(far))} had a latency more than {factor}× above or "
-                             "below the median of the same workload on the other hosts, which is rarely real (a unit "
-                             "error, most likely): ranked, but held out of summaries until reviewed.",
+        found.append(Warning("implausible-latency", f"This host's latencies are steadily {factor}× or more above or "
+                             "below the other hosts' for the same workloads: probably not in the stated unit. "
+                             f"{_runs(len(far))} here are ranked, but held out of summaries until reviewed clean.",
                              [e.run.name for e in far]))
+    below = [e for e in board.runs if e.below_floor]
+    if below:
+        floors = _listed([f"{duration(x.floor_ns)} on {x.gpu} ({x.moved_bytes:,} bytes at {x.bandwidth / 1e12:.3g} TB/s)"
+                          for x in dict.fromkeys(e.limits for e in below)])
+        found.append(Warning("below-floor", f"{_runs(len(below))} faster than the hardware allows: below the floor, "
+                             f"the time the workload's inputs and outputs take to move through DRAM ({floors}). "
+                             "Not a result: unranked and held out of summaries.", [e.run.name for e in below]))
+    judged = [e for e in board.runs if e.verdict in HELD_VERDICTS]
+    if judged:
+        verdicts = ", ".join(sorted({e.verdict for e in judged}))
+        found.append(Warning("reviewed", f"{_runs(len(judged))} judged by a review ({verdicts}): shown with the "
+                             "verdict, unranked and held out of summaries.", [e.run.name for e in judged]))
     return found
 
 
