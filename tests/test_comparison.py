@@ -292,6 +292,14 @@ def test_a_run_with_an_interval_reaching_1_ns_is_ranked_with_it_and_flagged_nois
 # --- plausibility -----------------------------------------------------------------------------
 
 
+def review(name: str, verdict: str, date: str = "2026-03-10") -> dict:
+    """A publisher's RunReview of a run (content/reviews/)."""
+    return {"apiVersion": "kindex-site.dev/v1", "kind": "RunReview",
+            "metadata": {"name": f"review-{name}", "title": f"Review of {name}"},
+            "spec": {"run": name, "verdict": verdict, "reason": "profiled and checked against the reference",
+                     "date": date, "evidence": f"https://example.org/reviews/{name}"}}
+
+
 def test_an_implausible_speedup_is_flagged_ranked_and_left_out_of_summaries_until_reviewed(project):
     docs = [run("eager", "PyTorch eager", 20_000_000, (19_900_000, 20_100_000)),
             run("magic", "Magic kernel", 1_000_000, (990_000, 1_010_000), digest="9")]  # 20×
@@ -312,10 +320,10 @@ def test_an_implausible_speedup_is_flagged_ranked_and_left_out_of_summaries_unti
     row = next(t for t in tables(host_page) if t["caption"].startswith("All levels"))["rows"][1]
     assert row[0] == "Magic kernel" and row[-1].startswith("1") and 'href="/runs/magic/">magic</a>' in host_page
 
-    project.write("kindex.toml", 'reviewed_runs = ["magic"]\n')
+    project.write("content/reviews/magic.json", review("magic", "clean"))
     project.built()
     board = board_of(project)
-    assert by_run(board)["magic"]["implausible"] is False
+    assert by_run(board)["magic"]["implausible"] is False and by_run(board)["magic"]["verdict"] == "clean"
     assert [w["code"] for w in board["warnings"]] == []
     [summary] = project.api("hosts/h.json")["implementations"]
     assert summary["implementation"] == "Magic kernel" and summary["levels"]["all"]["geomean_speedup"] == 20.0
@@ -440,13 +448,25 @@ def _on(host: str, name: str, mean: int, implementation: str = "PyTorch eager") 
                digest=None if implementation == "PyTorch eager" else "5")
 
 
+def _elsewhere(problem: int, host: str, name: str, mean: int) -> dict:
+    """PyTorch eager on `host` for level 1 problem `problem` (its own workload), not the seed's."""
+    doc = _on(host, name, mean)
+    doc["run"]["metadata"]["title"] = f"Problem {problem} · PyTorch eager · lab"
+    doc["run"]["spec"]["sourceNative"]["externalId"] = f"H/t/level1/{problem}_Problem_{problem}.py"
+    doc["run"]["spec"]["workloadDigest"] = f"sha256:{problem:064x}"
+    return doc
+
+
 def test_a_latency_far_off_its_workloads_on_other_hosts_is_flagged_and_held_out_until_reviewed(project):
     # Square matmul at 2.66 ms on two hosts; on the third, 33,179 ms (a unit error upstream): 12,473× the
-    # median of the others. Its kernel there is 2× its eager, so nothing about its speedup is odd.
+    # median of the others, and so on the two other workloads the three hosts share: h3 is off in units.
+    # Its kernel there is 2× its eager, so nothing about its speedup is odd.
     project.write("content/a.json", [
         _on("h1", "eager-h1", 2_660_000), _on("h2", "eager-h2", 2_700_000),
         _on("h3", "eager-h3", 33_179_000_000), _on("h3", "kernel-h3", 16_589_500_000, "Kernel"),
         _on("h1", "kernel-h1", 2_000_000, "Kernel"),
+        *[_elsewhere(n, host, f"p{n}-{host}", mean * 1_000_000) for n in (1, 2)
+          for host, mean in (("h1", 3), ("h2", 4), ("h3", 41_000))],
     ])
     project.built()
     boards = {b["host"]: b for b in project.api(API)["boards"]}
@@ -461,11 +481,18 @@ def test_a_latency_far_off_its_workloads_on_other_hosts_is_flagged_and_held_out_
     everything = project.api("hosts/h3.json")["implementations"][0]["levels"]["all"]
     assert (everything["passed"], everything["held_out_runs"]) == (0, ["kernel-h3"])
 
-    project.write("kindex.toml", 'reviewed_runs = ["kernel-h3"]\nimplausible_latency = 20000\n')
+    # A review finds the kernel's run clean: it counts again; its host's other runs stay flagged.
+    project.write("content/reviews/kernel-h3.json", review("kernel-h3", "clean"))
+    project.built()
+    runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
+    assert runs["eager-h3"]["implausible_latency"] and not runs["kernel-h3"]["implausible_latency"]
+    assert runs["kernel-h3"]["verdict"] == "clean"
+    assert project.api("hosts/h3.json")["implementations"][0]["levels"]["all"]["passed"] == 1
+    # A bound above the host's factor flags nothing.
+    project.write("kindex.toml", "implausible_latency = 20000\n")
     project.built()
     runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
     assert not runs["eager-h3"]["implausible_latency"] and not runs["kernel-h3"]["implausible_latency"]
-    assert project.api("hosts/h3.json")["implementations"][0]["levels"]["all"]["passed"] == 1
 
 
 def test_a_latency_exactly_at_the_bound_is_a_result(project):

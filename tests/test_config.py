@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from kindex_site.config import Config, ConfigError, load_config
+from kindex_site.config import RETIRED, Config, ConfigError, load_config
 from kindex_site.errors import KindexError
 
 
@@ -69,7 +69,7 @@ def verdict(cls, values: dict):
     return dump, set(c.model_fields_set), c.root, shown
 
 
-NEWER = ("implausible_speedup", "implausible_latency", "reviewed_runs",  # checked by test_statistics_settings
+NEWER = ("implausible_speedup", "implausible_latency",  # checked by test_statistics_settings
          "labs", "publisher_labs", "reference_runs",  # test_trust_settings
          "max_page_bytes", "max_site_bytes", "max_runs_per_table", "max_sources_per_pr",
          "gpus")  # tests/test_gpus.py
@@ -143,19 +143,36 @@ def test_a_no_op_build_imports_neither_pydantic_nor_jinja(project):
 
 def test_statistics_settings():
     c = Config(root=Path("x"))
-    assert (c.implausible_speedup, c.reviewed_runs) == (10.0, ())
-    c = Config(implausible_speedup=4, reviewed_runs=["a-run"], root=Path("x"))
-    assert (c.implausible_speedup, c.reviewed_runs) == (4.0, ("a-run",))
+    assert c.implausible_speedup == 10.0
+    assert Config(implausible_speedup=4, root=Path("x")).implausible_speedup == 4.0
     for bad in (1, 0.5, True, "10", math.inf, math.nan, None):
         assert verdict(Config, {"implausible_speedup": bad}) == [
             ("implausible_speedup", "Input should be a number greater than 1")], bad
-    for bad in ("a-run", [1], {"a": 1}, None):
-        assert verdict(Config, {"reviewed_runs": bad}) == [("reviewed_runs", "Input should be a list of run names")], bad
     assert Config(root=Path("x")).implausible_latency == 1000.0
     assert Config(implausible_latency=50, root=Path("x")).implausible_latency == 50.0
     for bad in (1, 0.5, True, "1000", math.inf, None):
         assert verdict(Config, {"implausible_latency": bad}) == [
             ("implausible_latency", "Input should be a number greater than 1")], bad
+
+
+def test_reviewed_runs_is_retired_for_review_documents(tmp_path, monkeypatch):
+    """Runs checked by hand are RunReview documents in the content's reviews/ now (issue 43): the old
+    setting is refused, whatever its value, with what took its place, never ignored."""
+    assert "reviewed_runs" not in Config.__annotations__
+    for value in (["a-run"], [], "a-run", None):
+        assert verdict(Config, {"reviewed_runs": value}) == [("reviewed_runs", RETIRED["reviewed_runs"])], value
+    assert "RunReview" in RETIRED["reviewed_runs"] and "reviews/" in RETIRED["reviewed_runs"]
+    monkeypatch.chdir(tmp_path)
+    Path("kindex.toml").write_text('title = "T"\nreviewed_runs = ["a-run"]\nimplausible_speedup = 5\n')
+    with pytest.raises(KindexError) as e:
+        load_config(None, {})
+    assert e.value.problems == [f"kindex.toml: reviewed_runs: {RETIRED['reviewed_runs']}"]
+    other = tmp_path / "site.toml"
+    other.write_text('reviewed_runs = []\ntitel = "typo"\n')
+    with pytest.raises(KindexError) as e:
+        load_config(other, {})
+    assert e.value.problems == [f"{other}: reviewed_runs: {RETIRED['reviewed_runs']}",
+                                f"{other}: titel: Extra inputs are not permitted"]
 
 
 def test_trust_settings():

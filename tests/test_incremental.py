@@ -91,8 +91,18 @@ CHANGES = {
     "a-rerun-added": lambda p: p.write("content/rerun.json", _rerun()),
     # Another name for problem 2's workload: the problems merge, the old page becomes a redirect.
     "two-problems-merge": lambda p: p.write("content/merge.json", _merging_run()),
-    "a-reviewed-run": lambda p: p.write("kindex.toml", 'implausible_speedup = 1.001\nreviewed_runs = ["run-1"]\n'),
+    # Reviews are content: one run found clean, another a reward hack (unranked, held out of summaries).
+    "a-reviewed-run": lambda p: p.write("content/reviews/checked.json", [
+        _review("run-1", "clean", "profiled on the host: the kernel does the work"),
+        _review("run-2", "reward-hack", "returns its inputs without computing")]),
 }
+
+
+def _review(run: str, verdict: str, reason: str) -> dict:
+    return {"apiVersion": "kindex-site.dev/v1", "kind": "RunReview",
+            "metadata": {"name": f"review-{run}", "title": f"Review of {run}"},
+            "spec": {"run": run, "verdict": verdict, "reason": reason, "date": "2026-03-01",
+                     "evidence": f"https://example.org/reviews/{run}"}}
 
 
 def _rerun() -> dict:

@@ -110,7 +110,7 @@ def test_the_home_page_links_to_each_level_page_instead_of_the_grid(project):
 def test_an_implausible_fastest_run_is_flagged_in_its_cell_and_not_coloured(project):
     """Level 1 #3 on gpu-a: the Magic kernel is 20× faster than PyTorch eager, flagged implausible in its
     table; its cell says so and stays grey, though the Triton kernel's 2× beats the reference beyond
-    noise. Once the run is listed as reviewed, the cell is coloured as the win it is."""
+    noise. Once a review finds the run clean, the cell is coloured as the win it is."""
     write_levels(project)
     project.built()
     slug = slug_of(1, 3, "Softmax")
@@ -126,7 +126,11 @@ def test_an_implausible_fastest_run_is_flagged_in_its_cell_and_not_coloured(proj
     # No other cell is flagged; a plausible win stays coloured.
     assert html.count('</a> <span class="flag warn">implausible</span></td>') == 1
     assert cell(html, slug_of(1, 1, "Square matmul"), "gpu-b").group(1) == "b3"
-    project.write("kindex.toml", f'reviewed_runs = ["{fastest["run"]}"]\n')
+    project.write("content/reviews/magic.json", {
+        "apiVersion": "kindex-site.dev/v1", "kind": "RunReview",
+        "metadata": {"name": "review-of-the-magic-kernel", "title": "The Magic kernel, reviewed"},
+        "spec": {"run": fastest["run"], "verdict": "clean", "reason": "profiled: it fuses the softmax's passes",
+                 "date": "2026-03-10", "evidence": "https://example.org/reviews/magic"}})
     project.built()
     found = cell(project.page("levels/1"), slug, "gpu-a")
     assert found.group(1) == "b4" and "implausible" not in found.group(2)

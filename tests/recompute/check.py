@@ -4,7 +4,8 @@
 The API shape compared (apiVersion kindex-site/v1):
 - problems/<slug>.json: {"workloads": [{"digest"}], "boards": [{"host", "workload", "protocol", "reference",
   "entries": [E], "history": [E]}]} with E = {"run", "implementation", "rank", "tied", "mixed_hardware",
-  "speedup": {"value", "ci95", "rounding_bounds"} | null, "implausible", "trend": T | null} and
+  "speedup": {"value", "ci95", "rounding_bounds"} | null, "implausible", "implausible_latency", "trend": T | null,
+  "gpu", "floor_ns", "roofline_ns", "sol", "below_floor", "verdict"} and
   T = {"previous", "ratio", "ratio_ci95", "ratio_rounding_bounds", "verdict"};
 - hosts/<host>.json: {"implementations": [{"implementation", "host", "levels": {"1", …, "other", "all": S}}]}
   with S = {"suite", "attempted", "passed", "held_out_implausible", "held_out_runs", "fast_p", "fast_p_count",
@@ -17,10 +18,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import rules
-from .inputs import Run, Settings, read_api, read_runs, read_settings
+from . import gpus, rules
+from .inputs import Inputs, Run, read_api, read_inputs
 
 VALUE_TOLERANCE = 1e-12  # the exact ratio, as a float
+LIMITS_TOLERANCE = 5e-3  # floor_ns, roofline_ns and sol: the API rounds them to 3 significant figures
 INTERVAL_TOLERANCE = 1e-9  # exp(±1.96·sd): the order of float operations may differ
 SHARE_TOLERANCE = 1e-12
 GEOMEAN_TOLERANCE = 1e-9
@@ -91,11 +93,31 @@ def board_key(problem: str, doc: dict) -> tuple[str, str, str, str]:
     return problem, doc["workload"], doc["host"], doc["protocol"]
 
 
-def boards_from_inputs(runs: dict[str, Run], problems: dict[str, dict], settings: Settings,
-                       report: Report) -> dict[tuple, rules.Board]:
-    """Every board (problem × workload × host × protocol) of the raw runs. Which problem a workload is on
-    is taken from the API's problem documents (naming, not a statistical rule), and so is which runs are
-    on another GPU (the `mixed_hardware` flag)."""
+def judge_runs(inputs: Inputs, report: Report) -> dict[str, rules.Judged]:
+    """Each run's GPU, floor, roofline, share of the speed of light, verdict and whether it is below its
+    floor (about page, "Physics"): its workload's cost on the GPU it was timed on."""
+    table = gpus.read_gpus(inputs.settings.gpus)
+    judged: dict[str, rules.Judged] = {}
+    for run in inputs.runs.values():
+        try:
+            name = gpus.gpu_of_run(run.hardware, run.product, run.form_factor)
+        except gpus.UnknownName as e:
+            report.differences.append(Difference(f"run {run.name} ({run.file})", "gpu", "a GPU the recomputation "
+                                                 "knows", str(e), "add its name to tests/recompute/gpus.py NAMES"))
+            name = None
+        verdict = inputs.reviews.get(run.name)
+        if run.mean is None:  # nothing timed: nothing to judge, on no GPU
+            judged[run.name] = rules.Judged(None, None, None, None, False, verdict)
+            continue
+        cost, gpu = inputs.costs.get(run.workload), table.get(name) if name else None
+        floor, roofline = rules.floor_ns(cost, gpu, run.cache_flushed), rules.roofline_ns(cost, gpu)
+        judged[run.name] = rules.Judged(name, floor, roofline, rules.sol(roofline, run.mean),
+                                        rules.below_floor(run, floor, verdict), verdict)
+    return judged
+
+
+def _problem_of_workloads(problems: dict[str, dict], report: Report) -> tuple[dict[str, str], set[str]]:
+    """Which problem each workload is on, and which runs are on another GPU, as the API says."""
     problem_of: dict[str, str] = {}
     mixed: set[str] = set()
     for slug, doc in problems.items():
@@ -109,18 +131,27 @@ def boards_from_inputs(runs: dict[str, Run], problems: dict[str, dict], settings
             for e in entries_of(b) + history_of(b):
                 if e.get("mixed_hardware"):
                     mixed.add(e["run"])
+    return problem_of, mixed
+
+
+def boards_from_inputs(inputs: Inputs, problems: dict[str, dict], report: Report) -> dict[tuple, rules.Board]:
+    """Every board (problem × workload × host × protocol) of the raw runs. Which problem a workload is on
+    is taken from the API's problem documents (naming, not a statistical rule), and so is which runs are
+    on another GPU (the `mixed_hardware` flag)."""
+    problem_of, mixed = _problem_of_workloads(problems, report)
     grouped: dict[tuple, list[Run]] = defaultdict(list)
-    for run in runs.values():
+    for run in inputs.runs.values():
         problem = problem_of.get(run.workload)
         if problem is None:
             report.differences.append(Difference(f"run {run.name} ({run.file})", "problem", "a problem page",
                                                  None, "its workload is on no problem of the API"))
             continue
         grouped[(problem, run.workload, run.host, run.protocol)].append(run)
-    boards = {key: rules.make_board(*key, group, frozenset(r.name for r in group if r.name in mixed), settings)
-              for key, group in grouped.items()}
-    rules.flag_implausible_latencies(list(boards.values()), settings)
-    return boards
+    judged = judge_runs(inputs, report)
+    off = frozenset(rules.hosts_off_in_units(list(inputs.runs.values()), inputs.settings))
+    return {key: rules.make_board(*key, group, frozenset(r.name for r in group if r.name in mixed), inputs.settings,
+                                  {r.name: judged[r.name] for r in group}, off)
+            for key, group in grouped.items()}
 
 
 # --- One function per rule ------------------------------------------------------------------------------
@@ -224,7 +255,7 @@ def check_speedups(board: rules.Board, doc: dict, report: Report) -> None:
 
 
 def check_implausible(board: rules.Board, doc: dict, report: Report) -> None:
-    """speedup ≥ implausible_speedup and the run not in reviewed_runs."""
+    """Where no floor judges a run: speedup ≥ implausible_speedup, unless reviewed clean."""
     for e in entries_of(doc):
         expected = e["run"] in board.implausible
         report.checked["implausible"] += 1
@@ -234,13 +265,69 @@ def check_implausible(board: rules.Board, doc: dict, report: Report) -> None:
 
 
 def check_implausible_latency(board: rules.Board, doc: dict, report: Report) -> None:
-    """A latency more than implausible_latency × off the other hosts' middle medians of its workload."""
+    """A passed run of a host off in units (steadily implausible_latency × or more off the other hosts on
+    the workloads they share), unless reviewed clean."""
     for e in entries_of(doc) + history_of(doc):
         expected = e["run"] in board.implausible_latency
         report.checked["implausible latency"] += 1
         if bool(e.get("implausible_latency")) != expected:
             report.differences.append(Difference(f"{board.where} · {e['run']}", "implausible_latency", expected,
                                                  e.get("implausible_latency")))
+
+
+PHYSICS_FIELDS = (("gpu", 0), ("floor_ns", LIMITS_TOLERANCE), ("roofline_ns", LIMITS_TOLERANCE),
+                  ("sol", LIMITS_TOLERANCE), ("below_floor", 0), ("verdict", 0))
+
+
+def _physics_of(judged: rules.Judged) -> dict:
+    return {"gpu": judged.gpu, "floor_ns": _float(judged.floor), "roofline_ns": _float(judged.roofline),
+            "sol": judged.sol, "below_floor": judged.below_floor, "verdict": judged.verdict}
+
+
+def _float(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def check_physics(board: rules.Board, doc: dict, report: Report) -> None:
+    """Each run's GPU, floor, roofline and share of the speed of light (about page, "Physics"), whether it
+    is below its floor, and its newest review's verdict."""
+    for e in entries_of(doc) + history_of(doc):
+        run = next((r for r in board.runs if r.name == e["run"]), None)
+        if run is None:
+            continue
+        expected = _physics_of(board.judge(run))
+        for key, tolerance in PHYSICS_FIELDS:
+            report.checked[key] += 1
+            got = e.get(key)
+            same = bool(got) is expected[key] if key == "below_floor" else close(expected[key], got, tolerance)
+            if not same:
+                report.differences.append(Difference(f"{board.where} · {e['run']}", key, expected[key], got))
+        for key in ("floor", "roofline"):  # null where unknown, with the reason; a reason only then
+            why = e.get(f"{key}_why_not")
+            if (e.get(f"{key}_ns") is None) != (isinstance(why, str) and bool(why.strip())):
+                report.differences.append(Difference(f"{board.where} · {e['run']}", f"{key}_why_not",
+                                                     "a reason exactly where there is no value", why))
+
+
+COST_FIELDS = ("status", "inputBytes", "outputBytes", "parameterBytes", "flops")
+
+
+def check_costs(problems: dict[str, dict], costs: dict[str, dict], report: Report) -> None:
+    """Each problem's workload gives its cost as the content's WorkloadCost counted it (or none)."""
+    for slug, doc in problems.items():
+        for w in doc.get("workloads", []):
+            if not isinstance(w, dict):
+                continue
+            expected, got = costs.get(w["digest"]), w.get("cost")
+            report.checked["workload costs"] += 1
+            if expected is None or got is None:
+                if expected is not got:
+                    report.differences.append(Difference(f"{slug} · workload {w['digest']}", "cost", expected, got))
+                continue
+            for key in COST_FIELDS:
+                if key in got and got[key] != expected.get(key, {} if key == "flops" else None):
+                    report.differences.append(Difference(f"{slug} · workload {w['digest']}", f"cost.{key}",
+                                                         expected.get(key), got[key]))
 
 
 def check_trends(board: rules.Board, doc: dict, report: Report) -> None:
@@ -309,7 +396,7 @@ def check_host(host: str, expected: list[dict], doc: dict | None, report: Report
 # --- All of it ------------------------------------------------------------------------------------------
 
 BOARD_RULES = (check_ranks, check_rank_invariants, check_speedups, check_implausible, check_implausible_latency,
-               check_trends)
+               check_trends, check_physics)
 
 
 @dataclass
@@ -320,25 +407,25 @@ class Expected:
     summaries: dict[str, list[dict]]
 
 
-def expect(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], report: Report) -> Expected:
-    boards = boards_from_inputs(runs, problems, settings, report)
+def expect(inputs: Inputs, problems: dict[str, dict], report: Report) -> Expected:
+    boards = boards_from_inputs(inputs, problems, report)
     runs_of_problem: dict[str, list[Run]] = defaultdict(list)
     for b in boards.values():
         runs_of_problem[b.problem] += b.runs
     levels = {slug: rules.problem_level(runs_of_problem.get(slug, [])) for slug in problems}
     slots = {slug: rules.problem_slot(slug, runs_of_problem.get(slug, []), levels[slug]) for slug in problems}
     board_list = list(boards.values())
-    return Expected(boards, {host: rules.host_summaries(host, board_list, levels, slots, settings)
+    return Expected(boards, {host: rules.host_summaries(host, board_list, levels, slots, inputs.settings)
                              for host in sorted({b.host for b in board_list})})
 
 
-def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict], hosts: dict[str, dict],
+def compare(inputs: Inputs, problems: dict[str, dict], hosts: dict[str, dict],
             expected: Expected | None = None) -> Report:
-    """Every rule's values against the API documents (`expected`, if given, is `expect`'s for these runs
+    """Every rule's values against the API documents (`expected`, if given, is `expect`'s for these inputs
     and problems: the boards do not depend on the values compared)."""
     report = Report()
     if expected is None:
-        expected = expect(runs, settings, problems, report)
+        expected = expect(inputs, problems, report)
     boards = expected.boards
     docs = {board_key(slug, b): b for slug, doc in problems.items() for b in doc.get("boards", [])}
     for key in sorted(set(boards) | set(docs)):
@@ -349,6 +436,7 @@ def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict],
         report.borderline += [f"{board.where}: {pair}" for pair in board.borderline]
         for rule in BOARD_RULES:
             rule(board, doc, report)
+    check_costs(problems, inputs.costs, report)
     if sorted(hosts) != sorted(expected.summaries):
         report.differences.append(Difference("hosts", "host documents", sorted(expected.summaries), sorted(hosts)))
     for host, summaries in expected.summaries.items():
@@ -358,4 +446,4 @@ def compare(runs: dict[str, Run], settings: Settings, problems: dict[str, dict],
 
 def recompute(content: Path, settings_file: Path | None, site: Path) -> Report:
     problems, hosts = read_api(site)
-    return compare(read_runs(content), read_settings(settings_file), problems, hosts)
+    return compare(read_inputs(content, settings_file), problems, hosts)

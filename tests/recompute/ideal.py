@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from . import rules
-from .check import Expected, Report, expect
-from .inputs import Run, Settings
+from .check import Expected, Report, _physics_of, expect
+from .inputs import Inputs, Run
 
 
 def problem_key(run: Run) -> str:
@@ -16,13 +16,13 @@ def problem_key(run: Run) -> str:
     return run.title.split(" · ")[0].strip().lower().replace(" ", "-")
 
 
-def skeleton(runs: dict[str, Run], problem_of) -> dict[str, dict]:
-    """Problem documents with their workloads only (what `check` takes the grouping from)."""
+def skeleton(inputs: Inputs, problem_of) -> dict[str, dict]:
+    """Problem documents with their workloads and their costs only (what `check` takes the grouping from)."""
     workloads: dict[str, set[str]] = defaultdict(set)
-    for run in runs.values():
+    for run in inputs.runs.values():
         workloads[problem_of(run)].add(run.workload)
-    return {slug: {"slug": slug, "workloads": [{"digest": w} for w in sorted(ws)], "boards": []}
-            for slug, ws in sorted(workloads.items())}
+    return {slug: {"slug": slug, "workloads": [{"digest": w, "cost": inputs.costs.get(w)} for w in sorted(ws)],
+                   "boards": []} for slug, ws in sorted(workloads.items())}
 
 
 def entry(board: rules.Board, run: Run) -> dict:
@@ -34,13 +34,15 @@ def entry(board: rules.Board, run: Run) -> dict:
         and run.name == board.reference.name,
         "speedup": board.speedup.get(run.name), "implausible": run.name in board.implausible,
         "implausible_latency": run.name in board.implausible_latency,
-        "trend": board.trend.get(run.name),
+        "trend": board.trend.get(run.name), **_physics_of(board.judge(run)),
+        "floor_why_not": None if board.judge(run).floor is not None else "no floor is claimed",
+        "roofline_why_not": None if board.judge(run).roofline is not None else "no roofline is known",
     }
 
 
-def ideal_api(runs: dict[str, Run], settings: Settings, problem_of) -> tuple[dict, dict, Expected]:
-    problems = skeleton(runs, problem_of)
-    expected = expect(runs, settings, problems, Report())
+def ideal_api(inputs: Inputs, problem_of) -> tuple[dict, dict, Expected]:
+    problems = skeleton(inputs, problem_of)
+    expected = expect(inputs, problems, Report())
     for key, board in sorted(expected.boards.items()):
         problems[board.problem]["boards"].append({
             "host": board.host, "workload": board.workload, "protocol": board.protocol,

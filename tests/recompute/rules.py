@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from fractions import Fraction
 
+from .gpus import Figures
 from .inputs import Run, Settings
 
 Z = 1.96
@@ -47,6 +48,120 @@ def relative_se(run: Run) -> float:
         return 0.0
     lo, hi = run.ci95
     return (hi - lo) / 2 / Z / run.mean
+
+
+# --- Physics: the floor and the speed of light ----------------------------------------------------------
+
+NS = 10**9
+HELD_VERDICTS = ("reward-hack", "incorrect-output", "timing-bug", "under-review")  # every verdict but "clean"
+
+
+def floor_ns(cost: dict | None, gpu: Figures | None, flushed: bool) -> Fraction | None:
+    """floor = (input bytes + output bytes) / DRAM bandwidth, claimed only when those bytes cannot stay
+    in the GPU's L2 between timed calls (more than it holds, or the protocol flushes the cache); none
+    without a counted cost or the GPU's bandwidth and cache."""
+    if cost is None or cost["status"] != "counted" or gpu is None or not gpu.bandwidth or gpu.l2 is None:
+        return None
+    moved = cost["inputBytes"] + cost["outputBytes"]
+    if moved <= gpu.l2 and not flushed:
+        return None
+    return Fraction(moved * NS) / gpu.bandwidth
+
+
+def roofline_ns(cost: dict | None, gpu: Figures | None) -> Fraction | None:
+    """roofline = max(Σ flops[p] / peak[p], (input + output + parameter bytes) / DRAM bandwidth), each
+    precision at its dense peak; none without a counted cost, the GPU's bandwidth or a counted
+    precision's peak."""
+    if cost is None or cost["status"] != "counted" or gpu is None or not gpu.bandwidth:
+        return None
+    compute = Fraction(0)
+    for precision, count in cost.get("flops", {}).items():
+        if count:
+            peak = gpu.peak(precision)
+            if peak is None:
+                return None
+            compute += Fraction(count * NS) / peak
+    moved = cost["inputBytes"] + cost["outputBytes"] + cost["parameterBytes"]
+    return max(compute, Fraction(moved * NS) / gpu.bandwidth)
+
+
+def sol(roofline: Fraction | None, mean: int | None) -> float | None:
+    """A run's fraction of the speed of light: roofline / its latency."""
+    return None if roofline is None or not mean else float(roofline / mean)
+
+
+def below_floor(run: Run, floor: Fraction | None, verdict: str | None) -> bool:
+    """A passed run whose latency, even rounded up by half its source's rounding step, is under its
+    floor: faster than the hardware allows, unless reviewed clean."""
+    if floor is None or run.status != "passed" or run.mean is None or verdict == "clean":
+        return False
+    return run.mean + rounding_step(run) / 2 < floor
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What physics and the reviews say of one run."""
+
+    gpu: str | None  # the GPU table's name of the GPU it was timed on
+    floor: Fraction | None
+    roofline: Fraction | None
+    sol: float | None
+    below_floor: bool
+    verdict: str | None  # of its newest review
+
+    @property
+    def unrankable(self) -> bool:
+        """Out of ranks: below its floor, or judged anything but clean."""
+        return self.below_floor or self.verdict in HELD_VERDICTS
+
+    @property
+    def by_speedup(self) -> bool:
+        """No floor judges it: the implausible-speedup bound does."""
+        return self.floor is None
+
+
+NOT_JUDGED = Judged(None, None, None, None, False, None)
+
+
+# --- Units: hosts off by a steady factor ----------------------------------------------------------------
+
+UNITS_MIN_SHARED = 3
+
+
+def host_medians(runs: list[Run]) -> list[dict[str, Fraction]]:
+    """Per workload timed on two hosts or more: each host's median of its passed runs' latencies."""
+    values: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for run in runs:
+        if run.status == "passed" and run.mean:
+            values[run.workload][run.host].append(run.mean)
+    return [{h: statistics.median(Fraction(v) for v in vs) for h, vs in hosts.items()}
+            for hosts in values.values() if len(hosts) > 1]
+
+
+def off_hosts(medians: list[dict[str, Fraction]], factor: Fraction, excluded: frozenset[str]) -> set[str]:
+    """The hosts more than `factor` times above the upper middle, or below the lower middle, of the
+    other hosts' medians (but `excluded`) on more than half of at least 3 workloads they share, the same way."""
+    ways: dict[str, list[int]] = defaultdict(list)
+    for hosts in medians:
+        for host, m in hosts.items():
+            others = sorted(v for h, v in hosts.items() if h != host and h not in excluded)
+            if others:
+                low, high = others[(len(others) - 1) // 2], others[len(others) // 2]
+                ways[host].append(1 if m > factor * high else -1 if m * factor < low else 0)
+    return {host for host, found in ways.items() if len(found) >= UNITS_MIN_SHARED
+            and any(2 * found.count(way) > len(found) for way in (1, -1))}
+
+
+def hosts_off_in_units(runs: list[Run], settings: Settings) -> set[str]:
+    """Judged once against every other host, then again against the hosts not found off: a host stays
+    off when it is off again, or when it shares fewer than 3 workloads with the hosts not off (two hosts
+    that only have each other are both off)."""
+    medians, factor = host_medians(runs), Fraction(str(settings.implausible_latency))
+    first = off_hosts(medians, factor, frozenset())
+    again = off_hosts(medians, factor, frozenset(first))
+    shared = {h: sum(1 for hosts in medians if h in hosts and any(o != h and o not in first for o in hosts))
+              for h in first}
+    return {h for h in first if h in again or shared[h] < UNITS_MIN_SHARED}
 
 
 # --- Comparing two runs ---------------------------------------------------------------------------------
@@ -146,14 +261,15 @@ def current_and_history(runs: list[Run], reference: str) -> tuple[list[Run], lis
     return sorted(current, key=lambda r: r.name), sorted((r for r in runs if r.name not in names), key=lambda r: r.name)
 
 
-def previous_run(run: Run, runs: list[Run], reference: str) -> Run | None:
-    """The implementation's latest passed run on the table observed strictly before `run` (runs without
-    observedAt are not ordered in time: neither compared nor a previous run)."""
-    if run.observed_at is None or run.status != "passed":
+def previous_run(run: Run, runs: list[Run], reference: str, comparable) -> Run | None:
+    """The implementation's latest comparable run on the table observed strictly before `run`, a
+    comparable run itself (runs without observedAt are not ordered in time: neither compared nor a
+    previous run). `comparable(run)`: passed and timed on the host's GPU, neither below its floor nor
+    judged anything but clean."""
+    if run.observed_at is None or not comparable(run):
         return None
     earlier = [p for p in runs if p.name != run.name and implementation_of(p, reference) == implementation_of(run, reference)
-               and p.status == "passed" and p.mean is not None
-               and p.observed_at is not None and p.observed_at < run.observed_at]
+               and comparable(p) and p.observed_at is not None and p.observed_at < run.observed_at]
     return max(earlier, key=time_order) if earlier else None
 
 
@@ -182,11 +298,10 @@ def ranks(ranked: list[Run]) -> dict[str, int]:
 
 # --- Speedups -------------------------------------------------------------------------------------------
 
-def reference_of(current: list[Run], mixed: frozenset[str], settings: Settings, lab: str | None) -> Run | None:
-    """The table's current passed reference run of the incumbent lab; none when there are several (of
+def reference_of(ranked: list[Run], settings: Settings, lab: str | None) -> Run | None:
+    """The table's ranked current reference run of the incumbent lab; none when there are several (of
     different digests)."""
-    refs = [r for r in current if r.label == settings.reference and r.status == "passed" and r.name not in mixed
-            and lab_of(r) == lab]
+    refs = [r for r in ranked if r.label == settings.reference and lab_of(r) == lab]
     return refs[0] if len(refs) == 1 else None
 
 
@@ -197,10 +312,11 @@ def speedup(reference: Run, run: Run) -> dict:
     return {"value": float(r.exact), "ci95": r.interval("ci95"), "rounding_bounds": r.interval("rounding_bounds")}
 
 
-def implausible(reference: Run, run: Run, settings: Settings) -> bool:
-    """speedup ≥ implausible_speedup (exactly, the setting read as the decimal it is written as), unreviewed."""
+def implausible(reference: Run, run: Run, settings: Settings, judged: Judged = NOT_JUDGED) -> bool:
+    """Where no floor judges the run: speedup ≥ implausible_speedup (exactly, the setting read as the
+    decimal it is written as), unless reviewed clean."""
     bound = Fraction(str(settings.implausible_speedup))
-    return Fraction(reference.mean, run.mean) >= bound and run.name not in settings.reviewed_runs
+    return judged.by_speedup and Fraction(reference.mean, run.mean) >= bound and judged.verdict != "clean"
 
 
 # --- A board --------------------------------------------------------------------------------------------
@@ -225,6 +341,22 @@ class Board:
     implausible_latency: set[str] = field(default_factory=set)
     trend: dict[str, dict | None] = field(default_factory=dict)
     borderline: list[str] = field(default_factory=list)  # float decisions within 1e-9 of 1
+    judged: dict[str, Judged] = field(default_factory=dict)  # run name → its floor, roofline and verdict
+
+    def judge(self, run: Run) -> Judged:
+        return self.judged.get(run.name, NOT_JUDGED)
+
+    def comparable(self, run: Run) -> bool:
+        """Passed with a latency, timed on the host's GPU, neither below its floor nor judged anything
+        but clean: ranked when current, compared with when earlier."""
+        return (run.status == "passed" and run.mean is not None and run.name not in self.mixed
+                and not self.judge(run).unrankable)
+
+    def held_out(self, run: Run) -> bool:
+        """Left out of the summaries: below its floor, judged anything but clean, or flagged implausible
+        (a speedup where no floor judges, or a host off in units) and not reviewed clean."""
+        return run.status == "passed" and (run.name in self.implausible or run.name in self.implausible_latency
+                                           or self.judge(run).unrankable)
 
     @property
     def where(self) -> str:
@@ -232,48 +364,30 @@ class Board:
 
 
 def make_board(problem: str, workload: str, host: str, protocol: str, runs: list[Run], mixed: frozenset[str],
-               settings: Settings) -> Board:
-    b = Board(problem, workload, host, protocol, runs, mixed)
+               settings: Settings, judged: dict[str, Judged] | None = None, off: frozenset[str] = frozenset()) -> Board:
+    """`judged`: run name → what physics and the reviews say of it; `off`: the hosts off in units."""
+    b = Board(problem, workload, host, protocol, runs, mixed, judged=judged or {})
     b.current, b.history = current_and_history(runs, settings.reference)
-    b.ranked = [r for r in b.current if r.status == "passed" and r.mean is not None and r.name not in mixed]
+    b.ranked = [r for r in b.current if b.comparable(r)]
     for i in b.ranked:
         for j in b.ranked:
             if i.name != j.name and borderline(ratio(i, j)):
                 b.borderline.append(f"{i.name} / {j.name}")
     b.rank = ranks(b.ranked)
-    b.reference = reference_of(b.current, mixed, settings, incumbent_lab(runs, settings.reference))
+    b.reference = reference_of(b.ranked, settings, incumbent_lab(runs, settings.reference))
     if b.reference is not None:
         for run in b.ranked:
             b.speedup[run.name] = speedup(b.reference, run)
             b.speedup_exact[run.name] = Fraction(b.reference.mean, run.mean)
             b.beyond_noise[run.name] = run.name != b.reference.name and faster_beyond_noise(run, b.reference)
-            if implausible(b.reference, run, settings):
+            if run.name != b.reference.name and implausible(b.reference, run, settings, b.judge(run)):
                 b.implausible.add(run.name)
     for run in runs:
-        previous = previous_run(run, runs, settings.reference)
+        previous = previous_run(run, runs, settings.reference, b.comparable)
         b.trend[run.name] = trend(run, previous) if previous is not None else None
+        if host in off and run.status == "passed" and b.judge(run).verdict != "clean":
+            b.implausible_latency.add(run.name)
     return b
-
-
-def flag_implausible_latencies(boards: list[Board], settings: Settings) -> None:
-    """A passed run whose mean is more than implausible_latency × hi, or below lo / implausible_latency, where
-    lo and hi are the middle one or two of the other hosts' medians of the workload (sorted), unreviewed."""
-    factor = Fraction(str(settings.implausible_latency))
-    by_workload: dict[str, dict[str, list[tuple[Board, Run]]]] = defaultdict(lambda: defaultdict(list))
-    for b in boards:
-        for r in b.runs:
-            if r.status == "passed" and r.mean is not None:
-                by_workload[b.workload][b.host].append((b, r))
-    for hosts in by_workload.values():
-        if len(hosts) < 2:
-            continue
-        medians = {h: statistics.median(Fraction(r.mean) for _, r in found) for h, found in hosts.items()}
-        for h, found in hosts.items():
-            others = sorted(m for k, m in medians.items() if k != h)
-            lo, hi = others[(len(others) - 1) // 2], others[len(others) // 2]
-            for b, r in found:
-                if (r.mean > factor * hi or r.mean * factor < lo) and r.name not in settings.reviewed_runs:
-                    b.implausible_latency.add(r.name)
 
 
 # --- Summaries: fast_p over the suite -------------------------------------------------------------------
@@ -284,8 +398,8 @@ class Result:
 
     run: Run
     board: Board
-    passed: bool  # passed, ranked and not held out as implausible
-    held_out: bool
+    passed: bool  # passed, ranked and not held out
+    held_out: bool  # passed, but held out (below its floor, judged by a review, implausible)
     speedup: Fraction | None
 
     def order(self) -> tuple:  # "the best of them, if several tables"
@@ -293,9 +407,8 @@ class Result:
 
 
 def result_on(board: Board, run: Run) -> Result:
-    ranked = run.name in board.rank
-    held_out = ranked and (run.name in board.implausible or run.name in board.implausible_latency)
-    return Result(run, board, ranked and not held_out, held_out, board.speedup_exact.get(run.name))
+    held_out = board.held_out(run)
+    return Result(run, board, run.name in board.rank and not held_out, held_out, board.speedup_exact.get(run.name))
 
 
 def problem_level(runs: list[Run]) -> str:
