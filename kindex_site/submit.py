@@ -334,8 +334,8 @@ class NewRun:
     based_on: str
     todo: list[str] = field(default_factory=list)  # fields still holding a TODO value
     content: Path | None = None  # the content folder, to say whether the file is in it
-    source_elsewhere: Path | None = None  # a --source not beside the bundle: digested, not shown
     source_named: Path | None = None  # a --source beside the bundle: named as its implementationSource
+    source_copied: tuple[Path, Path] | None = None  # (a --source from elsewhere, its copy beside the bundle)
 
     def report(self) -> list[str]:
         lines = [f"Wrote {display(self.path)}: {self.title!r} on {self.host}, in the table of run {self.based_on}"]
@@ -344,11 +344,13 @@ class NewRun:
             lines += [f"  {place}" for place in self.todo]
         if self.source_named is not None:
             lines.append(f"Named {display(self.source_named)} as the run's implementationSource: its page shows it.")
+        if self.source_copied is not None:
+            source, copy = self.source_copied
+            lines.append(f"Copied {display(source)} to {display(copy)}, named as the run's implementationSource: "
+                         "its page shows it.")
         if self.content is not None and not self.path.absolute().is_relative_to(self.content.absolute()):
-            lines.append(f"Move it under {display(self.content)}/ to have it checked and built.")
-        if self.source_elsewhere is not None:
-            lines.append(f"To show {display(self.source_elsewhere)} on the run's page, put it beside the bundle and "
-                         'add "implementationSource": {"path": "<its file name>"} to run.spec.')
+            also = f" and {display(self.source_copied[1])}" if self.source_copied is not None else ""
+            lines.append(f"Move it{also} under {display(self.content)}/ to have it checked and built.")
         lines.append("Then: kindex-site check --strict && kindex-site build")
         return lines
 
@@ -356,36 +358,69 @@ class NewRun:
 def new_run(config, problem: str, host: str, label: str, lab: str, out: Path | None = None,
             timing: Timing = Timing(), source: Path | None = None) -> NewRun:
     """Write a bundle for a new run of `problem` on `host`, in the table of the newest workload
-    there: its protocol, environment and digests are those of a run in that table."""
+    there: its protocol, environment and digests are those of a run in that table. A --source is
+    named as the run's implementationSource: where it lies, if in the bundle's folder; else copied
+    beside the bundle, under the run's name."""
     label, lab = _title_part("--implementation", label), _title_part("--lab", lab)
     if lab == "kernelbench":  # (sourceNative.source: that one names problems by KernelBench's ids)
         raise KindexError("--lab: 'kernelbench' is the KernelBench importer's source; give your lab's name")
-    implementation_digest = file_digest(source) if source is not None else TODO_DIGEST
+    data = _source_data(source) if source is not None else None
     content, lb = _checked_content(config)
     found = _find_problem(lb, problem)
     base = _base_run(lb, found, _find_host(content, lb, found, host))
     folder = config.folder("content_dir") / _slug(lab, "lab")  # (unless --out says where)
+    suffix = _copy_suffix(source) if source is not None else ""
     name = _fresh_name(label, found.slug, base.environment, {r.name for r in content.runs},
-                       folder if out is None else None)
+                       folder if out is None else None, suffix)
     path = out if out is not None else folder / f"{name}.json"
     title = f"{found.title} · {label} · {lab}"
+    digest = "sha256:" + hashlib.sha256(data).hexdigest() if data is not None else TODO_DIGEST
     bundle = {
-        "run": _run_document(name, title, base, lab, timing, implementation_digest),
+        "run": _run_document(name, title, base, lab, timing, digest),
         "protocol": content.protocols[base.protocol].model_dump(mode="json", exclude_unset=True),
         "environment": content.environments[base.environment].model_dump(mode="json", exclude_unset=True),
     }
     shown = _source_beside(source, path.parent) if source is not None else None
+    copy = None
+    if source is not None and shown is None:
+        _not_in_content(source, config.folder("content_dir"), path.parent, set(content.sources))
+        copy = path.with_name(path.stem + suffix)
+        shown = copy.name
     if shown is not None:  # (the run page shows it; the path is relative to the bundle's folder)
         bundle["run"]["spec"]["implementationSource"] = {"path": shown}
-    elif source is not None:
-        _not_in_content(source, config.folder("content_dir"), path.parent)
     todo = _todo_fields(bundle)
     if not todo:
         _validate(bundle, path)
-    _write_new(path, bundle)
+    _write_new(path, bundle, (copy, data) if copy is not None else None)
     return NewRun(path, name, title, base.environment, base.name, todo, config.folder("content_dir"),
-                  source if source is not None and shown is None else None,
-                  source if shown is not None else None)
+                  source if copy is None and shown is not None else None,
+                  (source, copy) if copy is not None else None)
+
+
+def _source_data(source: Path) -> bytes:
+    """A --source's bytes, if a run page can show them (UTF-8 text of at most MAX_SOURCE_BYTES)."""
+    from .models import MAX_SOURCE_BYTES
+
+    data = _read(source)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise KindexError(f"--source: {display(source)}: {len(data) / 2**20:.1f} MiB; a source file a run names "
+                          f"may hold {MAX_SOURCE_BYTES // 2**20} MiB at most")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise KindexError(f"--source: {display(source)}: not UTF-8 text (byte {e.start}); a run names only "
+                          "text sources") from None
+    return data
+
+
+def _copy_suffix(source: Path) -> str:
+    """The suffix a copy of the source keeps (what its language is told from); never one the content
+    folder reads as documents."""
+    suffix = source.suffix
+    if suffix.lower() in (".json", ".jsonl"):
+        raise KindexError(f"--source: {display(source)}: a {suffix} file under content/ is read as bundles, not "
+                          "shown as a source; rename it after its language (kernel.py, kernel.cu, …)")
+    return suffix
 
 
 def _source_beside(source: Path, folder: Path) -> str | None:
@@ -397,20 +432,19 @@ def _source_beside(source: Path, folder: Path) -> str | None:
     return None if any(part.startswith(".") for part in rel.split("/")) else rel
 
 
-def _not_in_content(source: Path, content: Path, folder: Path) -> None:
-    """A --source that cannot be named from the bundle's folder must not lie under the content
-    folder either: a file there that no run names fails `check --strict` (nothing is written)."""
+def _not_in_content(source: Path, content: Path, folder: Path, named: set[str]) -> None:
+    """A --source copied beside the bundle from elsewhere under the content folder must be a file a
+    run names there already: the original left unnamed would fail `check --strict` (nothing is written)."""
     try:
         rel = source.resolve().relative_to(content.resolve()).as_posix()
     except ValueError:
-        return  # (outside it: digested, and new-run says how to show it)
-    if any(part.startswith(".") for part in rel.split("/")):
-        return  # (a hidden file is not read)
+        return  # (outside it: copied beside the bundle)
+    if rel in named or any(part.startswith(".") for part in rel.split("/")):
+        return  # (a hidden file is not read; a named one stays named)
     raise KindexError(f"--source: {display(source)} is under {display(content)}/ but not in "
-                      f"{display(folder)}/, where the bundle goes: a run names its source from its bundle's "
-                      f"folder (implementationSource), and a file under {display(content)}/ that no run names "
-                      f"fails check --strict; put it in {display(folder)}/, or keep it outside "
-                      f"{display(content)}/")
+                      f"{display(folder)}/, where the bundle goes, and no run names it: new-run would name a copy "
+                      f"of it, and a file under {display(content)}/ that no run names fails check --strict; put it "
+                      f"in {display(folder)}/, or keep it outside {display(content)}/")
 
 
 def _title_part(option: str, text: str) -> str:
@@ -477,15 +511,18 @@ def _base_run(lb, problem, host: str):
     return entry.run
 
 
-def _fresh_name(label: str, problem_slug: str, host: str, taken: set[str], folder: Path | None) -> str:
-    """`<implementation>-<problem>-<host>`, numbered from -2 when a run (or a file in `folder`) has it."""
+def _fresh_name(label: str, problem_slug: str, host: str, taken: set[str], folder: Path | None,
+                suffix: str = "") -> str:
+    """`<implementation>-<problem>-<host>`, numbered from -2 when a run (or a file in `folder`: its bundle,
+    or a copy of its source, `suffix`) has it."""
     from .importers.common import MAX_NAME
 
     stem = f"{_slug(label, 'run')}-{problem_slug}-{host}"
     if len(stem) > MAX_NAME - 4:  # (room for a number)
         stem = stem[:MAX_NAME - 13].rstrip("-._") + "-" + hashlib.sha256(stem.encode()).hexdigest()[:8]
     name, number = stem, 1
-    while name in taken or (folder is not None and (folder / f"{name}.json").exists()):
+    while name in taken or (folder is not None and any((folder / f"{name}{end}").exists()
+                                                       for end in {".json", suffix} - {""})):
         number += 1
         name = f"{stem}-{number}"
     return name
@@ -544,14 +581,24 @@ def _validate(bundle: dict, path: Path) -> None:
                            for err in e.errors(include_url=False)]) from None
 
 
-def _write_new(path: Path, bundle: dict) -> None:
+def _write_new(path: Path, bundle: dict, copy: tuple[Path, bytes] | None = None) -> None:
+    """The bundle, and the copy of its source beside it if any: both new files, or neither."""
     text = json.dumps(bundle, indent=2, ensure_ascii=False) + "\n"
+    written = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if copy is not None:
+            with copy[0].open("xb") as f:
+                written = copy[0]
+                f.write(copy[1])
         with path.open("x", encoding="utf-8") as f:
             f.write(text)
-    except FileExistsError:
-        raise KindexError(f"{display(path)}: already exists; new-run never overwrites a file "
-                          "(give another --out)") from None
-    except OSError as e:
-        raise KindexError(f"{display(path)}: cannot write: {e.strerror}") from None
+    except BaseException as e:
+        if written is not None:
+            written.unlink(missing_ok=True)
+        if isinstance(e, FileExistsError):
+            raise KindexError(f"{display(Path(e.filename or path))}: already exists; new-run never overwrites a "
+                              "file (give another --out)") from None
+        if isinstance(e, OSError):
+            raise KindexError(f"{display(Path(e.filename or path))}: cannot write: {e.strerror}") from None
+        raise

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DELETE, SEED, bundle, latency_tables, seed_problem_run
+from conftest import DELETE, SEED, bundle, latency_tables, seed_problem_run, visible_text
 
 ROOT = Path(__file__).parent.parent
 PROBLEM = "level2-84-gemm-batchnorm-scaling-softmax"  # the seed's
@@ -227,12 +227,58 @@ def test_new_run_shows_a_source_beside_the_bundle_on_the_run_page(site):
     site.built()
     assert "fused_triton.py" in site.page(f"runs/fused-triton-{PROBLEM}-{HOST}")
 
-    # A source elsewhere is digested, and new-run says how to show it.
+
+
+def test_new_run_copies_a_source_from_elsewhere_beside_the_bundle_and_names_it(site):
+    site.write("kernel.py", "import triton  # the lab's fused kernel\n")
+    code, out, err = _new_run(site, "--mean-ms", "1.234", "--ci-ms", "1.23", "1.24", "--samples", "10",
+                              "--source", "kernel.py")
+    assert code == 0, err
+    name = f"fused-triton-{PROBLEM}-{HOST}"
+    copy = site.root / f"content/example-lab/{name}.py"
+    assert (f"Copied kernel.py to content/example-lab/{name}.py, named as the run's implementationSource: its page "
+            "shows it.") in out
+    assert copy.read_bytes() == (site.root / "kernel.py").read_bytes()
+    spec = json.loads((site.root / f"content/example-lab/{name}.json").read_text(encoding="utf-8"))["run"]["spec"]
+    assert spec["implementationSource"] == {"path": f"{name}.py"}
+    assert spec["implementationDigest"] == "sha256:" + hashlib.sha256(copy.read_bytes()).hexdigest()
+    code, _, err = site.run("check", "--strict")
+    assert code == 0, err
+    site.built()
+    assert "fused kernel" in visible_text(site.page(f"runs/{name}"))
+
+    # Another run of it is numbered past both files; a bundle written elsewhere says to move its copy too.
+    code, out, err = _new_run(site, "--out", "drafts/mine.json", "--source", "kernel.py")
+    assert code == 0, err
+    assert (site.root / "drafts/mine.py").is_file()
+    assert "Move it and drafts/mine.py under content/ to have it checked and built." in out
+    site.write(f"content/example-lab/{name}-2.py", "taken\n")
+    code, out, err = _new_run(site, "--mean-ms", "1.2", "--ci-ms", "1.1", "1.3", "--samples", "10",
+                              "--source", "kernel.py")
+    assert code == 0, err
+    assert f"content/example-lab/{name}-3.py" in out
+
+
+@pytest.mark.parametrize("name, data, said", [
+    ("kernel.json", b"{}", "kernel.json: a .json file under content/ is read as bundles, not shown as a source; "
+                           "rename it after its language (kernel.py, kernel.cu, …)"),
+    ("kernel.bin", b"\xff\xfe", "kernel.bin: not UTF-8 text (byte 0); a run names only text sources"),
+])
+def test_new_run_refuses_a_source_it_could_not_show_and_writes_nothing(site, name, data, said):
+    site.write(name, data)
+    before = sorted(site.root.rglob("*"))
+    code, out, err = _new_run(site, "--source", name)
+    assert code == 1 and out == ""
+    assert err.splitlines()[0] == f"--source: {said}"
+    assert sorted(site.root.rglob("*")) == before
+
+
+def test_a_copied_source_is_removed_when_its_bundle_cannot_be_written(site):
     site.write("kernel.py", "x = 1\n")
-    code, out, _ = _new_run(site, "--out", "content/other.json", "--source", "kernel.py")
-    assert code == 0
-    assert "To show kernel.py on the run's page, put it beside the bundle" in out
-    assert "implementationSource" not in (site.root / "content/other.json").read_text(encoding="utf-8")
+    site.write("elsewhere/mine.json", "keep")
+    code, _, err = _new_run(site, "--out", "elsewhere/mine.json", "--source", "kernel.py")
+    assert code == 1 and "elsewhere/mine.json: already exists" in err
+    assert not (site.root / "elsewhere/mine.py").exists()
 
 
 def test_new_run_refuses_to_overwrite(site):
@@ -415,12 +461,16 @@ def test_new_run_names_the_source_copied_beside_the_bundle_as_the_readme_says(si
     code, _, err = site.run("check", "--strict")
     assert code == 0, err
 
-    # A source under content/ that the bundle's folder cannot name: refused, nothing written.
+    # A source under content/ that no run names, outside the bundle's folder: refused, nothing written.
     site.write("content/kernels/other.py", "x = 1\n")
     code, out, err = _new_run(site, "--source", "content/kernels/other.py")
     assert code == 1 and out == ""
     assert err.splitlines()[0] == (
-        "--source: content/kernels/other.py is under content/ but not in content/example-lab/, where the bundle goes: "
-        "a run names its source from its bundle's folder (implementationSource), and a file under content/ that no "
-        "run names fails check --strict; put it in content/example-lab/, or keep it outside content/")
+        "--source: content/kernels/other.py is under content/ but not in content/example-lab/, where the bundle goes, "
+        "and no run names it: new-run would name a copy of it, and a file under content/ that no run names fails "
+        "check --strict; put it in content/example-lab/, or keep it outside content/")
     assert len(list((site.root / "content/example-lab").glob("*.json"))) == 1
+    # One a run names already is copied: both stay named.
+    code, out, err = _new_run(site, "--out", "content/other-lab/run.json", "--source", "content/example-lab/kernel.py")
+    assert code == 0, err
+    assert (site.root / "content/other-lab/run.py").read_text() == "def kernel(): ...\n"
