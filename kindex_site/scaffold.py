@@ -47,6 +47,7 @@ EXAMPLE_HOST = "example-h100-pcie"
 EXAMPLE_LAB = "Example Lab"
 EXAMPLE_FOLDER = "content/example"
 EXAMPLE_SOURCE = "softmax.py"
+PREVIEW = "http://127.0.0.1:8000"  # where `kindex-site serve` serves by default, before the base URL's path
 # (its files in skeleton/ → where they go in the new project)
 SKELETON_FILES = {
     "README.md": "README.md",
@@ -91,13 +92,21 @@ class Made:
         return [
             f"Wrote a leaderboard of your own in {where}/:",
             *(f"  {rel}" for rel in self.files),
-            f"Its workflows use the GitHub Action {self.settings.action}. Next:",
+            f"Its workflows use the GitHub Action {self.settings.action}. The example's {self.settings.reference} "
+            "timing is made up: replace it with a real one before ranking a run against it (README.md, Add runs).",
+            "Next:",
             *([f"  cd {where}"] if where not in ("", ".") else []),
-            "  kindex-site serve              # preview on http://127.0.0.1:8000/, rebuilt on every change",
+            f"  kindex-site serve              # preview on {preview_url(self.settings.base_url)}, rebuilt on every "
+            "change",
             "  kindex-site check --strict     # what the check of every pull request runs",
             f"  kindex-site new-run --problem example-softmax --host {EXAMPLE_HOST} --implementation LABEL --lab NAME ...",
             "Then push it to GitHub and set Settings → Pages → Source: GitHub Actions (README.md says more).",
         ]
+
+
+def preview_url(base_url: str) -> str:
+    """The address `kindex-site serve` prints for a project of this base URL: the site is served under its path."""
+    return PREVIEW + Config(base_url=base_url).base_path
 
 
 # --- The GitHub Action this version publishes ----------------------------------------------------
@@ -268,7 +277,9 @@ def example_bundle(reference: str, source: bytes) -> dict:
             "observedAt": "2026-01-15T12:00:00Z",
             "measurements": [{"metric": "latency", "statistic": "std", "unit": "ns", "value": std}],
             "sourceNative": {"source": "example",
-                             "note": "Not a measurement: an example written by kindex-site new."},
+                             "note": f"Not a measurement: an example's made-up timing, written by kindex-site new. "
+                                     f"It is the table's reference until a real {reference} run of the "
+                                     "publisher's replaces it (README.md, Add runs)."},
             "protocolDigest": _digest(protocol),
             "workloadDigest": source_digest,
             "environmentDigest": _digest(environment),
@@ -296,7 +307,8 @@ def project_files(s: Settings) -> dict[str, str]:
         "TITLE": s.title, "REFERENCE": s.reference, "VERSION": __version__, "ACTION": s.action,
         "REPOSITORY": repository, "REF": ref, "INSTALL": f"git+{repository}@{ref}",
         "PROBLEM": "example-softmax", "HOST": EXAMPLE_HOST, "RULES": rules_block(),
-        "MAINTAINERS": maintainers(s.base_url),
+        "MAINTAINERS": maintainers(s.base_url), "PREVIEW": preview_url(s.base_url),
+        "LAB": EXAMPLE_LAB,
     }
     files = {CONFIG_FILE: _settings_file(s)}
     for name, rel in SKELETON_FILES.items():

@@ -3,11 +3,14 @@ command of its five steps run here), and the GitHub Action its workflows use (ac
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import http.client
 import io
 import json
 import os
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -17,14 +20,15 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from conftest import tables, visible_text
 from kindex_site import __version__
 from kindex_site.cli import main
-from kindex_site.scaffold import (RULES_BEGIN, RULES_END, published_repository, rules_markdown, rules_path,
-                                  with_current_rules)
+from kindex_site.scaffold import (RULES_BEGIN, RULES_END, preview_url, published_repository, rules_markdown,
+                                  rules_path, with_current_rules)
 
 yaml = pytest.importorskip("yaml")  # (a test extra: the workflows must parse as the YAML GitHub reads)
 
@@ -32,6 +36,7 @@ ROOT = Path(__file__).parent.parent
 GETTING_STARTED = ROOT / "docs/getting-started.md"
 ACTION = f"{published_repository()}@v{__version__}"
 EXAMPLE_RUN = "example-softmax-pytorch-eager-example-lab"
+KERNEL_RUN = "fused-triton-example-softmax-example-h100-pcie"  # the run step 3 adds
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -59,29 +64,47 @@ def no_terminal(monkeypatch):
 # --- docs/getting-started.md, step by step ----------------------------------------------------------
 
 
-def steps() -> dict[int, list[list[str]]]:
-    """Each numbered step's commands (its ```sh blocks' lines, split at &&)."""
+def steps() -> dict[int, list[tuple[str, list[str] | str]]]:
+    """Each numbered step's actions, in order: ("sh", a command of its ```sh blocks, split at &&) and
+    ("toml", a ```toml block: lines to set in kindex.toml)."""
     text = GETTING_STARTED.read_text(encoding="utf-8")
     found = {}
     for number, body in re.findall(r"^## (\d)\. .*?$(.*?)(?=^## |\Z)", text, re.M | re.S):
-        lines = [line for block in re.findall(r"^```sh\n(.*?)^```", body, re.M | re.S)
-                 for line in block.splitlines() if line.strip()]
-        commands = []
-        for line in lines:
-            words, command = shlex.split(line), []
-            for word in [*words, "&&"]:
-                if word == "&&":
-                    commands.append(command)
-                    command = []
-                else:
-                    command.append(word)
-        found[int(number)] = commands
+        actions: list[tuple[str, list[str] | str]] = []
+        for kind, block in re.findall(r"^```(sh|toml)\n(.*?)^```", body, re.M | re.S):
+            if kind == "toml":
+                actions.append(("toml", block))
+                continue
+            for line in (line for line in block.splitlines() if line.strip()):
+                words, command = shlex.split(line), []
+                for word in [*words, "&&"]:
+                    if word == "&&":
+                        actions.append(("sh", command))
+                        command = []
+                    else:
+                        command.append(word)
+        found[int(number)] = actions
     return found
+
+
+def guide_urls() -> list[str]:
+    """The guide's addresses of a local preview."""
+    return re.findall(r"<(http://127\.0\.0\.1:8000/[^>]*)>", GETTING_STARTED.read_text(encoding="utf-8"))
+
+
+def set_settings(path: Path, block: str) -> None:
+    """Each `key = value` line of a ```toml block in place of the settings file's line of that key."""
+    text = path.read_text(encoding="utf-8")
+    for line in block.splitlines():
+        key = line.split("=", 1)[0].strip()
+        text, count = re.subn(rf"(?m)^{re.escape(key)} = .*$", lambda _: line, text)
+        assert count == 1, f"the guide sets {key}, which kindex.toml has {count} times"
+    path.write_text(text, encoding="utf-8")
 
 
 def test_getting_started_from_install_to_a_published_leaderboard(tmp_path, monkeypatch, capsys):
     """Every command of the five steps, as a user types them (the install and the push, which need the
-    network, are checked for what they name)."""
+    network, are checked for what they name), and the guide's preview addresses, served."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     monkeypatch.chdir(tmp_path)
@@ -92,20 +115,21 @@ def test_getting_started_from_install_to_a_published_leaderboard(tmp_path, monke
     found = steps()
     assert sorted(found) == [1, 2, 3, 4, 5]
     network = []
-    for number, commands in sorted(found.items()):
+    for number, actions in sorted(found.items()):
         if number == 3:
             Path("kernel.py").write_text("# the lab's fused softmax\n", encoding="utf-8")  # (the step's "with your kernel in kernel.py")
-        for command in commands:
-            head = command[0]
-            if head == "kindex-site":
-                code, out, err = run(capsys, *command[1:])
-                assert code == 0, f"step {number}: {shlex.join(command)}\n{out}{err}"
-            elif head == "cd":
-                monkeypatch.chdir(command[1])
-            elif head == "git" and command[1] in ("init", "add", "commit"):
-                subprocess.run(command, check=True, capture_output=True)
+        for kind, action in actions:
+            if kind == "toml":
+                set_settings(Path("kindex.toml"), action)
+            elif action[0] == "kindex-site":
+                code, out, err = run(capsys, *action[1:])
+                assert code == 0, f"step {number}: {shlex.join(action)}\n{out}{err}"
+            elif action[0] == "cd":
+                monkeypatch.chdir(action[1])
+            elif action[0] == "git" and action[1] in ("init", "add", "commit"):
+                subprocess.run(action, check=True, capture_output=True)
             else:
-                network.append(command)
+                network.append(action)
         _after_step(number, Path.cwd())
     # Step 1 installs this version from where its Action is published; step 5 pushes (both need GitHub).
     repository = f"https://github.com/{published_repository()}"
@@ -115,52 +139,79 @@ def test_getting_started_from_install_to_a_published_leaderboard(tmp_path, monke
 
 
 def _after_step(number: int, here: Path) -> None:
-    if number == 2:
-        assert here.name == "my-leaderboard"
-        written = sorted(p.relative_to(here).as_posix() for p in here.rglob("*") if p.is_file())
-        assert written == [".github/CODEOWNERS", ".github/workflows/check.yml", ".github/workflows/pages.yml",
-                           ".gitignore", "README.md", f"content/example/{EXAMPLE_RUN}.json", "content/example/softmax.py",
-                           "content/pages/about.md", "kindex.toml"]
-        settings = tomllib.loads((here / "kindex.toml").read_text(encoding="utf-8"))
-        assert settings["title"] == "My Lab's kernels" and settings["reference"] == "PyTorch eager"
-        assert settings["base_url"] == "https://my-lab.github.io/my-leaderboard/"
-        # The example is the publisher's, and its folder speaks for its lab.
-        assert settings["publisher_labs"] == ["Example Lab"] and settings["labs"] == {"example": ["Example Lab"]}
-        owners = [line.split() for line in (here / ".github/CODEOWNERS").read_text(encoding="utf-8").splitlines()
-                  if line.strip() and not line.startswith("#")]
-        assert owners == [["*", "@my-lab"]]  # everything the maintainers', the Pages URL's account by default
-        ignored = (here / ".gitignore").read_text(encoding="utf-8").split()
-        assert {"/site/", "/.kindex-cache/", ".venv/"} <= set(ignored)
-        readme = (here / "README.md").read_text(encoding="utf-8")
-        for told in ("kindex-site new-run --problem example-softmax", "kindex-site serve", "kindex-site check --strict",
-                     "Settings → Pages", "GitHub Actions", ACTION):
-            assert told in readme, told
-        bundle = json.loads((here / f"content/example/{EXAMPLE_RUN}.json").read_text(encoding="utf-8"))
-        seed = json.loads((ROOT / "tests/fixtures/seed.json").read_text(encoding="utf-8"))
-        optional = {".protocol.spec.harness.repository"}  # (and sourceNative: the source's own record)
-        assert {p for p in _shape(seed) if ".sourceNative." not in p} - optional <= _shape(bundle)
-    elif number == 3:
-        [added] = (here / "content/my-lab").glob("*.json")  # (the folder that speaks for "My Lab" by default)
-        spec = json.loads(added.read_text(encoding="utf-8"))["run"]["spec"]
-        assert spec["timing"]["latencyNs"]["mean"] == 61_200
-        assert spec["implementationDigest"].startswith("sha256:") and "TODO" not in added.read_text(encoding="utf-8")
-    elif number == 4:
-        site = here / "site"
-        problem = page(site, "problems/example-softmax/")
-        [table] = tables(problem, "latency")
-        rows = {row[1].split(" ")[0]: row for row in table["rows"][1:]}
-        assert set(rows) == {"Fused", "PyTorch"}, table["rows"]
-        assert "/my-leaderboard/runs/" + EXAMPLE_RUN + "/" in problem
-        assert (site / "runs" / EXAMPLE_RUN / "index.html").is_file()
-        about = visible_text(page(site, "about/"))
-        assert "fast_p" in about and "My Lab's kernels compares GPU kernel timings" in about
-        for formula in formulas():
-            assert formula in about, formula
-        assert "The bundled leaderboard holds" not in about  # (this repository's own data, not a rule)
-    elif number == 5:
-        tracked = subprocess.run(["git", "ls-files"], check=True, capture_output=True, text=True).stdout.split()
-        assert ".github/workflows/pages.yml" in tracked and "kindex.toml" in tracked
-        assert not [p for p in tracked if p.startswith(("site/", ".kindex-cache/"))]
+    {2: _after_new, 3: _after_runs, 4: _after_build, 5: _after_push}.get(number, lambda _: None)(here)
+
+
+def _after_new(here: Path) -> None:
+    assert here.name == "my-leaderboard"
+    written = sorted(p.relative_to(here).as_posix() for p in here.rglob("*") if p.is_file())
+    assert written == [".github/CODEOWNERS", ".github/workflows/check.yml", ".github/workflows/pages.yml",
+                       ".gitignore", "README.md", f"content/example/{EXAMPLE_RUN}.json", "content/example/softmax.py",
+                       "content/pages/about.md", "kindex.toml"]
+    settings = tomllib.loads((here / "kindex.toml").read_text(encoding="utf-8"))
+    assert settings["title"] == "My Lab's kernels" and settings["reference"] == "PyTorch eager"
+    assert settings["base_url"] == "https://my-lab.github.io/my-leaderboard/"
+    # The example is the publisher's, and its folder speaks for its lab.
+    assert settings["publisher_labs"] == ["Example Lab"] and settings["labs"] == {"example": ["Example Lab"]}
+    owners = [line.split() for line in (here / ".github/CODEOWNERS").read_text(encoding="utf-8").splitlines()
+              if line.strip() and not line.startswith("#")]
+    assert owners == [["*", "@my-lab"]]  # everything the maintainers', the Pages URL's account by default
+    ignored = (here / ".gitignore").read_text(encoding="utf-8").split()
+    assert {"/site/", "/.kindex-cache/", ".venv/"} <= set(ignored)
+    readme = (here / "README.md").read_text(encoding="utf-8")
+    for told in ("kindex-site new-run --problem example-softmax", "kindex-site serve", "kindex-site check --strict",
+                 "Settings → Pages", "GitHub Actions", ACTION, "http://127.0.0.1:8000/my-leaderboard/",
+                 'publisher_labs = ["My Lab"]', "**not a measurement**"):
+        assert told in readme, told
+    bundle = json.loads((here / f"content/example/{EXAMPLE_RUN}.json").read_text(encoding="utf-8"))
+    seed = json.loads((ROOT / "tests/fixtures/seed.json").read_text(encoding="utf-8"))
+    optional = {".protocol.spec.harness.repository"}  # (and sourceNative: the source's own record)
+    assert {p for p in _shape(seed) if ".sourceNative." not in p} - optional <= _shape(bundle)
+
+
+def _after_runs(here: Path) -> None:
+    """The reference timed by the lab, the publisher's now, and the kernel with its source copied beside it."""
+    specs = {}
+    for path in (here / "content/my-lab").glob("*.json"):  # (the folder that speaks for "My Lab" by default)
+        run_doc = json.loads(path.read_text(encoding="utf-8"))["run"]
+        specs[run_doc["metadata"]["title"].split(" · ")[1]] = run_doc["spec"]
+        assert "TODO" not in path.read_text(encoding="utf-8")
+    assert set(specs) == {"PyTorch eager", "Fused Triton"}
+    kernel = specs["Fused Triton"]
+    assert kernel["timing"]["latencyNs"]["mean"] == 61_200
+    copied = here / "content/my-lab" / kernel["implementationSource"]["path"]
+    assert copied.name == f"{KERNEL_RUN}.py" and copied.read_bytes() == (here / "kernel.py").read_bytes()
+    assert kernel["implementationDigest"] == "sha256:" + hashlib.sha256(copied.read_bytes()).hexdigest()
+    assert tomllib.loads((here / "kindex.toml").read_text(encoding="utf-8"))["publisher_labs"] == ["My Lab"]
+
+
+def _after_build(here: Path) -> None:
+    site = here / "site"
+    problem = page(site, "problems/example-softmax/")
+    [table] = tables(problem, "latency")
+    rows = {row[1]: row for row in table["rows"][1:]}
+    # The lab's eager run is the reference; the example's made-up one is a run of its own.
+    reference = [label for label in rows if "reference" in label]
+    assert reference == ["PyTorch eager · My Lab reference source"], table["rows"]
+    assert {label.split(" · ")[0] for label in rows} == {"Fused Triton", "PyTorch eager"}, table["rows"]
+    assert "/my-leaderboard/runs/" + EXAMPLE_RUN + "/" in problem
+    assert "made up, not a measurement" in visible_text(page(site, f"runs/{EXAMPLE_RUN}/"))
+    assert "the lab's fused softmax" in visible_text(page(site, f"runs/{KERNEL_RUN}/"))  # (its source, shown)
+    about = visible_text(page(site, "about/"))
+    assert "fast_p" in about and "My Lab's kernels compares GPU kernel timings" in about
+    for formula in formulas():
+        assert formula in about, formula
+    assert "The bundled leaderboard holds" not in about  # (this repository's own data, not a rule)
+    with serving(here) as (port, said):
+        assert said == guide_urls()[0].replace(":8000/", f":{port}/")  # (the guide's address: the one serve prints)
+        for url in guide_urls():
+            assert fetched(url.replace(":8000/", f":{port}/"))[0] == 200, url
+
+
+def _after_push(here: Path) -> None:
+    tracked = subprocess.run(["git", "ls-files"], check=True, capture_output=True, text=True).stdout.split()
+    assert ".github/workflows/pages.yml" in tracked and "kindex.toml" in tracked
+    assert not [p for p in tracked if p.startswith(("site/", ".kindex-cache/"))]
 
 
 def _shape(value, at: str = "") -> set[str]:
@@ -415,26 +466,25 @@ def test_the_about_page_holds_the_installed_versions_rules(tmp_path, monkeypatch
     assert "fast_p" in shown and "fast_q" not in shown
 
 
-def test_new_leaderboards_serve_at_once(tmp_path):
-    """`kindex-site serve` in the new folder, as a user runs it: a server in a subprocess, asked over HTTP."""
-    assert main(["new", str(tmp_path / "board"), "--title", "Served board"]) == 0
+@contextlib.contextmanager
+def serving(root: Path):
+    """`kindex-site serve` in `root`, as a user runs it (a server in a subprocess, on a free port): yields the
+    port and the address it says it serves at, once it does."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "kindex_site", "serve", "--port", str(port)],
-                              cwd=tmp_path / "board", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen([sys.executable, "-m", "kindex_site", "serve", "--port", str(port)], cwd=root,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        deadline, body = time.monotonic() + 30, ""
-        while time.monotonic() < deadline and "Served board" not in body:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                conn.request("GET", "/problems/example-softmax/")
-                response = conn.getresponse()
-                body = response.read().decode() if response.status == 200 else ""
-                conn.close()
-            except OSError:
-                time.sleep(0.1)
-        assert "Served board" in body and "Example Lab" in body
+        deadline, printed, said = time.monotonic() + 60, b"", None
+        while said is None and time.monotonic() < deadline:
+            if select.select([server.stdout], [], [], 0.5)[0]:
+                chunk = os.read(server.stdout.fileno(), 4096)  # (unbuffered: select sees every line)
+                assert chunk, f"serve stopped before serving: {printed!r}"
+                printed += chunk
+                said = re.search(rb"^Serving (\S+)", printed, re.M)
+        assert said, f"serve said nowhere it serves: {printed!r}"
+        yield port, said[1].decode()
     finally:
         server.send_signal(signal.SIGINT)
         try:
@@ -442,3 +492,37 @@ def test_new_leaderboards_serve_at_once(tmp_path):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def fetched(url: str) -> tuple[int, str]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    try:
+        conn.request("GET", parts.path)
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def test_new_leaderboards_serve_at_once(tmp_path):
+    """`kindex-site serve` in the new folder serves the site where `new` and its README say."""
+    assert main(["new", str(tmp_path / "board"), "--title", "Served board",
+                 "--base-url", "https://lab.github.io/board/"]) == 0
+    readme = (tmp_path / "board/README.md").read_text(encoding="utf-8")
+    assert preview_url("https://lab.github.io/board/") == "http://127.0.0.1:8000/board/" in readme
+    with serving(tmp_path / "board") as (port, said):
+        assert said == f"http://127.0.0.1:{port}/board/"
+        status, body = fetched(f"{said}problems/example-softmax/")
+        assert status == 200 and "Served board" in body and "Example Lab" in body
+
+
+def test_new_says_the_examples_timing_is_made_up_and_where_to_preview(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "new", "board", "--reference", "cuBLAS")
+    assert code == 0, err
+    assert "The example's cuBLAS timing is made up: replace it with a real one before ranking a run against it" in out
+    assert "kindex-site serve              # preview on http://127.0.0.1:8000/," in out
+    bundle = json.loads(Path(f"board/content/example/example-softmax-cublas-example-lab.json").read_text("utf-8"))
+    assert bundle["run"]["spec"]["sourceNative"]["note"].startswith("Not a measurement: an example's made-up timing")
+    assert "a real cuBLAS run of the publisher's replaces it" in bundle["run"]["spec"]["sourceNative"]["note"]

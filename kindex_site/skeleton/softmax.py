@@ -1,5 +1,6 @@
 """The example problem: a row softmax of a 4096 × 4096 float32 matrix. This module is its workload
-(the reference code and its inputs); the example run times it as the reference implementation."""
+(the reference code and its inputs). The example run's timing of it is made up, not a measurement:
+replace it with a real timing of your own before ranking a run against it (README.md, Add runs)."""
 
 import torch
 
