@@ -1,10 +1,9 @@
 """Every statistical value of the JSON API, recomputed from the raw inputs by the about page's rules.
 
 The rules are written again in tests/recompute/ from the text of content/pages/about.md ("Precision",
-"Comparing two runs", "Speedups", "Summaries: fast_p over the suite", "Ranks", "History") and of issue 43
-and kindex_site/physics.py's docstring (the floor, the roofline, units judged per host, reviews) without the
-product's code: nothing there imports kindex_site, and the GPU figures are read from gpus.toml with tomllib
-and converted there. The site is built through the real command.
+"Comparing two runs", "Speedups", "Physics", "Units", "Reviews", "Summaries: fast_p over the suite",
+"Ranks", "History") without the product's code: nothing there imports kindex_site, and the GPU figures
+are read from gpus.toml with tomllib and converted there. The site is built through the real command.
 
 - the bundled site: every board's ranks, ties, speedups and their intervals, implausible flags, trends,
   each run's GPU, floor, roofline, share of speed of light, below-floor flag and verdict, each workload's
@@ -85,7 +84,8 @@ def bundled_inputs():
 
 
 def _kernelbench_runs(inputs, level: str, number: int) -> list[Run]:
-    return [r for r in inputs.runs.values() if r.file.startswith("kernelbench/") and (r.level, r.number) == (level, number)]
+    return [r for r in inputs.runs.values()
+            if r.file.startswith("kernelbench/") and (r.level, r.number) == (level, number)]
 
 
 def test_level_1_square_matmul_at_4096_costs_what_its_arithmetic_says(bundled_inputs):

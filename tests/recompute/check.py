@@ -110,7 +110,8 @@ def judge_runs(inputs: Inputs, report: Report) -> dict[str, rules.Judged]:
             judged[run.name] = rules.Judged(None, None, None, None, False, verdict)
             continue
         cost, gpu = inputs.costs.get(run.workload), table.get(name) if name else None
-        floor, roofline = rules.floor_ns(cost, gpu, run.cache_flushed), rules.roofline_ns(cost, gpu)
+        floor, roofline = (rules.floor_ns(cost, gpu, run.cache_flushed),
+                           rules.roofline_ns(cost, gpu, run.cache_flushed))
         judged[run.name] = rules.Judged(name, floor, roofline, rules.sol(roofline, run.mean),
                                         rules.below_floor(run, floor, verdict), verdict)
     return judged

@@ -50,29 +50,38 @@ def relative_se(run: Run) -> float:
     return (hi - lo) / 2 / Z / run.mean
 
 
-# --- Physics: the floor and the speed of light ----------------------------------------------------------
+# --- Physics: the floor and the speed of light (about page, "Physics", "Reviews") --------------------------
 
 NS = 10**9
 HELD_VERDICTS = ("reward-hack", "incorrect-output", "timing-bug", "under-review")  # every verdict but "clean"
 
 
+def l2_resident(cost: dict, gpu: Figures, flushed: bool) -> int:
+    """The bytes that may stay in the L2 between two timed calls: as many as it holds, or (the protocol
+    flushes the cache before each call) only the outputs the call writes."""
+    return min(cost["outputBytes"], gpu.l2) if flushed else gpu.l2
+
+
+def _judgeable(cost: dict | None, gpu: Figures | None) -> bool:
+    return (cost is not None and cost["status"] == "counted" and gpu is not None and bool(gpu.bandwidth)
+            and gpu.l2 is not None)
+
+
 def floor_ns(cost: dict | None, gpu: Figures | None, flushed: bool) -> Fraction | None:
-    """floor = (input bytes + output bytes) / DRAM bandwidth, claimed only when those bytes cannot stay
-    in the GPU's L2 between timed calls (more than it holds, or the protocol flushes the cache); none
-    without a counted cost or the GPU's bandwidth and cache."""
-    if cost is None or cost["status"] != "counted" or gpu is None or not gpu.bandwidth or gpu.l2 is None:
+    """floor = (input bytes + output bytes − L2-resident bytes) / DRAM bandwidth; none when the inputs
+    and outputs fit in the L2, and none without a counted cost or the GPU's bandwidth and cache."""
+    if not _judgeable(cost, gpu):
         return None
-    moved = cost["inputBytes"] + cost["outputBytes"]
-    if moved <= gpu.l2 and not flushed:
-        return None
-    return Fraction(moved * NS) / gpu.bandwidth
+    from_dram = cost["inputBytes"] + cost["outputBytes"] - l2_resident(cost, gpu, flushed)
+    return Fraction(from_dram * NS) / gpu.bandwidth if from_dram > 0 else None
 
 
-def roofline_ns(cost: dict | None, gpu: Figures | None) -> Fraction | None:
-    """roofline = max(Σ flops[p] / peak[p], (input + output + parameter bytes) / DRAM bandwidth), each
-    precision at its dense peak; none without a counted cost, the GPU's bandwidth or a counted
-    precision's peak."""
-    if cost is None or cost["status"] != "counted" or gpu is None or not gpu.bandwidth:
+def roofline_ns(cost: dict | None, gpu: Figures | None, flushed: bool = False) -> Fraction | None:
+    """roofline = max(Σ flops[p] / peak[p], (input + output + parameter bytes − L2-resident bytes) /
+    DRAM bandwidth), each precision at its dense peak; none without a counted cost, the GPU's bandwidth
+    and cache or a counted precision's peak. (The text says nothing of a roofline of 0, bytes that all
+    stay in the L2 and no operations counted: read here as none, nothing to hold a run against.)"""
+    if not _judgeable(cost, gpu):
         return None
     compute = Fraction(0)
     for precision, count in cost.get("flops", {}).items():
@@ -81,8 +90,8 @@ def roofline_ns(cost: dict | None, gpu: Figures | None) -> Fraction | None:
             if peak is None:
                 return None
             compute += Fraction(count * NS) / peak
-    moved = cost["inputBytes"] + cost["outputBytes"] + cost["parameterBytes"]
-    return max(compute, Fraction(moved * NS) / gpu.bandwidth)
+    moved = cost["inputBytes"] + cost["outputBytes"] + cost["parameterBytes"] - l2_resident(cost, gpu, flushed)
+    return max(compute, Fraction(max(0, moved) * NS) / gpu.bandwidth) or None
 
 
 def sol(roofline: Fraction | None, mean: int | None) -> float | None:
@@ -123,7 +132,7 @@ class Judged:
 NOT_JUDGED = Judged(None, None, None, None, False, None)
 
 
-# --- Units: hosts off by a steady factor ----------------------------------------------------------------
+# --- Units: hosts off by a steady factor (about page, "Units") ------------------------------------------
 
 UNITS_MIN_SHARED = 3
 

@@ -121,8 +121,9 @@ def _one_board() -> dict[str, list[dict]]:
     alpha = dict(problem="1_Alpha", host="h1", protocol=SIG3)
     return {
         # One board with most cases, on a workload the L2 holds (no floor: the 10× rule judges): no CI
-        # (D), failed (F), implausible (G, X10), reviewed clean, slow, another GPU, and history: A improved over its last passed run (a failed run between),
-        # C regressed, D improved beyond rounding only.
+        # (D), failed (F), implausible (G, X10), reviewed clean, slow, another GPU, and history: A
+        # improved over its last passed run (a failed run between), C regressed, D improved beyond
+        # rounding only.
         "alpha.json": [
             run("alpha-eager", implementation=EAGER, mean=4_940_000, ci=(4_931_062, 4_948_938), **alpha),
             run("alpha-a-1", implementation="A", mean=2_500_000, ci=(2_490_000, 2_510_000), observed=T0, **alpha),
