@@ -726,9 +726,12 @@ def test_host_folders_differing_in_case_are_one_host_timed_twice(tmp_path, capsy
     assert earlier["superseded_by"] == current["run"]
     b_api = problem_api(capsys, content, tmp_path / "site", "level1-2-b")
     assert b_api["boards"][0]["entries"][0]["trend"]["verdict"] == "unchanged"
+    _imported_one_by_one_in_either_order(capsys, tmp_path, src, repo, content)
 
-    # Imported one after the other into one --out, the folders give the same files; the second import neither
-    # clashes with the first's runs nor replaces its file.
+
+def _imported_one_by_one_in_either_order(capsys, tmp_path: Path, src: Path, repo: GitRepo, content: Path) -> None:
+    """Imported one after the other into one --out, the folders give the same files; the second import neither
+    clashes with the first's runs nor replaces its file."""
     one_by_one = tmp_path / "one-by-one"
     for folder in ("H100_modal", "H100_Modal"):
         _, err = imported(capsys, src / folder, "--out", one_by_one / "kb", "--repo", repo.root)

@@ -131,8 +131,11 @@ def test_rows_become_kernel_runs_and_baselines(leaderboard, capsys):
     assert claude["environment"]["spec"]["hardware"] == {"vendor": "nvidia", "product": "NVIDIA L40S",
                                                          "formFactor": "PCIe", "architecture": "sm_89"}
     assert runs["kernelbench-leaderboard-gpt-4o-l1-19-relu"]["run"]["spec"]["timing"]["latencyNs"] == {"mean": 11100}
+    _baselines_are_runs_of_their_own(runs, leaderboard)
 
-    # Baselines: in baselines.json, one digest per implementation, every run of a problem on one workload.
+
+def _baselines_are_runs_of_their_own(runs: dict[str, dict], leaderboard: dict) -> None:
+    """Baselines: in baselines.json, one digest per implementation, every run of a problem on one workload."""
     eager = [runs[f"kernelbench-leaderboard-torch-l1-1-square-matrix-multiplication-{ns}ns"] for ns in (413000, 420000)]
     compiled = runs["kernelbench-leaderboard-torch-compile-l1-1-square-matrix-multiplication"]
     assert {b["file"].name for b in (*eager, compiled)} == {"baselines.json"}
