@@ -158,7 +158,9 @@ def _add_new_run(commands: argparse._SubParsersAction) -> None:
                    help="95%% confidence interval of the mean in milliseconds (rounded outwards to nanoseconds)")
     p.add_argument("--samples", type=int, metavar="N", help="how many timed runs the mean is over")
     p.add_argument("--source", type=Path, metavar="FILE",
-                   help="your kernel's source file: its digest becomes the run's implementationDigest")
+                   help="your kernel's source file: its digest becomes the run's implementationDigest, and it is "
+                        "named as the run's implementationSource (copied beside the bundle when it is elsewhere), "
+                        "shown on the run's page")
     p.set_defaults(run=_new_run)
 
 
