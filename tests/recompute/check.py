@@ -2,11 +2,13 @@
 `Difference`s. `recompute(content, settings, site)` runs them all.
 
 The API shape compared (apiVersion kindex-site/v1):
-- problems/<slug>.json: {"workloads": [{"digest"}], "boards": [{"host", "workload", "protocol", "reference",
-  "entries": [E], "history": [E]}]} with E = {"run", "implementation", "rank", "tied", "mixed_hardware",
-  "speedup": {"value", "ci95", "rounding_bounds"} | null, "implausible", "implausible_latency", "trend": T | null,
-  "gpu", "floor_ns", "roofline_ns", "sol", "below_floor", "verdict"} and
-  T = {"previous", "ratio", "ratio_ci95", "ratio_rounding_bounds", "verdict"};
+- problems/<slug>.json: {"workloads": [{"digest", "cost": C | null}], "boards": [{"host", "workload",
+  "protocol", "reference", "entries": [E], "history": [E]}]} with E = {"run", "implementation", "rank",
+  "tied", "mixed_hardware", "speedup": {"value", "ci95", "rounding_bounds"} | null, "implausible",
+  "implausible_latency", "trend": T | null, "gpu", "floor_ns", "floor_why_not", "roofline_ns",
+  "roofline_why_not", "sol", "below_floor", "verdict"},
+  T = {"previous", "ratio", "ratio_ci95", "ratio_rounding_bounds", "verdict"} and
+  C = {"status", "inputBytes", "outputBytes", "parameterBytes", "flops", …} (a WorkloadCost's spec);
 - hosts/<host>.json: {"implementations": [{"implementation", "host", "levels": {"1", …, "other", "all": S}}]}
   with S = {"suite", "attempted", "passed", "held_out_implausible", "held_out_runs", "fast_p", "fast_p_count",
   "faster_beyond_noise", "geomean_speedup", "geomean_over"}.
