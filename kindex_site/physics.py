@@ -1,15 +1,16 @@
 """What the hardware allows a run: its floor and its speed of light (about page, "Physics").
 
-The floor is the time no correct implementation can beat: it must read its inputs and write its
-outputs, `floor = (input bytes + output bytes) / DRAM bandwidth`. It is claimed only when those bytes
-cannot stay in the GPU's L2 between timed calls (they are more than it holds, or the protocol states
-that the cache is flushed). Parameters and operation counts are left out: an implementation may
-store weights differently or skip work the reference does.
+The floor is the time no correct implementation can beat. It must read its inputs and write its
+outputs, and what the GPU's L2 cannot keep between timed calls goes through DRAM:
+`floor = (input bytes + output bytes − resident) / DRAM bandwidth`, where `resident` is the L2's
+size, or, when the protocol states that the cache is flushed before each call, the outputs the call
+itself wrote (at most the L2's size). No floor is claimed when that is zero or less. Parameters and
+operation counts are left out: an implementation may store weights differently or skip work.
 
 The speed of light is the reference's roofline time,
-`roofline = max(Σ flops[p] / peak[p], (input + output + parameter bytes) / DRAM bandwidth)`, with each
-precision's dense peak; a run's `sol = roofline / latency`. Above 1, the run does less work than the
-reference counted (or moved less through DRAM).
+`roofline = max(Σ flops[p] / peak[p], (input + output + parameter bytes − resident) / DRAM bandwidth)`,
+with each precision's dense peak; none when both terms are zero (all in the L2, no operation
+counted). A run's `sol = roofline / latency`; above 1, it does less work than the reference counted.
 
 Pure: a cost (models.WorkloadCost), a GPU's figures (gpus.GpuFigures) and a latency in, exact
 fractions of nanoseconds out.
