@@ -452,3 +452,162 @@ def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
         f"{escape(s.implementation)} <small>fast_0 {s.all.fast_p[0.0]}, fast_1 {s.all.fast_p[1.0]} of {s.all.suite}</small></li>"
         for i, s in enumerate(summaries))
     return Markup(f'<figure class="fastp">{"".join(out)}<figcaption><ul class="fp-legend">{legend}</ul></figcaption></figure>')
+
+
+# --- Speed of light (about page, "Physics") ------------------------------------------------------
+# A run's fraction of its GPU's speed of light (its workload's roofline time / its latency) is the one
+# number comparable across GPUs: each GPU is measured against its own peak. Shown as a percentage.
+
+
+def format_sol(sol: float | None) -> str:
+    """A fraction of the speed of light as a percentage to 2 significant figures (0.37 → '37%',
+    0.0052 → '0.52%', 7.0 → '700%'), without thousands separators: tables sort by the leading number."""
+    if sol is None or not sol > 0 or sol == math.inf:
+        return "—"
+    pct = sol * 100
+    ndigits = 1 - math.floor(math.log10(pct))
+    value = round(pct, ndigits)
+    if value >= 10 ** (2 - ndigits):  # rounding carried into a new digit (99.6 → 100)
+        ndigits -= 1
+        value = round(pct, ndigits)
+    return f"{value:.{max(0, ndigits)}f}%"
+
+
+_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def format_si(value: float | None, unit: str) -> str:
+    """A GPU figure or a count to 3 significant figures with an SI prefix: 2e12, 'B/s' → '2 TB/s'."""
+    if value is None:
+        return "—"
+    for size, prefix in _SI:
+        if value >= size:
+            return f"{value / size:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+@dataclass(frozen=True)
+class Strip:
+    label: str
+    values: list[float]  # fractions of the speed of light, > 0
+    note: str = ""  # shown under the label, e.g. "16 hosts, from 4.1% (T4) to 48% (H100)"
+
+
+def _sol_ticks(x, lo: float, hi: float, y: int) -> list[str]:
+    """A percentage axis's tick labels at round values, 100% always among them."""
+    ticks = [t for t in nice_ticks(lo, hi) if abs(x(t) - x(1.0)) > 60] + [1.0]
+    return [f'<text {_anchored(PLOT_PCT * x(t) / WIDTH, label)} y="{y}">{escape(label)}</text>'
+            for t in sorted(ticks) for label in [f"{t * 100:.6g}%"]]
+
+
+def _sol_span(values: list[float]) -> tuple[float, float]:
+    """The axis's ends (natural logarithms): every value and 100%, padded a little."""
+    a, b = math.log(min(values + [1.0])), math.log(max(values + [1.0]))
+    span = max(b - a, 0.7)
+    return a - span * 0.06, b + span * 0.06
+
+
+def strip_chart(rows: list[Strip], title: str, desc: str) -> Markup:
+    """One row per series: each value a point and a line from the least to the greatest, on a shared
+    logarithmic axis of the speed of light's percentage, 100% dashed; '' without values."""
+    rows = [r for r in rows if r.values]
+    if not rows:
+        return Markup("")
+    a, b = _sol_span([v for r in rows for v in r.values])
+
+    def x(v: float) -> int:
+        return round(WIDTH * (min(max(math.log(v), a), b) - a) / (b - a))
+
+    marks: dict[str, list[str]] = {"band": [], "grid": [], "ci": [], "pt": [], "open": [], "ref": []}
+    texts, y = [], 2
+    for i, r in enumerate(rows):
+        lines, notes = wrap(r.label), wrap(r.note, LABEL_CHARS + 4) if r.note else []
+        height = LINE * (len(lines) + len(notes)) + 14
+        if i % 2:
+            marks["band"].append(f"M0 {y - 2}h{WIDTH}v{height}H0z")
+        texts.append(_text_lines(lines, y + 12) + _text_lines(notes, y + 12 + LINE * len(lines), "note"))
+        my = y + height - 8
+        xs = sorted({x(v) for v in r.values})
+        if xs[0] != xs[-1]:
+            marks["ci"].append(f"M{xs[0]} {my}H{xs[-1]}")
+        marks["pt"] += [f"M{v} {my}h0" for v in xs]
+        y += height
+    axis_y = y + 2
+    marks["grid"] = [f"M{x(t)} 0V{axis_y}" for t in nice_ticks(math.exp(a), math.exp(b)) if abs(x(t) - x(1.0)) > 1]
+    height = axis_y + 18
+    out = _open("dots sol", height, title, desc) + [_plot(height)]
+    out += _dot_marks(marks, axis_y, f"M{x(1.0)} 0V{axis_y}") + ["</svg>"] + texts
+    out += _sol_ticks(x, math.exp(a), math.exp(b), height - 4) + ["</svg>"]
+    return Markup("".join(out))
+
+
+@dataclass(frozen=True)
+class Box:
+    label: str
+    values: list[float]  # fractions of the speed of light, > 0, ascending
+    note: str = ""
+
+
+def quartiles(values: list[float]) -> tuple[float, float, float]:
+    """The lower quartile, the median and the upper quartile (the middle values' means where even)."""
+    def middle(part: list[float]) -> float:
+        n = len(part)
+        return part[n // 2] if n % 2 else math.sqrt(part[n // 2 - 1] * part[n // 2])  # (a log axis: the geometric mean)
+    n = len(values)
+    return middle(values[:n // 2] or values), middle(values), middle(values[(n + 1) // 2:] or values)
+
+
+BOX_H = 12  # px of a box's height
+
+
+def box_chart(rows: list[Box], title: str, desc: str) -> Markup:
+    """One row per series: its values' range (a line), lower to upper quartile (a box) and median (a
+    tick), on a shared logarithmic axis of the speed of light's percentage, 100% dashed; '' without
+    values. Its size does not grow with the values: a host page of a thousand problems stays light."""
+    rows = [r for r in rows if r.values]
+    if not rows:
+        return Markup("")
+    a, b = _sol_span([v for r in rows for v in (r.values[0], r.values[-1])])
+
+    def x(v: float) -> int:
+        return round(WIDTH * (min(max(math.log(v), a), b) - a) / (b - a))
+
+    whiskers, boxes, medians, texts, y = [], [], [], [], 2
+    for r in rows:
+        lines, notes = wrap(r.label), wrap(r.note, LABEL_CHARS + 4) if r.note else []
+        texts.append(_text_lines(lines, y + 12) + _text_lines(notes, y + 12 + LINE * len(lines), "note"))
+        my = y + LINE * (len(lines) + len(notes)) + BOX_H // 2 + 4
+        q1, q2, q3 = (x(q) for q in quartiles(r.values))
+        whiskers.append(f"M{x(r.values[0])} {my}H{x(r.values[-1])}")
+        boxes.append(f"M{q1} {my - BOX_H // 2}H{max(q3, q1 + 2)}v{BOX_H}H{q1}z")
+        medians.append(f"M{q2} {my - BOX_H // 2 - 2}v{BOX_H + 4}")
+        y = my + BOX_H // 2 + 8
+    axis_y, grid = y, "".join(f"M{x(t)} 0V{y}" for t in nice_ticks(math.exp(a), math.exp(b)))
+    height = axis_y + 18
+    out = _open("box", height, title, desc) + [_plot(height)]
+    out.append(f'<path class="grid" d="{grid}"/><path class="axis" d="M0 {axis_y}H{WIDTH}"/>'
+               f'<path class="ci" d="{"".join(whiskers)}"/><path class="qbox" d="{"".join(boxes)}"/>'
+               f'<path class="gm" d="{"".join(medians)}"/><path class="refline" d="M{x(1.0)} 0V{axis_y}"/></svg>')
+    out += texts + _sol_ticks(x, math.exp(a), math.exp(b), height - 4) + ["</svg>"]
+    return Markup("".join(out))
+
+
+def problem_sol_chart(strips: list[Strip], problem_title: str) -> Markup:
+    """On a problem page, per workload: each implementation's fraction of the speed of light on each
+    timing host (pages.sol_strips)."""
+    return strip_chart(
+        strips, f"{problem_title}: fraction of the speed of light per implementation, across timing hosts",
+        "For each implementation, its latest passed run on each timing host as a point: the share of its GPU's "
+        "speed of light (the reference's roofline time on that GPU) it reaches, on a logarithmic axis; the line "
+        "spans its hosts; dashed: 100%. Each GPU is measured against its own figures, so this view compares "
+        "across hosts. Numbers: the tables below.")
+
+
+def host_sol_chart(boxes: list[Box], host_title: str) -> Markup:
+    """On a host page: per implementation, the distribution of its fractions of the speed of light over
+    the tables it passed here (pages.host_physics)."""
+    return box_chart(
+        boxes, f"Fraction of the speed of light per implementation on {host_title}",
+        "For each implementation, its latest passed runs on this host's tables as shares of the speed of light "
+        "(each workload's roofline time on this GPU): the line spans them, the box holds the middle half, the "
+        "tick is the median; logarithmic axis, 100% dashed. The tables give each number.")

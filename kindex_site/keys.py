@@ -1,10 +1,11 @@
 """Output keys: each output's key is a hash of exactly the inputs it shows (settings, templates,
 code, and the runs it shows), so an output whose key the last build wrote is unchanged.
 
-Keys come from the runs' keys (each bundle's bytes and place, load.Run.key): a problem's page with
-any of its runs, a run page and a board's CSV with any run of that board, a host's page with any
-board on it, an implementation's page with its own rows, and pages that summarise everything
-(home, indexes, feeds) with any content at all.
+Keys come from the runs' keys (each bundle's bytes and place, load.Run.key) and what physics, the
+reviews and the hosts' units made of each run (the costs and reviews themselves are in every key):
+a problem's page with any of its runs, a run page and a board's CSV with any run of that board, a
+host's page with any board on it, an implementation's page with its own rows, and pages that
+summarise everything (home, indexes, feeds) with any content at all.
 """
 
 from __future__ import annotations
@@ -41,18 +42,20 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
     board: dict[str, str] = {}
     hosts: dict[str, list[str]] = {}
     shown: dict[str, list[str]] = {}
+    said: dict[int, str] = {}  # (a board's runs share a few Limits: each said once)
     for b in boards:
         runs = b.runs
         run_keys = [e.run.key for e in runs]  # (made when asked: once here)
-        board[b.anchor] = _digest(base, slug, b.anchor, *run_keys)
+        verdicts = [_verdict(e, said) for e in runs]  # what physics and the reviews made of each run
+        board[b.anchor] = _digest(base, slug, b.anchor, *run_keys, *verdicts)
         hosts.setdefault(b.host, []).append(board[b.anchor])
-        for e, run_key in zip(runs, run_keys):
+        for e, run_key, verdict in zip(runs, run_keys, verdicts):
             # An implementation's page shows its own rows; their ranks, speedups and trends depend on
             # the rest of the board, so what they came to (rounded or not) is part of the key.
             s, t = e.speedup, e.trend
             shown.setdefault(e.implementation_slug, []).append(
                 f"{b.anchor}|{run_key}|{e.implementation}|{e.rank}|{e.tied}|{e.mixed_hardware}|{e.is_reference}|"
-                f"{e.current}|{e.implausible}|{e.last_passed}|{b.workload}|"
+                f"{e.current}|{e.implausible}|{e.last_passed}|{b.workload}|{verdict}|"
                 + ("-" if s is None else f"{s.value!r},{s.ci_low!r},{s.ci_high!r}")
                 + ("|-" if t is None else f"|{t.verdict}"))
     return ProblemKeys(
@@ -62,6 +65,18 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
         # (An implementation's row names its workload's place among the problem's: "workload 1 of 2".)
         implementation={impl: _digest(*dict.fromkeys(b.workload for b in boards), *parts) for impl, parts in shown.items()},
     )
+
+
+def _verdict(e, said: dict[int, str]) -> str:
+    """What physics and the reviews made of a run (its floor, roofline and GPU, whether it is below
+    its floor, its verdict, its host off in units): pages show it, and none of it is in its bundle
+    (its host's units are judged on other problems' runs too)."""
+    x = e.limits
+    limits = said.get(id(x))
+    if limits is None:
+        limits = said[id(x)] = "-" if x is None else repr((x.gpu, x.floor_ns, x.floor_why_not, x.roofline_ns,
+                                                            x.roofline_why_not, x.moved_bytes, x.bandwidth))
+    return f"{limits}|{e.below_floor}|{e.verdict}|{e.implausible_latency}"
 
 
 def run_key(keys: ProblemKeys, anchor: str, run) -> bytes:
@@ -75,8 +90,16 @@ def list_key(base: str, items: list[str]) -> str:
 
 
 def base_key(settings: str, content) -> str:
-    """What every output depends on: settings, templates, code, and the nav (the Markdown pages' titles)."""
-    return _digest(settings, json.dumps([(p.slug, p.title) for p in content.pages]))
+    """What every output depends on: settings, templates, code, the nav (the Markdown pages' titles),
+    and the publisher's documents: the workloads' costs and the runs' reviews, which run and problem
+    pages show whole (a few milliseconds for a thousand; they change seldom, and then every page may)."""
+    h = _hashed((settings, json.dumps([(p.slug, p.title) for p in content.pages])))
+    for _, cost in sorted(content.costs.items()):
+        h.update(cost.__pydantic_serializer__.to_json(cost))
+    for _, reviews in sorted(content.reviews.items()):
+        for review in reviews:
+            h.update(review.__pydantic_serializer__.to_json(review))
+    return h.hexdigest()
 
 
 class OutputKeys:

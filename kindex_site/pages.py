@@ -6,8 +6,9 @@ site works under a sub-path (GitHub project pages) as well as at the root.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import lru_cache, partial
 from html import escape as html_escape
 from typing import NamedTuple
@@ -15,8 +16,12 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from .charts import Box, Strip, format_si, format_sol, quartiles
+from .gpus import GpuFigures, GpuTable, load_gpus
 from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
-                          group_order, group_title, lab_folder, std_ns, utc)
+                          group_order, group_title, lab_folder, primary_value, std_ns, utc)
+from .models import HELD_VERDICTS
+from .physics import NO_COST, NS_PER_S, Limits, duration
 from .safetext import CODE_POINT_HTML, escape, shown_hidden
 from .search import page_context
 from .stats import Speedup
@@ -110,9 +115,12 @@ def board_csv_path(board: Board) -> str:
     return f"problems/{board.problem.slug}/{board.anchor}.csv"
 
 
-def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
+def entry_row(entry: Entry, urls: Urls, figures: int | None = None, statistic: str = "mean",
+              reviews: Mapping[str, list] | None = None) -> dict:
     """One table row and one API entry: the input's own nanoseconds, None where absent; ratios to
-    one significant figure more than the source reports (`figures`, its protocol's resolution), else six.
+    one significant figure more than the source reports (`figures`, its protocol's resolution), else six;
+    what physics and the reviews say of it (`physics_json`; its board's `statistic` is the latency
+    judged), and, given the content's `reviews`, the run's reviews.
 
     Made afresh each time (for a table, a run page, an API document, a CSV): a million rows kept
     would outweigh the runs themselves.
@@ -142,7 +150,10 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None) -> dict:
         "last_passed": entry.last_passed,
         "superseded_by": entry.superseded_by,
         "source_url": urls.source(entry.run.files["implementation"].rel) if "implementation" in entry.run.files else None,
+        **physics_json(entry, statistic),
     }
+    if reviews is not None:
+        row["reviews"] = [review_json(r) for r in reviews.get(entry.run.name, ())]
     return row
 
 
@@ -174,6 +185,161 @@ def trend_json(t: Trend | None, figures: int | None = None) -> dict | None:
 
 def warning_json(w: Warning) -> dict:
     return {"code": w.code, "message": w.message, "runs": list(w.runs)}
+
+
+# --- Physics: floors, speed of light, costs and reviews -------------------------------------------
+# What physics.py and the reviews say of each run, as the API carries it and the pages show it (about
+# page, "Physics"). The API gives its figures to 3 significant figures: the GPU table's carry about 3.
+
+NOT_TIMED = "the run has no timing"
+
+
+def sig3(value, whole: bool = True) -> int | float | None:
+    """A figure to 3 significant figures for the API: an int when whole (and `whole`), else a float."""
+    if value is None:
+        return None
+    rounded = float(f"{float(value):.3g}")
+    return int(rounded) if whole and rounded.is_integer() else rounded
+
+
+def physics_json(entry: Entry, statistic: str) -> dict:
+    """A run's floor, roofline and fraction of the speed of light on its GPU (each None with why),
+    whether it is below its floor, and its newest review's verdict."""
+    x = entry.limits
+    if x is None:
+        found = {"gpu": None, "floor_ns": None, "floor_why_not": NOT_TIMED, "roofline_ns": None,
+                 "roofline_why_not": NOT_TIMED, "sol": None}
+    else:
+        found = {"gpu": x.gpu, "floor_ns": sig3(x.floor_ns), "floor_why_not": x.floor_why_not,
+                 "roofline_ns": sig3(x.roofline_ns), "roofline_why_not": x.roofline_why_not,
+                 "sol": sig3(x.sol(primary_value(entry, statistic)), whole=False)}
+    found["below_floor"], found["verdict"] = entry.below_floor, entry.verdict
+    return found
+
+
+def review_json(review) -> dict:
+    """One RunReview as the API gives it: from when (`date`) its verdict applies, and why."""
+    s = review.spec
+    return {"date": s.date, "verdict": s.verdict, "reason": s.reason, "evidence": s.evidence, "reviewer": s.reviewer}
+
+
+def cost_json(cost) -> dict | None:
+    """A workload's cost (its WorkloadCost's spec, the fields the format knows), or None."""
+    if cost is None:
+        return None
+    s = cost.spec
+    return {"status": s.status, "reason": s.reason,
+            "inputs": [t.model_dump(mode="json", include={"shape", "dtype", "bytes"}) for t in s.inputs],
+            "outputs": [t.model_dump(mode="json", include={"shape", "dtype", "bytes"}) for t in s.outputs],
+            "inputBytes": s.inputBytes, "outputBytes": s.outputBytes, "parameterBytes": s.parameterBytes,
+            "flops": dict(s.flops), "counter": {"name": s.counter.name, "version": s.counter.version},
+            "source": s.source}
+
+
+def gpu_table(lb: Leaderboard) -> GpuTable:
+    """The GPU table the leaderboard judged its runs by (a site's corrections in)."""
+    return getattr(lb, "gpus", None) or _package_gpus()  # (until the Leaderboard carries its rules' table)
+
+
+@lru_cache(maxsize=1)
+def _package_gpus() -> GpuTable:
+    return load_gpus()
+
+
+def held_out_why(e: Entry) -> str:
+    """Why a run is held out of the summaries, in a few words each reason."""
+    why = []
+    if e.below_floor:
+        why.append("faster than the hardware allows")
+    if e.verdict in HELD_VERDICTS:
+        why.append(f"reviewed: {e.verdict}")
+    if e.implausible:
+        why.append("implausible speedup")
+    if e.implausible_latency:
+        why.append("its host is off in units")
+    return "; ".join(why)
+
+
+def held_out_reasons(lb: Leaderboard, summaries: list[Summary]) -> dict[str, str]:
+    """Run name → why it is held out, for every run the summaries hold out."""
+    names = {name for s in summaries for t in s.tallies.values() for name in t.held_out}
+    found = {}
+    for name in sorted(names):
+        board = lb.board_of_run.get(name)
+        if board is not None:
+            found[name] = held_out_why(_board_runs(board)[0][name])
+    return found
+
+
+def dram_bytes(x: Limits) -> int | None:
+    """The bytes a floor has to move through DRAM: its inputs and outputs but what may stay in the L2."""
+    if x.floor_ns is None or not x.bandwidth:
+        return None
+    return round(x.floor_ns * Fraction(x.bandwidth) / NS_PER_S)
+
+
+def board_physics(board: Board) -> Limits | None:
+    """The floor and roofline a board's line states: its workload's on its host's GPU (its first
+    current run's there); None when its workload has no cost (its group says so, once) or none is timed."""
+    x = next((e.limits for e in board.entries if e.limits is not None and not e.mixed_hardware), None)
+    return None if x is None or x.moved_bytes is None else x
+
+
+def _sol_of(e: Entry, statistic: str) -> float | None:
+    """A run's exact fraction of the speed of light (pages round it once), where it is a result."""
+    if e.limits is None or e.unrankable or e.mixed_hardware or e.run.facts.status != "passed":
+        return None
+    return e.limits.sol(primary_value(e, statistic))
+
+
+def sol_strips(boards: list[Board], environments: Mapping) -> list[Strip]:
+    """Per implementation (by label), its current runs' fractions of the speed of light on the hosts
+    that timed one workload: the one view across GPUs that is fair, each measured against its own."""
+    found: dict[str, list[tuple[float, str]]] = {}
+    for b in boards:
+        for e in b.entries:
+            sol = _sol_of(e, b.statistic)
+            if sol:
+                found.setdefault(e.implementation, []).append((sol, environments[b.host].metadata.title))
+    strips = []
+    for label, values in sorted(found.items(), key=lambda kv: kv[0].casefold()):
+        values.sort()
+        note = (f"{format_sol(values[0][0])} on {values[0][1]}" if len(values) == 1 else
+                f"{len(values)} hosts: {format_sol(values[0][0])} ({values[0][1]}) to "
+                f"{format_sol(values[-1][0])} ({values[-1][1]})")
+        strips.append(Strip(label, [v for v, _ in values], note))
+    return strips
+
+
+def _no_floor_kind(x: Limits | None) -> str:
+    """Why no floor judges a run: "cost" (none counted), "gpu" (its figures unknown) or "cache"."""
+    if x is None or x.moved_bytes is None:
+        return "cost"
+    return "gpu" if not x.bandwidth else "cache"
+
+
+def host_physics(boards: list[Board]) -> dict:
+    """A host page's physics: per implementation, the distribution of its current results' fractions of
+    the speed of light (box_chart); the ranked runs with a speedup, and those of them the 10× rule
+    judges for want of a floor, by why; and its runs held out as off in units."""
+    sols: dict[str, list[float]] = {}
+    judged = {"cost": 0, "gpu": 0, "cache": 0}
+    compared = off = 0
+    for b in boards:
+        for e in b.entries:
+            off += e.implausible_latency
+            if e.rank is not None and e.speedup is not None and not e.is_reference:
+                compared += 1
+                if e.judged_by_speedup:
+                    judged[_no_floor_kind(e.limits)] += 1
+            sol = _sol_of(e, b.statistic)
+            if sol:
+                sols.setdefault(e.implementation, []).append(sol)
+    boxes = []
+    for label, values in sorted(sols.items(), key=lambda kv: kv[0].casefold()):
+        values.sort()
+        boxes.append(Box(label, values, f"{_counted(len(values), 'table')}, median {format_sol(quartiles(values)[1])}"))
+    return {"boxes": boxes, "compared": compared, "judged": judged, "by_speedup": sum(judged.values()), "off_units": off}
 
 
 class _GroupTitles(dict):
@@ -256,7 +422,8 @@ class Table:
 @lru_cache(maxsize=1024)
 def _head_row(table: Table, reference) -> Markup:
     scope, num = (' scope="col"' if table.scope else ""), ' class="num"' if table.classed else ""
-    return Markup("<tr>" + "".join(f"<th{scope}{num if c.num else ''}>{escape(c.head_for(reference))}</th>"
+    # (Without the headers' end tags, which HTML implies: a problem page repeats this row per table.)
+    return Markup("<tr>" + "".join(f"<th{scope}{num if c.num else ''}>{escape(c.head_for(reference))}"
                                    for c in table.columns) + "</tr>")
 
 
@@ -272,6 +439,7 @@ LATENCY = Table("latency", (
     Column("95% CI (ms)", num=True, head_css=WIDE),
     Column("Speedup vs {reference} (×)", card="Speedup (×)", num=True, head_css=WIDE),
     Column("Speedup 95% CI (×)", num=True, head_css=WIDE),
+    Column("% of speed of light", num=True, head_css=WIDE),
     Column("Min (ms)", num=True, head_css=WIDE, more="min"),
     Column("Max (ms)", num=True, head_css=WIDE, more="max"),
     Column("Std (ms)", num=True, head_css=WIDE, more="std"),
@@ -301,13 +469,18 @@ TABLES = {t.name: t for t in (LATENCY, HISTORY, BOARDS)}
 
 def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
     protocol = lb.content.protocols[board.protocol]
-    figures = board.significant_figures
+    figures, statistic, reviews = board.significant_figures, board.statistic, lb.content.reviews
+    sols = [None if e.limits is None else e.limits.sol(primary_value(e, statistic)) for e in board.entries]
+    physics = board_physics(board)
     return {
         "board": board,
         "environment": lb.content.environments[board.host],
         "protocol": protocol,
-        "rows": [entry_row(e, urls, figures) for e in board.entries],
-        "history": [entry_row(e, urls, figures) for e in board.history],
+        "rows": [entry_row(e, urls, figures, statistic, reviews) for e in board.entries],
+        "history": [entry_row(e, urls, figures, statistic, reviews) for e in board.history],
+        # Each row's exact fraction of the speed of light and its limits (the table rounds it once).
+        "sols": sols, "above_light": any(sol > 1 for sol in sols if sol), "limits": [e.limits for e in board.entries],
+        "physics": physics, "dram_bytes": None if physics is None else dram_bytes(physics),
         # Who produced the runs: said once above the table when one lab made them all, else on each row.
         "labs": sorted({lab for e in board.runs if (lab := lab_of(e.run.facts))}),
         "figures": figures + 1 if figures else None,  # the most significant figures a value is shown with
@@ -352,6 +525,8 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls, source_budget: int |
                   for b in boards if b.reference is not None]
         with_source = next((e.run for b in boards for e in b.runs if "workload" in e.run.files), None)
         groups.append({"workload": workload, "boards": [board_view(b, lb, urls) for b in boards],
+                       "cost": lb.content.costs.get(workload.digest),
+                       "sol": sol_strips(boards, lb.content.environments),
                        "source": shown_source(with_source, "workload", urls, source_budget) if with_source else None,
                        "columns": [label for _, label in columns], "matrix": matrix,
                        # Many implementations on few hosts: a row per implementation, so that the table fits.
@@ -425,15 +600,17 @@ def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str, source_budget
     read again from its file then."""
     entry = run_of_page(board, path)
     return Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
-                partial(_run_context, lb.content, urls, board.problem, entry, board, source_budget),
+                partial(_run_context, lb.content, urls, board.problem, entry, board, source_budget, gpu_table(lb)),
                 entry.run.document_file)
 
 
 def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board,
-                 source_budget: int | None = None) -> dict:
+                 source_budget: int | None = None, gpus: GpuTable | None = None) -> dict:
     r = entry.run
     return {
-        "run": r, "entry": entry, "row": entry_row(entry, urls, board.significant_figures), "board": board,
+        "run": r, "entry": entry, "board": board,
+        "row": entry_row(entry, urls, board.significant_figures, board.statistic, content.reviews),
+        "physics": run_physics(content, entry, board, gpus),
         "figures": board.significant_figures + 1 if board.significant_figures else None,
         "reference": board.reference.implementation if board.reference else None,
         "ranked": _board_runs(board)[1],  # (how many its rank is out of)
@@ -446,6 +623,43 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         # Its verdict against the reference, as the speedup's interval says (about page, "Comparing two runs").
         "beyond": None if entry.speedup is None or entry.is_reference else verdict_text(entry.speedup),
     }
+
+
+def run_physics(content, entry: Entry, board: Board, gpus: GpuTable | None) -> dict:
+    """A run page's physics: its workload's cost, the GPU figures its floor and roofline were made of
+    (each with its source), its roofline's compute time per precision, its exact fraction of the speed
+    of light, and its newest reviews, oldest first."""
+    x = entry.limits
+    cost = content.costs.get(board.workload)
+    spec = None if cost is None else cost.spec
+    gpu = gpus.get(x.gpu) if gpus is not None and x is not None and x.gpu else None
+    value, reviews = primary_value(entry, board.statistic), content.reviews.get(entry.run.name, [])
+    return {"limits": x, "cost": spec, "gpu": gpu, "dram_bytes": None if x is None else dram_bytes(x),
+            "value": value, "sol": None if x is None else x.sol(value), "held": entry.verdict in HELD_VERDICTS,
+            "figures": _figures_used(gpu, spec), "reviews": reviews[-REVIEWS_SHOWN:],
+            "earlier_reviews": max(0, len(reviews) - REVIEWS_SHOWN)}
+
+
+REVIEWS_SHOWN = 20  # a run page lists its newest reviews (the API, all of them): a page's weight stays bounded
+
+
+def _figures_used(gpu: GpuFigures | None, cost) -> list[tuple[str, str, str, str | None]]:
+    """The GPU figures a floor and a roofline take, as (what, the figure, its source, the time it gives:
+    a precision's FLOPs at its peak), those the table lacks said so."""
+    if gpu is None:
+        return []
+    missing = "not in the GPU table"
+    found = [("DRAM bandwidth", format_si(gpu.dram_bytes_per_s, "B/s"), gpu.sources.get("dram_bytes_per_s", missing), None),
+             ("L2 (what may stay on chip between calls)", "—" if gpu.l2_bytes is None else f"{gpu.l2_bytes:,} bytes",
+              gpu.sources.get("l2_bytes", missing), None)]
+    counted = cost.flops if cost is not None and cost.status == "counted" else {}
+    for precision, count in sorted(counted.items()):
+        peak = gpu.peak(precision) if count else None
+        key = next((k for k, v in gpu.peaks.items() if k.startswith(precision) and v == peak), None)
+        took = None if not peak else duration(Fraction(count) * NS_PER_S / Fraction(peak))
+        found.append((f"{precision.upper()} peak, dense ({format_si(count, 'FLOP')} counted)",
+                      format_si(peak, "FLOP/s") if peak else "—", gpu.sources.get(key, missing) if key else missing, took))
+    return found
 
 
 def verdict_text(s: Speedup) -> str:
@@ -495,7 +709,7 @@ def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host
         cells: dict[str, list[dict]] = {}
         for b, e in mine:
             if b.workload == workload.digest:
-                cells.setdefault(e.run.environment, []).append(entry_row(e, urls, b.significant_figures))
+                cells.setdefault(e.run.environment, []).append(entry_row(e, urls, b.significant_figures, b.statistic))
         if cells:
             lines.append({"workload": workload, "number": number, "of": len(workloads),
                           "cells": [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]})
@@ -646,6 +860,7 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
     summaries = lb.summaries[name] if first else []
     return {
         "environment": e, "summaries": summaries, "reference": lb.reference,
+        "held_why": held_out_reasons(lb, summaries), "physics": host_physics(boards) if first else None,
         "groups": [(g, t.suite) for g, t in summaries[0].tallies.items()] if summaries else [],
         "group_titles": GROUP_TITLES,
         "compared": lb.compared_boards.get(name, 0),
@@ -684,6 +899,7 @@ def _implementation_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow
                                  lb, impl.slug, p, host_names, urls)})
                  for p in (pager.part(problems) if pager else problems)],
         "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
+        "held_why": held_out_reasons(lb, summaries) if first else {},
     }
 
 
@@ -828,7 +1044,8 @@ API_ENTRIES = ("objects", "arrays")
 
 
 def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "objects") -> dict:
-    """/api/v1/problems/<slug>.json: every board of the problem with its entries."""
+    """/api/v1/problems/<slug>.json: every board of the problem with its entries, and each workload's cost."""
+    costs = lb.content.costs
     doc = {
         "apiVersion": API_VERSION,
         "slug": p.slug,
@@ -836,12 +1053,13 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
         "aliases": [{"slug": a.slug, "title": a.title} for a in p.aliases],
         "workloads": [
             {"digest": w.digest, "first_observed": w.first_observed, "last_observed": w.last_observed,
-             "hosts": w.hosts}
+             "hosts": w.hosts, "cost": cost_json(costs.get(w.digest)),
+             "cost_why_not": NO_COST if w.digest not in costs else None}
             for w in lb.workloads[p.slug]
         ],
     }
     boards = lb.boards[p.slug]
-    protocols = lb.content.protocols
+    protocols, reviews = lb.content.protocols, lb.content.reviews
     if entries == "objects":
         doc["boards"] = [
             {
@@ -850,8 +1068,8 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
                 "protocol": b.protocol,
                 "comparability": _comparability(protocols[b.protocol]),
                 "reference": b.reference.run.name if b.reference else None,
-                "entries": [entry_row(e, urls, b.significant_figures) for e in b.entries],
-                "history": [entry_row(e, urls, b.significant_figures) for e in b.history],
+                "entries": [entry_row(e, urls, b.significant_figures, b.statistic, reviews) for e in b.entries],
+                "history": [entry_row(e, urls, b.significant_figures, b.statistic, reviews) for e in b.history],
                 "warnings": [warning_json(w) for w in b.warnings],
             }
             for b in boards
@@ -862,7 +1080,7 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
     # an entry's url, its board's, is the board's "url". For sites that must fit in 1 GB.
     labels = list(dict.fromkeys(e.implementation for b in boards for e in b.runs))
     label_index = {label: i for i, label in enumerate(labels)}
-    doc["columns"] = list(_flat_entry(boards[0].entries[0], urls, label_index))
+    doc["columns"] = list(_flat_entry(boards[0].entries[0], urls, label_index, None, "mean", reviews))
     doc["implementations"] = labels
     doc["protocols"] = {name: _comparability(protocols[name]) for name in dict.fromkeys(b.protocol for b in boards)}
     doc["boards"] = []
@@ -874,8 +1092,10 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
             "protocol": b.protocol,
             "url": urls.board(b),
             "reference": row_of[b.reference.run.name] if b.reference else None,
-            "rows": [list(_flat_entry(e, urls, label_index, b.significant_figures).values()) for e in b.entries],
-            "history": [list(_flat_entry(e, urls, label_index, b.significant_figures).values()) for e in b.history],
+            "rows": [list(_flat_entry(e, urls, label_index, b.significant_figures, b.statistic, reviews).values())
+                     for e in b.entries],
+            "history": [list(_flat_entry(e, urls, label_index, b.significant_figures, b.statistic, reviews).values())
+                        for e in b.history],
             "warnings": [{**warning_json(w), "runs": [row_of[name] for name in w.runs]} for w in b.warnings],
         })
     return doc
@@ -885,11 +1105,12 @@ def _comparability(protocol) -> dict:
     return {"family": protocol.spec.comparability.family, "notes": protocol.spec.comparability.notes}
 
 
-def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: int | None = None) -> dict:
+def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: int | None = None,
+                statistic: str = "mean", reviews: Mapping[str, list] | None = None) -> dict:
     """An API entry as an "arrays" row: speedup → speedup, speedup_ci95, speedup_rounding_bounds; trend →
     trend (its verdict), trend_ratio, trend_ratio_ci95, trend_ratio_rounding_bounds, trend_previous; the
     implementation by its index in the document's list; url only where runs have pages of their own."""
-    row = entry_row(entry, urls, figures)
+    row = entry_row(entry, urls, figures, statistic, reviews)
     speedup = row.pop("speedup")
     row["speedup"], row["speedup_ci95"], row["speedup_rounding_bounds"] = (
         (speedup["value"], speedup["ci95"], speedup["rounding_bounds"]) if speedup else (None,) * 3)

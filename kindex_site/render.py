@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from . import charts
 from .numbers import format_ci_ms, format_date, format_ms, format_of_suite, format_ratio, format_ratio_ci, format_share
+from .physics import duration
 from .safetext import CODE_POINT_HTML, HIDDEN, escape, shown_hidden
 
 if TYPE_CHECKING:
@@ -157,6 +158,11 @@ def _aligned(text: str) -> Markup:
         return Markup(html_escape(text))
     whole, dot, decimals = text.partition(".")
     return Markup(f"{html_escape(whole)}<i>{dot}{html_escape(decimals)}</i>")
+
+
+def grouped(n: int | None) -> str:
+    """A count with its thousands grouped: 1073741824 → '1,073,741,824'."""
+    return "—" if n is None else f"{n:,}"
 
 
 def short_digest(digest: str) -> str:
@@ -525,6 +531,12 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         host_speedup_chart=charts.host_speedup_chart,
         implementation_speedup_chart=charts.implementation_speedup_chart,
         fast_p_chart=charts.fast_p_chart,
+        sol=charts.format_sol,
+        grouped=grouped,
+        si=charts.format_si,
+        duration=duration,
+        problem_sol_chart=charts.problem_sol_chart,
+        host_sol_chart=charts.host_sol_chart,
     )
     env.globals.update(globals_)
     return env
