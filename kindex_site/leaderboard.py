@@ -18,8 +18,9 @@ from typing import NamedTuple
 
 from .errors import KindexError
 from .hardware import same_gpu
-from .importers.naming import problem_naming
+from .naming import problem_naming
 from .load import Content, Run
+from .runs import READ_MODULES
 from .gpus import GpuFigures, GpuTable, load_gpus
 from .models import HELD_VERDICTS, NAME_PATTERN, is_windows_device
 from .physics import Limits, duration, limits
@@ -877,7 +878,7 @@ def rankings_format() -> bytes:
     from .cache import record_format
 
     return record_format("rankings", (StoredBoard, StoredEntry, Workload, Warning), (
-        "leaderboard.py", "stats.py", "hardware.py", "load.py", "models.py", "importers/naming.py", "physics.py",
+        "leaderboard.py", "stats.py", "hardware.py", *READ_MODULES, "models.py", "physics.py",
         "gpus.py", "gpus.toml"))
 
 

@@ -161,7 +161,11 @@ class Reuse:
         """What load_content may take from the last build (load.Kept): unchanged files' runs (kept, or
         from the runs cache), the source files checked, the content's snapshot, the last clean load,
         the .json files read cleanly."""
-        from .load import Definitions, Kept, LoadState, SourceChecks, restore_files, runs_format
+        from .bundles import Definitions
+        from .load import Kept
+        from .loadstate import LoadState
+        from .reading import restore_files, runs_format
+        from .sources import SourceChecks
 
         first = not self._built
         if first or self._definitions.crowded:
@@ -198,7 +202,7 @@ class Reuse:
             # at `commit`: an entry per file, the writing is a tenth of a build of 10,000 files. Not for
             # a resident builder (it may run threads), nor where the copy-on-write pages of a process
             # touching every run would weigh too much (RUNS_ASIDE_MAX).
-            from .load import file_records, runs_format
+            from .reading import file_records, runs_format
             from .workers import Aside
 
             entries = file_records(validated, content.digests, self._definitions)
@@ -424,7 +428,7 @@ class Reuse:
         return problems
 
     def _write_caches(self, manifest: cache.Manifest, content, lb, plans: tuple | None) -> list[str]:
-        from .load import file_records, runs_format
+        from .reading import file_records, runs_format
 
         try:
             self._mine = None
@@ -467,7 +471,7 @@ class Reuse:
     def ended(self) -> None:
         """After a build, whether it succeeded or not: work started aside is waited for or dropped, and
         the files read again are kept (resident) or let go."""
-        from .load import keep_reread_files
+        from .runs import keep_reread_files
 
         if self._renderer is not None:
             self._renderer[1].compiled()  # (a build that failed early never asked for them)

@@ -25,17 +25,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from . import __version__
+from .aboutrules import RULES_BEGIN, RULES_END, rules_block, rules_markdown, rules_path, with_current_rules
 from .config import CONFIG_FILE, Config, ConfigError
 from .errors import KindexError, display
 
 PACKAGE = Path(__file__).resolve().parent
 SKELETON = PACKAGE / "skeleton"
 API_VERSION = "kernelindex.dev/v1alpha1"
-
-# Markdown link reference definitions, which render as nothing: the page reads the same with them.
-RULES_BEGIN = "[kindex-site rules]: # (What follows, up to the end marker, is kindex-site's rules.)"
-RULES_END = "[kindex-site rules end]: #"
-_SITE_OWN = "## Where the data comes from"  # the bundled site's own section of its about page, not a rule
 
 # owner/repo[/path]@ref, as `uses:` takes it; nothing YAML or a shell would read otherwise
 _ACTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}(?:/[A-Za-z0-9._-]{1,100})*"
@@ -134,50 +130,6 @@ def default_action() -> str | None:
     """The Action of this very version: OWNER/REPO@v<version>."""
     repository = published_repository()
     return f"{repository}@v{__version__}" if repository else None
-
-
-# --- The rules, as this package states them --------------------------------------------------------
-
-
-def rules_path() -> Path:
-    """The package's about page: shipped inside the package, or in a checkout its content/pages/about.md."""
-    inside = PACKAGE / "rules" / "about.md"
-    return inside if inside.is_file() else PACKAGE.parent / "content" / "pages" / "about.md"
-
-
-def rules_markdown() -> str:
-    """The rules every kindex-site leaderboard follows, in Markdown: the package's about page without
-    its title and without the bundled site's own section on where its data comes from."""
-    try:
-        text = rules_path().read_text(encoding="utf-8")
-    except OSError as e:
-        raise KindexError(f"{rules_path()}: kindex-site's own rules cannot be read ({e.strerror}): "
-                          "reinstall kindex-site") from None
-    kept: list[str] = []
-    skipping = False
-    for line in text.splitlines():
-        if line.startswith("# ") and not kept:
-            continue  # the page's title
-        if line.startswith("## "):
-            skipping = line.rstrip() == _SITE_OWN
-        if not skipping:
-            kept.append(line)
-    return "\n".join(kept).strip("\n")
-
-
-def rules_block() -> str:
-    """The rules between their two markers, as an about page holds them."""
-    return f"{RULES_BEGIN}\n\n{rules_markdown()}\n\n{RULES_END}"
-
-
-def with_current_rules(markdown: str) -> str:
-    """A page whose rules lie between the markers, with the installed version's rules in their place
-    (the rest as it was); a page without both markers, as it is."""
-    begin = markdown.find(RULES_BEGIN)
-    end = markdown.find(RULES_END, begin + 1) if begin >= 0 else -1
-    if begin < 0 or end < 0:
-        return markdown
-    return markdown[:begin] + rules_block() + markdown[end + len(RULES_END):]
 
 
 # --- What the new project holds ----------------------------------------------------------------------

@@ -111,7 +111,7 @@ class _JsonFiles:
 def _read_json_text(path: Path) -> tuple[str, list[int]]:
     """A plain file's text (never a link's: a pull request's checkout may point one at /dev/zero), up to
     the size a .json file may have."""
-    from .load import MAX_JSON_BYTES
+    from .jsonread import MAX_JSON_BYTES
 
     try:
         if not stat.S_ISREG(path.lstat().st_mode) or path.lstat().st_size > MAX_JSON_BYTES:
@@ -571,7 +571,7 @@ def _validate(bundle: dict, path: Path) -> None:
     """A complete bundle is valid before it is written (a wrong one is this module's bug)."""
     from pydantic import ValidationError
 
-    from .load import format_location
+    from .jsonread import format_location
     from .models import Bundle
 
     try:

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from conftest import SEED, bundle, release, seed_problem_run
-from kindex_site import build, highlight, load
+from kindex_site import build, highlight, jsonread
 from kindex_site.leaderboard import Entry
 from kindex_site.safetext import CODE_POINT_HTML, HIDDEN, shown_hidden
 
@@ -206,8 +206,8 @@ def test_blank_lines_of_a_jsonl_file_are_stepped_over_not_read_one_by_one(projec
     """10 MiB of blank lines took 20 s: each was decoded, hashed and given a place. Now a run of them
     costs one match: the decoder sees the lines that hold something, and they keep their numbers."""
     decoded = []
-    real = load._decode
-    monkeypatch.setattr(load, "_decode", lambda data, *args, **kwargs: decoded.append(data) or real(data, *args, **kwargs))
+    real = jsonread._decode
+    monkeypatch.setattr(jsonread, "_decode", lambda data, *args, **kwargs: decoded.append(data) or real(data, *args, **kwargs))
     line = json.dumps(SEED)
     broken = line.replace('"status": "passed"', '"status": 7')
     project.write("content/a.jsonl", line + "\n" + " \t\r\n" * 100_000 + "\n" * 100_000 + broken + "\n\n")

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from conftest import SEED, seed_problem_run
-from kindex_site import cache, load
+from kindex_site import cache, jsonread, listing, load, loadstate, sources
 from kindex_site.load import load_content
 from kindex_site.models import HELD_VERDICTS, VERDICTS, RunReview, WorkloadCost
 
@@ -260,7 +260,7 @@ def test_an_empty_array_is_warned_about(site):
 def test_a_file_and_a_document_are_bounded_as_bundles_are(site, monkeypatch):
     """A .json file of more than MAX_JSON_BYTES is refused unread; a document a page may show whole, over
     MAX_DOCUMENT_BYTES of JSON, is refused naming the field that holds most of it."""
-    monkeypatch.setattr(load, "MAX_JSON_BYTES", 2**20)
+    monkeypatch.setattr(jsonread, "MAX_JSON_BYTES", 2**20)
     site.write("content/costs/big.json", [cost(note="x" * 2**20)])
     site.write("content/reviews/r.json", review(thread="x" * 70_000))
     refused(site, "content/costs/big.json: 1 MiB is more than a .json file may hold (1 MiB); write large corpora "
@@ -373,12 +373,12 @@ def test_a_patched_load_reads_only_the_changed_documents_and_equals_a_whole_pass
     """A resident builder's load (LoadState.patched) after each edit: the costs, reviews and warnings a
     whole pass gives, having read again only the costs/ and reviews/ files changed (none for an edit
     elsewhere), and without a pass over every file."""
-    monkeypatch.setattr(load, "RACY_NS", 0)  # (each edit comes long after the last read)
+    monkeypatch.setattr(listing, "RACY_NS", 0)  # (each edit comes long after the last read)
     content_dir = site.root / "content"
-    memo, last, known = {}, load.LoadState(), load.SourceChecks()
+    memo, last, known = {}, loadstate.LoadState(), sources.SourceChecks()
     read, passes = [], []
-    reading, add = load._read_documents, load._CrossFile.add
-    monkeypatch.setattr(load, "_read_documents", lambda f: read.append(f.rel) or reading(f))
+    reading, add = loadstate.read_documents, load._CrossFile.add
+    monkeypatch.setattr(loadstate, "read_documents", lambda f: read.append(f.rel) or reading(f))
     monkeypatch.setattr(load._CrossFile, "add", lambda self, *a: passes.append(1) or add(self, *a))
 
     def patched():
@@ -395,9 +395,9 @@ def test_a_patched_load_reads_only_the_changed_documents_and_equals_a_whole_pass
 
 
 def test_a_patched_load_refuses_an_invalid_document_and_recovers(site, monkeypatch):
-    monkeypatch.setattr(load, "RACY_NS", 0)
+    monkeypatch.setattr(listing, "RACY_NS", 0)
     content_dir = site.root / "content"
-    memo, last, known = {}, load.LoadState(), load.SourceChecks()
+    memo, last, known = {}, loadstate.LoadState(), sources.SourceChecks()
 
     def patched():
         return load_content(content_dir, reuse=load.Kept(memo, cache.snapshot(content_dir), known, None, last))

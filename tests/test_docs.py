@@ -173,7 +173,8 @@ def _module(path: Path):
 
 
 def _constants() -> dict[str, object]:
-    from kindex_site import config, leaderboard, load, models, pages, publish, publish_swap, stats, strictjson
+    from kindex_site import (bundles, config, jsonread, leaderboard, listing, load, models, pages, publish, publish_swap,
+                             stats, strictjson)
     from kindex_site.importers import kernelbench
 
     import test_page_weight as page_weight
@@ -192,13 +193,13 @@ def _constants() -> dict[str, object]:
         "bands": sorted(Fraction(str(low)) for _, low, _ in pages.SPEEDUP_BANDS if low > 0),
         "matrix_columns": pages.MATRIX_COLUMNS,
         "per_page": pages.PROBLEMS_PER_PAGE,
-        "json_bytes": load.MAX_JSON_BYTES,
-        "line_bytes": load.MAX_LINE_BYTES,
+        "json_bytes": jsonread.MAX_JSON_BYTES,
+        "line_bytes": jsonread.MAX_LINE_BYTES,
         "page_bytes": load.MAX_PAGE_BYTES,
-        "document_bytes": load.MAX_DOCUMENT_BYTES,
-        "problems_per_file": load.MAX_PROBLEMS_PER_FILE,
+        "document_bytes": bundles.MAX_DOCUMENT_BYTES,
+        "problems_per_file": jsonread.MAX_PROBLEMS_PER_FILE,
         "keep_documents": load.KEEP_DOCUMENTS_MAX_BYTES,
-        "racy_seconds": Fraction(load.RACY_NS, 10**9),
+        "racy_seconds": Fraction(listing.RACY_NS, 10**9),
         "source_bytes": models.MAX_SOURCE_BYTES,
         "format_warnings": models.MAX_FORMAT_WARNINGS_PER_FILE,
         "depth": strictjson.MAX_DEPTH,

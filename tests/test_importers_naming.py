@@ -1,4 +1,4 @@
-"""The registry of how sources name problems (kindex_site/importers/naming.py) gives what the core
+"""The registry of how sources name problems (kindex_site/naming.py) gives what the core
 names: the same problem (slug, title, level, number) or the same message, for every externalId in the
 bundled content and for the edge cases, and nothing for a source it does not know."""
 
@@ -15,9 +15,10 @@ from types import SimpleNamespace
 import pytest
 
 from kindex_site import leaderboard
-from kindex_site.importers import kernelbench, kernelbench_leaderboard, naming
-from kindex_site.importers.naming import KERNELBENCH, NamedProblem, problem_naming
-from kindex_site.load import Facts
+from kindex_site import naming
+from kindex_site.importers import kernelbench, kernelbench_leaderboard
+from kindex_site.naming import KERNELBENCH, NamedProblem, problem_naming
+from kindex_site.runs import Facts
 from kindex_site.models import BenchmarkRun
 
 REPO = Path(__file__).resolve().parent.parent
@@ -171,9 +172,9 @@ def test_the_registry_imports_the_standard_library_only():
     imported = {n.module if isinstance(n, ast.ImportFrom) else a.name
                 for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     assert imported <= {"__future__", "re", "collections.abc", "typing"}, imported
-    code = ("import sys; import kindex_site.importers.naming; "
+    code = ("import sys; import kindex_site.naming; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "{'argparse', 'subprocess', 'pydantic', 'json', 'decimal'} or m.startswith('kindex_site.') "
-            "and m not in {'kindex_site.importers', 'kindex_site.importers.naming'}))")
+            "and m != 'kindex_site.naming'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

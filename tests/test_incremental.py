@@ -429,7 +429,9 @@ def test_a_run_kept_from_the_last_build_shows_its_whole_document(project, always
 def test_runs_restored_from_the_cache_keep_every_fact(project):
     """What a command-line rebuild ranks and shows of an unchanged file is what validating it gave."""
     from kindex_site import cache
-    from kindex_site.load import Facts, Kept, load_content, restore_files, runs_format
+    from kindex_site.load import Kept, load_content
+    from kindex_site.reading import restore_files, runs_format
+    from kindex_site.runs import Facts
 
     no_ci = bundle({"run.spec.timing.latencyNs.confidence95": DELETE})
     project.write("content/a.json", [seed_problem_run("h1", "Impl A", 1_000_000), no_ci])
@@ -500,7 +502,7 @@ def _as_values(boards) -> list:
     from dataclasses import fields
 
     from kindex_site.leaderboard import Entry, Trend
-    from kindex_site.load import Run
+    from kindex_site.runs import Run
 
     def value(v):
         if isinstance(v, Run):
@@ -883,7 +885,7 @@ def test_a_resident_builder_reads_and_checks_only_the_changed_files(project, mon
     """A rebuild under `serve` or `build --watch` reads and checks only the files changed since the
     last one (not a pass over every file), and still gives exactly what a clean build gives: each
     host as the first file in path order writes it, the warnings of a clean build."""
-    from kindex_site import load
+    from kindex_site import listing, load
     from kindex_site.build import build
     from pathlib import Path
 
@@ -893,7 +895,7 @@ def test_a_resident_builder_reads_and_checks_only_the_changed_files(project, mon
     monkeypatch.chdir(project.root)
     # Each edit here comes a build after the last read, many clock ticks later: no file needs its
     # bytes compared again (which would have the patch re-read it, and hide what it must find itself).
-    monkeypatch.setattr(load, "RACY_NS", 0)
+    monkeypatch.setattr(listing, "RACY_NS", 0)
     _one_file_a_run(project)
     memo = Reuse(Path("site").absolute())
     build(load_config(None, {}), memo)
@@ -960,9 +962,9 @@ def test_a_patched_load_equals_a_whole_pass(project, monkeypatch):
     """What load_content makes by patching its last load (LoadState) is what a whole pass makes:
     runs, protocols and environments in the same order and as the same files write them, digests,
     warnings, pages."""
-    from kindex_site import load
+    from kindex_site import listing
 
-    monkeypatch.setattr(load, "RACY_NS", 0)  # (as above: each edit comes long after the last read)
+    monkeypatch.setattr(listing, "RACY_NS", 0)  # (as above: each edit comes long after the last read)
 
     def seen(content) -> tuple:
         return ([r.name for r in content.runs], [(n, d.model_dump_json()) for n, d in content.protocols.items()],
@@ -977,10 +979,10 @@ def _each_patched_load_equals_a_whole_pass(project, edits: dict, seen, most_read
     """Load the content, then after each edit patch the last load: each patch reads at most
     `most_read` files (the changed ones) and gives what a whole pass gives, as `seen` tells them.
     Returns the last patched load."""
-    from kindex_site import cache, load
+    from kindex_site import cache, load, loadstate, sources
 
     content_dir = project.root / "content"
-    memo, last, known = {}, load.LoadState(), load.SourceChecks()
+    memo, last, known = {}, loadstate.LoadState(), sources.SourceChecks()
 
     def patched():
         return load.load_content(content_dir, reuse=load.Kept(memo, cache.snapshot(content_dir), known, None, last))
@@ -1019,9 +1021,9 @@ SOURCE_EDITS = {
 def test_a_patched_load_attaches_source_files_as_a_whole_pass(project, monkeypatch):
     """Runs that refer to source files (one folder per submission): a patched load gives each run
     the files a whole pass gives it, lists the same source files, and warns of the same unread ones."""
-    from kindex_site import load
+    from kindex_site import listing
 
-    monkeypatch.setattr(load, "RACY_NS", 0)  # (each edit comes long after the last read)
+    monkeypatch.setattr(listing, "RACY_NS", 0)  # (each edit comes long after the last read)
 
     def seen(content) -> tuple:
         return ([(r.name, {k: (f.rel, f.digest) for k, f in r.files.items()}) for r in content.runs],
@@ -1104,7 +1106,8 @@ def test_the_runs_cache_is_stored_only_by_a_build_that_succeeds(project, monkeyp
     """A command-line build stores the runs it validated for the next one: a build that fails leaves
     the last build's; one that cannot write it says so, and the site is built all the same."""
     from kindex_site import cache
-    from kindex_site.load import Kept, load_content, restore_files, runs_format
+    from kindex_site.load import Kept, load_content
+    from kindex_site.reading import restore_files, runs_format
 
     real_write_runs = cache.write_runs
 

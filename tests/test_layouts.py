@@ -1,6 +1,6 @@
 """Content laid out in every way a repository holds it (benchmarks/make_corpus.py's layouts: arrays,
 .jsonl, one file per run, one folder per submission with its kernel) builds the same site whether
-its files are read here or by forked reading processes (load._ReadingProcesses), and says the same
+its files are read here or by forked reading processes (reading._ReadingProcesses), and says the same
 lines about the same problems. Speed is measured in benchmarks/, not here.
 """
 
@@ -19,20 +19,20 @@ from conftest import bundle, seed_problem_run
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from make_corpus import LAYOUTS, write_corpus  # noqa: E402
 
-from kindex_site import cache, load  # noqa: E402
+from kindex_site import bundles, cache, load, reading  # noqa: E402
 
 
 @pytest.fixture
 def in_processes(monkeypatch):
     """Read every load's files in reading processes (two), in chunks of a file or two."""
-    monkeypatch.setattr(load, "PARALLEL_MIN_FILES", 1)
-    monkeypatch.setattr(load, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(load, "CHUNK_BYTES", (1, 1))
-    monkeypatch.setattr(load, "cores", lambda: 3)
+    monkeypatch.setattr(reading, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(reading, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reading, "CHUNK_BYTES", (1, 1))
+    monkeypatch.setattr(reading, "cores", lambda: 3)
 
 
 def read_here(monkeypatch) -> None:
-    monkeypatch.setattr(load, "PARALLEL_MIN_FILES", 10**9)
+    monkeypatch.setattr(reading, "PARALLEL_MIN_FILES", 10**9)
 
 
 def built_both_ways(project, monkeypatch, *argv: str) -> tuple[dict, dict]:
@@ -138,7 +138,7 @@ def test_refusals_are_the_same_lines_read_in_processes(project, monkeypatch, in_
 def test_a_reading_process_that_dies_leaves_its_files_to_the_build(project, monkeypatch, in_processes, how):
     """Killed (by the OOM killer, say) or failing on its third file: the build reads its chunks itself."""
     write_corpus(60, project.root / "content", layout="one-file-per-run")
-    parent, reading, calls = os.getpid(), load._read_file, []
+    parent, reading_file, calls = os.getpid(), reading._read_file, []
 
     def dying(*args, **kwargs):
         if os.getpid() != parent:
@@ -147,9 +147,9 @@ def test_a_reading_process_that_dies_leaves_its_files_to_the_build(project, monk
                 os.kill(os.getpid(), signal.SIGKILL)
             if len(calls) == 3:
                 raise RuntimeError("a bug in a reading process")
-        return reading(*args, **kwargs)
+        return reading_file(*args, **kwargs)
 
-    monkeypatch.setattr(load, "_read_file", dying)
+    monkeypatch.setattr(reading, "_read_file", dying)
     processes, here = built_both_ways(project, monkeypatch)
     assert processes == here
 
@@ -224,12 +224,12 @@ def test_definitions_restored_from_the_cache_are_shared_with_a_file_read_again(t
         write(f"a-{i}.json", f"Impl {i}", 1_000_000 + i)
     write("b-1.json", "Impl 8", 2_000_000, count=1)
     write("b-2.json", "Impl 9", 2_000_000, count=1.0)
-    known, memo = load.Definitions(), {}
+    known, memo = bundles.Definitions(), {}
     content = load.load_content(tmp_path, reuse=load.Kept(memo, definitions=known))
-    records = list(load.file_records(memo, content.digests, known))
+    records = list(reading.file_records(memo, content.digests, known))
 
-    known = load.Definitions()  # the next build's
-    restored = load.restore_files(records, tmp_path, known)
+    known = bundles.Definitions()  # the next build's
+    restored = reading.restore_files(records, tmp_path, known)
     write("a-0.json", "Impl 0", 1_500_000)  # edited: read again
     runs = {run.source.file.rsplit("/", 1)[-1]: run
             for run in load.load_content(tmp_path, reuse=load.Kept(restored, definitions=known)).runs}

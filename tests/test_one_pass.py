@@ -9,7 +9,7 @@ import pytest
 
 from conftest import bundle
 
-from kindex_site import load
+from kindex_site import reading
 
 
 def _broken(i: int) -> dict:
@@ -42,15 +42,15 @@ def _expected(where: str, i: int) -> list[str]:
 
 def test_reading_processes_say_what_reading_here_says(project, monkeypatch):
     _write(project)
-    with monkeypatch.context() as patched:  # (each file in a reading process: load.py's own thresholds lowered)
-        patched.setattr(load, "PARALLEL_MIN_FILES", 1)
-        patched.setattr(load, "PARALLEL_MIN_BYTES", 0)
-        patched.setattr(load, "CHUNK_BYTES", (1, 1))
-        patched.setattr(load, "cores", lambda: 3)
+    with monkeypatch.context() as patched:  # (each file in a reading process: reading.py's own thresholds lowered)
+        patched.setattr(reading, "PARALLEL_MIN_FILES", 1)
+        patched.setattr(reading, "PARALLEL_MIN_BYTES", 0)
+        patched.setattr(reading, "CHUNK_BYTES", (1, 1))
+        patched.setattr(reading, "cores", lambda: 3)
         code, _, in_processes = project.run("check")
     assert code == 1
     with monkeypatch.context() as patched:
-        patched.setattr(load, "PARALLEL_MIN_FILES", 10**9)
+        patched.setattr(reading, "PARALLEL_MIN_FILES", 10**9)
         code, _, here = project.run("check")
     assert code == 1 and in_processes == here
     lines = here.splitlines()

@@ -313,13 +313,13 @@ def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, 
     """Beyond KEEP_DOCUMENTS_MAX_BYTES of content, runs keep their facts only (a million documents
     would not fit in memory) and each run page reads its document from its file: the same site,
     with each file opened for it once however the run names interleave."""
-    from kindex_site import load
+    from kindex_site import load, runs
 
     interleaved_runs(project, suffix)
     held = project.built("--clean").snapshot()
     opened = []
 
-    class Counting(load._Reread):
+    class Counting(runs._Reread):
         __slots__ = ()
 
         def __init__(self, path):
@@ -327,7 +327,7 @@ def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, 
             super().__init__(path)
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_Reread", Counting)
+    monkeypatch.setattr(runs, "_Reread", Counting)
     assert project.built("--clean").snapshot() == held
     assert sorted(opened) == [f"gpu-a{suffix}", f"gpu-b{suffix}", f"gpu-c{suffix}"]
     assert f"only in gpu-b{suffix}" in project.page("runs/run-2-gpu-b")
@@ -336,7 +336,7 @@ def test_a_big_sites_run_pages_read_their_documents_again_file_by_file(project, 
 def test_run_pages_read_again_from_an_array_beyond_ascii_are_the_same(project, monkeypatch):
     """An array's element is read again from its place in the file's bytes: characters of several
     bytes before it (in every element here) move that place, and its page is the same all the same."""
-    from kindex_site import load
+    from kindex_site import load, runs as runs_module
 
     runs = []
     for n in range(3):
@@ -347,7 +347,7 @@ def test_run_pages_read_again_from_an_array_beyond_ascii_are_the_same(project, m
     project.write("content/a.json", json.dumps(runs, ensure_ascii=False, indent=1))
     held = project.built("--clean").snapshot()
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
+    monkeypatch.setattr(runs_module, "_reread_files", runs_module._RereadFiles())
     assert project.built("--clean").snapshot() == held
     assert "naïve 日本 2 ✓" in project.page("runs/run-2")
 
@@ -355,10 +355,10 @@ def test_run_pages_read_again_from_an_array_beyond_ascii_are_the_same(project, m
 def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
     """A run page made for a run whose document was not kept leaves it unkept: a build making every
     run page must not end up holding every document."""
-    from kindex_site import load
+    from kindex_site import load, runs
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
+    monkeypatch.setattr(runs, "_reread_files", runs._RereadFiles())
     (tmp_path / "a.json").write_text(json.dumps([seed_problem_run("h1", "Impl A", 1_000_000)]))
     run, = load.load_content(tmp_path, keep_documents=True).runs
     assert run.document_file == tmp_path / "a.json"
@@ -370,11 +370,11 @@ def test_a_document_read_again_is_not_held_by_its_run(tmp_path, monkeypatch):
 @pytest.mark.parametrize("now", ["[1, 2]", "[]", "{}", "1\n2\n", ""])
 def test_a_document_whose_file_changed_since_it_was_read_is_an_error(tmp_path, monkeypatch, suffix, now):
     """Read again for its page after its file changed (an edit during a build): a clear error, not a traceback."""
-    from kindex_site import load
+    from kindex_site import load, runs
     from kindex_site.errors import KindexError
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
+    monkeypatch.setattr(runs, "_reread_files", runs._RereadFiles())
     path = tmp_path / f"a{suffix}"
     bundle = seed_problem_run("h1", "Impl A", 1_000_000)
     path.write_text(json.dumps([bundle]) if suffix == ".json" else json.dumps(bundle) + "\n")
@@ -390,12 +390,12 @@ def test_a_file_rewritten_unseen_by_its_stat_is_read_again(tmp_path, monkeypatch
     """A file rewritten within the clock's tick, same size: its stat says nothing changed, but the
     document asked for is the new one (a long-running builder read it anew, and may still hold the
     file as it was): it is read again."""
-    from kindex_site import load
+    from kindex_site import load, runs
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
-    monkeypatch.setattr(load, "_reread_files", load._RereadFiles())
-    load.keep_reread_files(resident)
-    monkeypatch.setattr(load, "_stat_key", lambda path: (1, 2, 3))  # (the same stat whatever happens)
+    monkeypatch.setattr(runs, "_reread_files", runs._RereadFiles())
+    runs.keep_reread_files(resident)
+    monkeypatch.setattr(runs, "_stat_key", lambda path: (1, 2, 3))  # (the same stat whatever happens)
     path = tmp_path / f"a{suffix}"
 
     def write(mean):

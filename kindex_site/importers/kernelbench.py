@@ -35,7 +35,7 @@ from .common import (NAME, OUTSIDE_UTC, Imported, add_source_parser, bundle, dig
                      in_utc_range, json_kind, json_number, kept_problem, ms_problem, ms_to_ns, parse_observed_at,
                      plain, protocol_document, read_json, report, run_name, shown_number, slug, some, unique,
                      utc_timestamp, valid, whole_ns, write_changed)
-from .naming import problem_title
+from ..naming import problem_title
 
 EXAMPLE = (
     "example:\n"

@@ -32,7 +32,7 @@ from .common import (NAME, Imported, add_source_parser, bundle, digest, dump, en
                      report, run_name, shown_number, slug, some, tagged, unique, utc_timestamp, valid, whole_ns,
                      write_changed)
 from .kernelbench import History, source_digest, title_part
-from .naming import problem_title
+from ..naming import problem_title
 
 EXAMPLE = (
     "example:\n"
