@@ -6,7 +6,7 @@ it with one of the lexers kindex_site.highlight allows (Python, CUDA, C, C++; pl
 other file), each of which must take time linear in the text. `ADVERSARIAL` holds, per lexer, texts
 made to defeat that: long runs of spaces and blank lines, unclosed strings, comments and raw
 strings, deep and unclosed brackets, lines of operators, backslashes, directives, triple quotes,
-f-strings, numbers, and the shapes that made Pygments' own rules quadratic (`highlight._patches`).
+f-strings, numbers, and the shapes that make Pygments' own lexers quadratic (highlight.py's are linear).
 tests/test_highlight_bounds.py runs every case at 8 and 32 KiB; this prints them at larger sizes.
 
 For each case it prints the CPU seconds to lex and format the text (as the site does, with the
@@ -162,6 +162,13 @@ def ordinary(name: str, size: int) -> str | None:
     return (text * (size // len(text) + 1))[:size]
 
 
+def pygments_own(name: str):
+    """Pygments' own lexer of that name, which highlight.py's follows."""
+    from pygments.lexers import CLexer, CppLexer, CudaLexer, PythonLexer
+
+    return {"python": PythonLexer, "c": CLexer, "cpp": CppLexer, "cuda": CudaLexer}[name]()
+
+
 def seconds(lexer, text: str, repeat: int = 1) -> float:
     """CPU seconds to lex and format `text` as the site does (the least of `repeat` tries)."""
     from pygments import highlight
@@ -206,7 +213,7 @@ def main() -> int:
             flag = "  <-- not linear?" if ratio > 6 and big > 0.25 else ""
             print(f"  {case:45s} {small:7.3f} {big:7.3f}  x{ratio:4.1f}{flag}", flush=True)
         if args.pygments and name != "text":
-            own = type(lexer).__mro__[1]()
+            own = pygments_own(name)
             print(f"  Pygments' own {type(own).__name__}, at 4 and 16 KiB:")
             for case, make in ADVERSARIAL[name].items():
                 small, big = seconds(own, make(4 * KIB)), seconds(own, make(16 * KIB))

@@ -2,8 +2,8 @@
 
 Pygments escapes the text it is given (&, <, >, quotes), so a source file is shown as text whatever
 it holds; it is never executed and never put inside a <script>. A control or bidirectional character
-in it (safetext.HIDDEN) is shown as its code point: the download keeps the file's own bytes. Imported only when a page shows a
-source: a site without any never loads Pygments.
+in it (safetext.HIDDEN) is shown as its code point: the download keeps the file's own bytes.
+Pygments is imported only when a page shows a source: a site without any never loads it.
 
 One kernel is usually shown on many pages (the same file timed on several hosts, each run in a
 folder of its own with a copy): a text is highlighted once per lexer, then taken from this
@@ -15,10 +15,10 @@ A contributor chooses a file's name and its language, and some of Pygments' lexe
 in a text's size (its systemd lexer spends minutes on 4 KB of spaces). So work per file is bounded
 twice (docs/security.md, "Highlighting"):
 
-- an allowlist (`lexer_name`): Python (Triton too), CUDA (and HIP), C and C++, each with the few rules
-  that backtrack over a text replaced by rules that match the same code in linear time
-  (`_PATCHES`; tests/test_highlight_bounds.py, benchmarks/highlight_bounds.py); any other file is
-  plain text, escaped, with line numbers;
+- an allowlist (`lexer_name`): Python (Triton too), CUDA (and HIP), C and C++, each shown by a lexer
+  of our own on Pygments' public `RegexLexer` whose rules take time linear in the text (`_lexer_classes`;
+  tests/test_highlight_bounds.py, benchmarks/highlight_bounds.py); any other file is plain text,
+  escaped, with line numbers;
 - a budget of CPU time per text (`BUDGET_SECONDS`): past it, the text is shown as plain text, kept so
   under a key of its own (`OVER`) and named by a warning on every build that shows it (`warnings`).
 """
@@ -34,6 +34,7 @@ import time
 from collections.abc import Iterable
 from contextlib import contextmanager
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
@@ -64,8 +65,7 @@ def highlighted(text_of, digest: str, filename: str, language: str | None = None
 
 
 def _made(text_of, digest: str, filename: str, language: str | None) -> tuple[tuple[str, str], Highlighted]:
-    """`highlighted`'s answer, with the key it is kept under (ending in OVER when it is plain text
-    for want of time)."""
+    """`highlighted`'s answer, and the key it is kept under (ending in OVER: plain text for want of time)."""
     lexer = _lexer_of(filename, language)
     key = (digest, _lexer_id(type(lexer)))
     over = (digest, key[1] + OVER)
@@ -95,12 +95,10 @@ def _made(text_of, digest: str, filename: str, language: str | None) -> tuple[tu
 
 
 def ahead(sources, workers: int, progress) -> int:
-    """Highlight, in `workers` forked processes, each of `sources` ((text_of, digest, filename,
-    language), as `highlighted` takes them) that is neither in this process's memory nor in the store;
-    return how many were highlighted. Pages that show them are then made in processes forked after
-    this one, which find them in memory (or in the store, beyond MEMORY_MAX_CHARS). Without this,
-    each page-making process highlights the kernels of its own pages, and a kernel shown on pages
-    that two of them make is highlighted twice."""
+    """Highlight, in `workers` forked processes, each of `sources` ((text_of, digest, filename, language),
+    as `highlighted` takes them) that is neither in this process's memory nor in the store; return how
+    many were. The processes forked later to make pages find them in memory (or in the store, beyond
+    MEMORY_MAX_CHARS): otherwise a kernel shown on pages that two of them make is highlighted twice."""
     jobs, seen = [], set()
     for text_of, digest, filename, language in sources:
         lexer = _lexer_of(filename, language)  # (made here, once, for the processes forked below)
@@ -135,11 +133,10 @@ AHEAD_CHUNK = 4  # texts per task: small, so that the processes end together
 
 
 def warnings(shown: Iterable[tuple[str, str, str, str | None]], folder: Path | None) -> list[str]:
-    """A warning for each of `shown` ((the file as the user names it, its digest, its path, the
-    language its run gives)) that pages show as plain text because highlighting it outlasted its
-    budget. Such texts are found in this process's memory and in the store's `folder` (pages made by
-    forked processes leave theirs only there): every build that shows one says so, not only the
-    build that first tried."""
+    """A warning for each of `shown` ((the file as the user names it, its digest, its path, the language
+    its run gives)) that pages show as plain text because highlighting it outlasted its budget. Such
+    texts are found in this process's memory and in the store's `folder` (pages made by forked processes
+    leave theirs only there): every build that shows one says so, not only the build that first tried."""
     over = {key for key in _memory.entries if key[1].endswith(OVER)}
     try:
         over.update(tuple(name[:-len(".html")].split(".", 1)) for name in os.listdir(folder)
@@ -209,19 +206,12 @@ def shown_as(filename: str, language: str | None, sizes: tuple[int, int, int], b
 
 # A run's `language` → the lexer its file is shown with; any other language is plain text. Pygments'
 # names for these lexers, and "triton" and "hip": Triton kernels are Python, HIP kernels CUDA's C++.
-LANGUAGES = {
-    "python": "python", "py": "python", "python3": "python", "py3": "python", "pyi": "python", "triton": "python",
-    "cuda": "cuda", "cu": "cuda", "hip": "cuda",
-    "c": "c",
-    "cpp": "cpp", "c++": "cpp",
-    "text": "text",
-}
+LANGUAGES = {**dict.fromkeys(("python", "py", "python3", "py3", "pyi", "triton"), "python"),
+             **dict.fromkeys(("cuda", "cu", "hip"), "cuda"), "c": "c", "cpp": "cpp", "c++": "cpp", "text": "text"}
 # A file's name → its lexer, when its run gives no language: Pygments' patterns for these lexers.
 SUFFIXES = {
-    ".py": "python", ".pyw": "python", ".pyi": "python",
-    ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda",
-    ".c": "c", ".h": "c",
-    **dict.fromkeys((".cpp", ".hpp", ".c++", ".h++", ".cc", ".hh", ".cxx", ".hxx", ".C", ".H", ".cp", ".CPP",
+    ".py": "python", ".pyw": "python", ".pyi": "python", ".cu": "cuda", ".cuh": "cuda", ".hip": "cuda", ".c": "c",
+    ".h": "c", **dict.fromkeys((".cpp", ".hpp", ".c++", ".h++", ".cc", ".hh", ".cxx", ".hxx", ".C", ".H", ".cp", ".CPP",
                      ".tpp", ".cppm", ".ixx", ".mxx", ".ipp"), "cpp"),
 }
 
@@ -236,8 +226,7 @@ def lexer_name(filename: str, language: str | None) -> str:
 
 
 def prepare(files) -> None:
-    """Make the lexers for these (file name, language) pairs before they are needed (each compiles
-    its rules the first time)."""
+    """Make the lexers for these (file name, language) pairs now (each compiles its rules when first made)."""
     for filename, language in files:
         _lexer_of(filename, language)
 
@@ -251,7 +240,7 @@ def _lexer(name: str):
     """One lexer per name (a lexer keeps no state between texts)."""
     from pygments.lexers.special import TextLexer
 
-    return TextLexer() if name == "text" else _linear_class(name)()
+    return TextLexer() if name == "text" else _lexer_classes()[name]()
 
 
 @lru_cache(maxsize=64)
@@ -259,90 +248,380 @@ def _lexer_id(lexer_class: type) -> str:
     return hashlib.sha256(f"{lexer_class.__module__}.{lexer_class.__qualname__}".encode()).hexdigest()[:16]
 
 
-def _patches(name: str) -> dict[str, str]:
-    r"""The rules of Pygments' lexer `name` that can take more than linear time (a match that scans
-    far and fails, tried again at each line or statement; one that backtracks over a run of spaces),
-    each as Pygments 2.21 writes it, with the rule that replaces it: one matching the same code in
-    time linear in the text. Possessive and atomic groups where backtracking could not make a match;
-    runs that stop at the end of their line or at a brace; an unclosed comment or raw string runs to
-    the end of the text, as a compiler reads it; a \N{name} escape holds 100 characters at most.
-    Whitespace may fall in the next token rather than this one: it shows alike."""
-    if name == "python":
-        return {
-            r'^(\s*)([rRuUbB]{,2})("""[\s\S]*?""")': r'^([^\S\n]*)([rRuUbB]{,2})("""[\s\S]*?""")',
-            r"^(\s*)([rRuUbB]{,2})('''[\s\S]*?''')": r"^([^\S\n]*)([rRuUbB]{,2})('''[\s\S]*?''')",
-            r'(\s+)([^\n_]*)(_\b)': r'(\s++)([^\n_]*+)(_\b)',
-            r'\\(N\{.*?\}|u[a-fA-F0-9]{4}|U[a-fA-F0-9]{8})': r'\\(N\{[^}\n]{0,100}\}|u[a-fA-F0-9]{4}|U[a-fA-F0-9]{8})',
-            r'%(\(\w+\))?[-#0 +]*([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]':
-                r'%(\(\w+\))?[-#0 +]*+([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]',
-            r'\{((\w+)((\.\w+)|(\[[^\]]+\]))*)?(\![sra])?(\:(.?[<>=\^])?[-+ ]?#?0?(\d+)?,?(\.\d+)?[E-GXb-gnosx%]?)?\}':
-                r'\{((\w+)((\.\w+)|(\[[^\]{\n]+\]))*)?(\![sra])?(\:(.?[<>=\^])?[-+ ]?#?0?(\d+)?,?(\.\d+)?'
-                r'[E-GXb-gnosx%]?)?\}',
-        }
-    from pygments.lexers.c_cpp import CFamilyLexer
+# --- The lexers: our own rules on Pygments' public RegexLexer, each linear in the text ---------------
+# They give the tokens of Pygments 2.21's Python, C, C++ and CUDA lexers on real code. Its rules that took
+# more than linear time (a match that scans far and fails, tried again at each line; one that backtracks)
+# match the same code here in linear time: possessive and atomic groups, runs that stop at the end of a
+# line or at a brace, an unclosed comment or raw string running to the end as a compiler reads it.
 
-    ws, ident, comments = CFamilyLexer._ws1, CFamilyLexer._namespaced_ident, CFamilyLexer._possible_comments
-    once_ws = r'\s*(?:/[*](?>.*?[*]/)\s*)?'  # (_ws1, its comment ending at the first */, as in C)
-    line_ws = r'[^\S\n]*(?:/[*](?>.*?[*]/)[^\S\n]*)?'  # (the same, within its line)
+# A Python name: letters, digits (not first), _, and any character beyond ASCII but a space (a combining
+# mark continues a name; any other such character is an error Python refuses).
+_NAME_CHAR = r"[^\s\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
+_IDENT = rf"(?!\d){_NAME_CHAR}+"
+_PY_KEYWORDS = ("assert async await break continue del elif else except finally for global if lambda pass raise "
+                "nonlocal return try while yield as with").split()
+_PY_BUILTINS = (
+    "__import__ abs aiter all any bin bool bytearray breakpoint bytes callable chr classmethod compile complex delattr "
+    "dict dir divmod enumerate eval filter float format frozendict frozenset getattr globals hasattr hash hex id input "
+    "int isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow print property "
+    "range repr reversed round sentinel set setattr slice sorted staticmethod str sum super tuple type vars zip"
+).split()
+_PY_EXCEPTIONS = (
+    "ArithmeticError AssertionError AttributeError BaseException BufferError BytesWarning DeprecationWarning EOFError "
+    "EnvironmentError Exception FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning "
+    "IndentationError IndexError KeyError KeyboardInterrupt LookupError MemoryError NameError NotImplementedError "
+    "OSError OverflowError PendingDeprecationWarning ReferenceError ResourceWarning RuntimeError RuntimeWarning "
+    "StopIteration SyntaxError SyntaxWarning SystemError SystemExit TabError TypeError UnboundLocalError "
+    "UnicodeDecodeError UnicodeEncodeError UnicodeError UnicodeTranslateError UnicodeWarning UserWarning ValueError "
+    "VMSError Warning WindowsError ZeroDivisionError BlockingIOError ChildProcessError ConnectionError BrokenPipeError "
+    "ConnectionAbortedError ConnectionRefusedError ConnectionResetError FileExistsError FileNotFoundError "
+    "InterruptedError IsADirectoryError NotADirectoryError PermissionError ProcessLookupError TimeoutError "
+    "StopAsyncIteration ModuleNotFoundError RecursionError EncodingWarning").split()
+_PY_MAGIC_FUNCTIONS = [f"__{name}__" for name in (
+    "abs add aenter aexit aiter and anext await bool bytes call complex contains del delattr delete delitem dir divmod "
+    "enter eq exit float floordiv format ge get getattr getattribute getitem gt hash iadd iand ifloordiv ilshift "
+    "imatmul imod imul index init instancecheck int invert ior ipow irshift isub iter itruediv ixor le len length_hint "
+    "lshift lt matmul missing mod mul ne neg new next or pos pow prepare radd rand rdivmod repr reversed rfloordiv "
+    "rlshift rmatmul rmod rmul ror round rpow rrshift rshift rsub rtruediv rxor set setattr setitem str sub "
+    "subclasscheck truediv xor").split()]
+_PY_MAGIC_VARIABLES = [f"__{name}__" for name in (
+    "annotations bases class closure code defaults dict doc file func globals kwdefaults module mro name objclass "
+    "qualname self slots weakref").split()]
+_PY_OWN_RULES = ("def", "class", "from", "import", "lazy", "match", "case", "yield")  # left to the full list
 
-    def function(signature: str, tail: str, linear: bool) -> str:
-        name, gap, between = (ident[:-1] + "++", r"(?:[&*\s])++", f"(?>{comments})") if linear \
-            else (ident, r"(?:[&*\s])+", comments)
-        return f"({name}{gap})({between})({name})({between}){signature}({between}){tail}"
 
-    patches = {
-        '^(' + ws + r')(#if\s+0)': '^(' + line_ws + r')(#if\s+0)',
-        '^(' + ws + ')(#)': '^(' + line_ws + ')(#)',
-        function(r'(\([^;"\')]*?\))', r'([^;{/"\']*)(\{)', False):
-            function(r'(\([^;"\'){}]*+\))', r'([^;{/"\']*+)(\{)', True),
-        function(r'(\([^;"\')]*?\))', r'([^;/"\']*)(;)', False):
-            function(r'(\([^;"\'){}]*+\))', r'([^;/"\']*+)(;)', True),
-        r'^\s*#if.*?(?<!\\)\n': r'^[^\S\n]*#if.*?(?<!\\)\n',
-        r'^\s*#el(?:se|if).*\n': r'^[^\S\n]*#el(?:se|if).*\n',
-        r'^\s*#endif.*?(?<!\\)\n': r'^[^\S\n]*#endif.*?(?<!\\)\n',
-        '(' + ws + r')(include)(' + ws + r')("[^"]+"|<[^>]+>)([^\S\n]*)([^/\n]*/[*][\s\S]*?[*]/)':
-            '(' + once_ws + r')(include)(' + once_ws + r')("[^"\n]+"|<[^>\n]+>)([^\S\n]*)([^/\n]*/[*][\s\S]*?(?:[*]/|\Z))',
-        '(' + ws + r')(include)(' + ws + r')("[^"]+"|<[^>]+>)([^\S\n]*)([^\n]*)':
-            '(' + once_ws + r')(include)(' + once_ws + r')("[^"\n]+"|<[^>\n]+>)([^\S\n]*)([^\n]*)',
-        r'/[*][\s\S]*?[*]/': r'/[*][\s\S]*?(?:[*]/|\Z)',
+def _python_names():
+    """The quick rule's action: a word's token as the full list gives it (after a dot, a builtin's is a name)."""
+    from pygments.token import Keyword, Name, Operator
+
+    after_dot = {**dict.fromkeys(_PY_MAGIC_VARIABLES, Name.Variable.Magic),
+                 **dict.fromkeys(_PY_MAGIC_FUNCTIONS, Name.Function.Magic),
+                 **dict.fromkeys("in is and or not".split(), Operator.Word),
+                 **dict.fromkeys(_PY_KEYWORDS, Keyword), **dict.fromkeys(("True", "False", "None"), Keyword.Constant)}
+    kinds = {**dict.fromkeys(_PY_BUILTINS, Name.Builtin), **dict.fromkeys(_PY_EXCEPTIONS, Name.Exception),
+             **dict.fromkeys("self Ellipsis NotImplemented cls".split(), Name.Builtin.Pseudo), **after_dot}
+
+    def name(lexer, match):
+        start, word = match.start(), match.group()
+        yield start, (after_dot if start and match.string[start - 1] == "." else kinds).get(word, Name), word
+
+    return name
+
+
+def _python_tokens() -> dict:
+    """Pygments 2.21's PythonLexer rules, linear; first, quick rules for the most common tokens (a word,
+    spaces within a line, an operator, a bracket) that give what the full list would."""
+    import keyword
+
+    from pygments.lexer import bygroups, default, include, this, using, words
+    from pygments.token import Comment, Keyword, Name, Operator, Punctuation, String, Text, Whitespace
+
+    gap, soft = r"((?:\s|\\\s)+)", "|".join(k for k in keyword.kwlist if k[0].islower())
+    word_then = bygroups(Keyword.Namespace, Whitespace)
+    doc = bygroups(Whitespace, String.Affix, String.Doc)
+    return {**_python_strings(), "expr": _python_expr(), **{
+        "root": [
+            (rf"(?!(?:{'|'.join(_PY_OWN_RULES)})\b){_IDENT}+(?![\'\"])", _python_names()),  # (++: no backtracking)
+            (r"(?<=[^\n])[^\S\n]+", Text), (r"!=|==|<<|>>|:=|[-~+/*%=<>&^|]", Operator), (r"[]{}:(),;[]", Punctuation),
+            (r"\n", Whitespace),
+            (r'^([^\S\n]*)([rRuUbB]{,2})("""[\s\S]*?""")', doc), (r"^([^\S\n]*)([rRuUbB]{,2})('''[\s\S]*?''')", doc),
+            (r"\A#!.+$", Comment.Hashbang), (r"#.*$", Comment.Single), (r"\\\n", Text), (r"\\", Text),
+            (words(_PY_KEYWORDS + ["yield from"], suffix=r"\b"), Keyword),
+            (words(("True", "False", "None"), suffix=r"\b"), Keyword.Constant),
+            (rf"(^[ \t]*)(match|case)\b(?![ \t]*(?:[:,;=^&|@~)\]}}]|(?:{soft})\b))", bygroups(Text, Keyword),
+             "soft-keywords-inner"),
+            (rf"(def){gap}", bygroups(Keyword, Whitespace), "funcname"),
+            (rf"(class){gap}", bygroups(Keyword, Whitespace), "classname"),
+            (rf"^(lazy){gap}(from){gap}", bygroups(*[Keyword.Namespace, Whitespace] * 2), "fromimport"),
+            (rf"^(lazy){gap}(import){gap}", bygroups(*[Keyword.Namespace, Whitespace] * 2), "import"),
+            (rf"(from){gap}", word_then, "fromimport"), (rf"(import){gap}", word_then, "import"), include("expr"),
+        ],
+        "expr-inside-fstring": [
+            (r"[{([]", Punctuation, "expr-inside-fstring-inner"), (r"(=\s*)?(\![sraf])?\}", String.Interpol, "#pop"),
+            (r"(=\s*)?(\![sraf])?:", String.Interpol, "#pop"), (r"\s+", Whitespace), include("expr"),
+        ],
+        "expr-inside-fstring-inner": [(r"[{([]", Punctuation, "expr-inside-fstring-inner"),
+                                      (r"[])}]", Punctuation, "#pop"), (r"\s+", Whitespace), include("expr")],
+        "soft-keywords-inner": [(r"(\s++)([^\n_]*+)(_\b)", bygroups(Whitespace, using(this), Keyword)),
+                                default("#pop")],
+        "funcname": [(words(_PY_MAGIC_FUNCTIONS, suffix=r"\b"), Name.Function.Magic),
+                     (_IDENT, Name.Function, "#pop"), default("#pop")],
+        "classname": [(_IDENT, Name.Class, "#pop")],
+        "import": [(r"(\s+)(as)(\s+)", bygroups(Whitespace, Keyword, Whitespace)), (r"\.", Name.Namespace),
+                   (_IDENT, Name.Namespace), (r"(\s*)(,)(\s*)", bygroups(Whitespace, Operator, Whitespace)),
+                   default("#pop")],
+        "fromimport": [(r"(\s+)(import)\b", bygroups(Whitespace, Keyword.Namespace), "#pop"), (r"\.", Name.Namespace),
+                       (r"None\b", Keyword.Constant, "#pop"), (_IDENT, Name.Namespace), default("#pop")],
+    }}
+
+
+def _python_expr() -> list:
+    """An expression's rules after the quick ones: strings (their prefix and quotes, and the state that
+    reads the rest), numbers, operators, keywords, builtins, names."""
+    from pygments.lexer import bygroups, combined, words
+    from pygments.token import Keyword, Name, Number, Operator, Punctuation, String, Text
+
+    openings = []
+    for quotes, token, kind in (('"""', String.Double, "tdq"), ("'''", String.Single, "tsq"),
+                                ('"', String.Double, "dq"), ("'", String.Single, "sq")):
+        affix = bygroups(String.Affix, token)
+        openings += [(f"(?i)(r[ft]|[ft]r)({quotes})", affix, combined("rfstringescape", kind + "f")),
+                     (f"([fFtT])({quotes})", affix, combined("fstringescape", kind + "f")),
+                     (f"(?i)(rb|br|r)({quotes})", affix, kind + "s"),
+                     (f"([uU]?)({quotes})", affix, combined("stringescape", kind + "s")),
+                     (f"([bB])({quotes})", affix, combined("bytesescape", kind + "s"))]
+    return [
+        *(openings[quotes * 5 + kind] for kind in range(5) for quotes in range(4)),  # (Pygments' order)
+        (r"[^\S\n]+", Text),
+        (r"(\d(?:_?\d)*\.(?:\d(?:_?\d)*)?|(?:\d(?:_?\d)*)?\.\d(?:_?\d)*)([eE][+-]?\d(?:_?\d)*)?", Number.Float),
+        (r"\d(?:_?\d)*[eE][+-]?\d(?:_?\d)*j?", Number.Float),
+        (r"0[oO](?:_?[0-7])+", Number.Oct), (r"0[bB](?:_?[01])+", Number.Bin),
+        (r"0[xX](?:_?[a-fA-F0-9])+", Number.Hex), (r"\d(?:_?\d)*", Number.Integer),
+        (r"!=|==|<<|>>|:=|[-~+/*%=<>&^|.]", Operator), (r"[]{}:(),;[]", Punctuation),
+        (r"(in|is|and|or|not)\b", Operator.Word),
+        (words("async for|await|else|for|if|lambda|yield|yield from".split("|"), suffix=r"\b"), Keyword),
+        (words(("True", "False", "None"), suffix=r"\b"), Keyword.Constant),
+        (words(_PY_BUILTINS, prefix=r"(?<!\.)", suffix=r"\b"), Name.Builtin),
+        (r"(?<!\.)(self|Ellipsis|NotImplemented|cls)\b", Name.Builtin.Pseudo),
+        (words(_PY_EXCEPTIONS, prefix=r"(?<!\.)", suffix=r"\b"), Name.Exception),
+        (words(_PY_MAGIC_FUNCTIONS, suffix=r"\b"), Name.Function.Magic),
+        (words(_PY_MAGIC_VARIABLES, suffix=r"\b"), Name.Variable.Magic),
+        ("@" + _IDENT, Name.Decorator), ("@", Operator), (_IDENT, Name),
+    ]
+
+
+def _python_strings() -> dict:
+    """The states inside a string: its escapes, %- and {}-formatting, and an f-string's fields."""
+    from pygments.lexer import include
+    from pygments.token import String
+
+    def inner(token) -> list:
+        return [(r"%(\(\w+\))?[-#0 +]*+([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]", String.Interpol),
+                (r"\{((\w+)((\.\w+)|(\[[^\]{\n]+\]))*)?(\![sra])?(\:(.?[<>=\^])?[-+ ]?#?0?(\d+)?,?(\.\d+)?"
+                 r"[E-GXb-gnosx%]?)?\}", String.Interpol),
+                (r"[^\\\'\"%{\n]+", token), (r"[\'\"\\]", token), (r"%|(\{{1,2})", token)]
+
+    def fields(token) -> list:
+        return [(r"\}", String.Interpol), (r"\{", String.Interpol, "expr-inside-fstring"),
+                (r"[^\\\'\"{}\n]+", token), (r"[\'\"\\]", token)]
+
+    states = {
+        "rfstringescape": [(r"\{\{", String.Escape), (r"\}\}", String.Escape)],
+        "fstringescape": [include("rfstringescape"), include("stringescape")],
+        "bytesescape": [(r"\\([\\abfnrtv\"\']|\n|x[a-fA-F0-9]{2}|[0-7]{1,3})", String.Escape)],
+        "stringescape": [(r"\\(N\{[^}\n]{0,100}\}|u[a-fA-F0-9]{4}|U[a-fA-F0-9]{8})", String.Escape),
+                         include("bytesescape")],
     }
-    if name != "c":
-        patches[r'((?:[LuU]|u8)?R)(")([^\\()\s]{,16})(\()([\s\S]*?)(\)\3)(")'] = \
-            r'((?:[LuU]|u8)?R)(")([^\\()\s]{,16})(\()([\s\S]*?)(?:(\)\3)(")|\Z)'
-    return patches
+    for quote, token, name in (('"', String.Double, "d"), ("'", String.Single, "s")):
+        escape = rf"\\\\|\\{quote}|\\\n"  # (here for raw strings too)
+        states[f"{name}qf"] = [(quote, token, "#pop"), (escape, String.Escape), *fields(token)]
+        states[f"{name}qs"] = [(quote, token, "#pop"), (escape, String.Escape), *inner(token)]
+        states[f"t{name}qf"] = [(quote * 3, token, "#pop"), *fields(token), (r"\n", token)]
+        states[f"t{name}qs"] = [(quote * 3, token, "#pop"), *inner(token), (r"\n", token)]
+    return states
 
 
-@lru_cache(maxsize=8)
-def _linear_class(name: str) -> type:
-    """Pygments' lexer `name` with `_patches(name)` in place of its rules. Once one is made, its
-    class's `missing` lists the rules to replace that this version of Pygments does not have (the
-    tests require none)."""
-    from pygments.lexer import RegexLexerMeta
-    from pygments.lexers.c_cpp import CLexer, CppLexer
-    from pygments.lexers.c_like import CudaLexer
-    from pygments.lexers.python import PythonLexer
+_C_IDENT = r"(?!\d)(?:[\w$]|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8})+"
+_C_SCOPED = r"(?!\d)(?:[\w$]|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|::)++"  # possessive: a name never gives back
+_C_COMMENT = r"//(?:.|(?<=\\)\n)*\n|/(?:\\\n)?[*](?:[^*]|[*](?!(?:\\\n)?/))*[*](?:\\\n)?/"  # // or /* */
+_C_COMMENTS = rf"(?>\s*(?:(?:{_C_COMMENT})\s*)*)"  # atomic: comments once read are not read again
+_C_ONE_COMMENT = r"\s*(?:/[*](?>.*?[*]/)\s*)?"  # spaces and at most one /* */, ending at the first */ as in C
+_C_LINE_SPACE = r"[^\S\n]*(?:/[*](?>.*?[*]/)[^\S\n]*)?"  # the same, within one line
+_C_HEX, _C_DEC = r"[0-9a-fA-F](\'?[0-9a-fA-F])*", r"\d(\'?\d)*"
+_C_INT_SUFFIX = r"(([uU]?[zZ])|([zZ][uU])|([uU][lL]{0,2})|([lL]{1,2}[uU]?))?"
+_C_INTS = [f"{u}int{kind}{bits}_t" for kind in ("", "_least", "_fast") for u in ("", "u") for bits in (8, 16, 32, 64)]
+_C_INTS += ["intptr_t", "uintptr_t", "intmax_t", "uintmax_t"]  # (C11 has an atomic type of each but the first 8)
+_C_TYPES = (  # shown as types: the standard library's, C99's, C11's atomic ones and Linux's
+    "size_t ssize_t off_t wchar_t ptrdiff_t sig_atomic_t fpos_t clock_t time_t va_list jmp_buf FILE DIR div_t ldiv_t "
+    "mbstate_t wctrans_t wint_t wctype_t byte clockid_t cpu_set_t cpumask_t dev_t gid_t id_t ino_t key_t mode_t nfds_t "
+    "pid_t rlim_t sig_t sighandler_t siginfo_t sigset_t sigval_t socklen_t timer_t uid_t").split() + _C_INTS + [
+    f"atomic_{name}" for name in "bool char schar uchar short ushort int uint long ulong llong ullong char16_t "
+    "char32_t wchar_t size_t ptrdiff_t".split() + _C_INTS[8:]]
+_CUDA_TYPES = "__device__ __constant__ __shared__ __restrict__ longlong1 ulonglong1 longlong2 ulonglong2".split() + [
+    f"{u}{kind}{n}" for kind in ("char", "short", "int", "long") for u in ("", "u") for n in (1, 2, 3, 4)] + [
+    "float1", "float2", "float3", "float4", "double1", "double2", "dim3"]
 
-    base = {"python": PythonLexer, "c": CLexer, "cpp": CppLexer, "cuda": CudaLexer}[name]
-    patches = _patches(name)
 
-    def get_tokendefs(cls) -> dict:
-        found = set()
+def _c_family_tokens() -> dict:
+    """Pygments 2.21's CFamilyLexer rules (C, C++ and CUDA share them), linear."""
+    from pygments.lexer import bygroups, default, include, this, using
+    from pygments.token import Comment, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
-        def patched(rule):
-            if isinstance(rule, tuple) and type(rule[0]) is str and rule[0] in patches:
-                found.add(rule[0])
-                return (patches[rule[0]], *rule[1:])
-            return rule
+    function = (rf"({_C_SCOPED}(?:[&*\s])++)({_C_COMMENTS})({_C_SCOPED})({_C_COMMENTS})(\([^;\"\'){{}}]*+\))"
+                rf"({_C_COMMENTS})")
+    parts = bygroups(using(this), using(this, state="whitespace"), Name.Function, using(this, state="whitespace"),
+                     using(this), using(this, state="whitespace"), using(this), Punctuation)
+    return {**_c_words(), **_c_directives(), **{
+        "whitespace": [
+            (r"^#if\s+0", Comment.Preproc, "if0"), ("^#", Comment.Preproc, "macro"),
+            (rf"^({_C_LINE_SPACE})(#if\s+0)", bygroups(using(this), Comment.Preproc), "if0"),
+            (rf"^({_C_LINE_SPACE})(#)", bygroups(using(this), Comment.Preproc), "macro"),
+            (rf"(^[ \t]*)(?!(?:public|private|protected|default)\b)({_C_IDENT})(\s*)(:)(?!:)",
+             bygroups(Whitespace, Name.Label, Whitespace, Punctuation)),
+            (r"\n", Whitespace), (r"[^\S\n]+", Whitespace), (r"\\\n", Text), (r"//(?:.|(?<=\\)\n)*\n", Comment.Single),
+            (r"/(?:\\\n)?[*](?:[^*]|[*](?!(?:\\\n)?/))*[*](?:\\\n)?/", Comment.Multiline),
+            (r"/(\\\n)?[*][\w\W]*", Comment.Multiline),  # (open until the end)
+        ],
+        "statements": [
+            include("keywords"), include("types"), (r"([LuU]|u8)?(\")", bygroups(String.Affix, String), "string"),
+            (r"([LuU]|u8)?(')(\\.|\\[0-7]{1,3}|\\x[a-fA-F0-9]{1,2}|[^\\\'\n])(')",
+             bygroups(String.Affix, String.Char, String.Char, String.Char)),
+            (rf"0[xX]({_C_HEX}\.{_C_HEX}|\.{_C_HEX}|{_C_HEX})[pP][+-]?{_C_HEX}[lL]?", Number.Float),
+            (rf"(-)?({_C_DEC}\.{_C_DEC}|\.{_C_DEC}|{_C_DEC})[eE][+-]?{_C_DEC}[fFlL]?", Number.Float),
+            (rf"(-)?(({_C_DEC}\.({_C_DEC})?|\.{_C_DEC})[fFlL]?)|({_C_DEC}[fFlL])", Number.Float),
+            (rf"(-)?0[xX]{_C_HEX}{_C_INT_SUFFIX}", Number.Hex),
+            (rf"(-)?0[bB][01](\'?[01])*{_C_INT_SUFFIX}", Number.Bin), (rf"(-)?0(\'?[0-7])+{_C_INT_SUFFIX}", Number.Oct),
+            (rf"(-)?{_C_DEC}{_C_INT_SUFFIX}", Number.Integer),
+            (r"[~!%^&*+=|?:<>/-]", Operator), (r"[()\[\],.]", Punctuation),
+            (r"(true|false|NULL|nullptr)\b", Name.Builtin), (_C_IDENT, Name),
+        ],
+        "root": [include("whitespace"), include("keywords"), (function + r"([^;{/\"\']*+)(\{)", parts, "function"),
+                 (function + r"([^;/\"\']*+)(;)", parts), include("types"), default("statement")],
+        "statement": [include("whitespace"), include("statements"), (r"\}", Punctuation),
+                      (r"[{;]", Punctuation, "#pop")],
+        "function": [include("whitespace"), include("statements"), (";", Punctuation),
+                     (r"\{", Punctuation, "#push"), (r"\}", Punctuation, "#pop")],
+        "classname": [include("whitespace"), (r"\[\[(?=[^\[\]]*\]\])", Punctuation, "attribute"),
+                      (_C_IDENT, Name.Class, "#pop"), (r"\s*(?=>)", Text, "#pop"), default("#pop")],
+        "case-value": [(r"(?<!:)(:)(?!:)", Punctuation, "#pop"), (_C_IDENT, Name.Constant),
+                       include("whitespace"), include("statements")],
+        "attribute": [(r"\]\]", Punctuation, "#pop"), (_C_IDENT, Name.Attribute),
+                      (r"\(", Punctuation, "attribute-args"), (r"::", Punctuation), (r",", Punctuation),
+                      include("whitespace")],
+        "attribute-args": [(r"\)", Punctuation, "#pop"), (r"\(", Punctuation, "#push"), include("statements")],
+    }}
 
-        tokens = {state: [patched(rule) for rule in rules]  # (new lists: Pygments' own are shared)
-                  for state, rules in RegexLexerMeta.get_tokendefs(cls).items()}
-        cls.missing = sorted(set(patches) - found)
-        return tokens
 
-    title = f"Linear{ {'python': 'Python', 'c': 'C', 'cpp': 'Cpp', 'cuda': 'Cuda'}[name] }Lexer"
-    return type(base)(title, (base,), {
-        "__module__": __name__, "__qualname__": title, "get_tokendefs": classmethod(get_tokendefs),
-        "missing": None, "__doc__": f"{base.__name__}, in time linear in the text (highlight._patches)."})
+def _c_directives() -> dict:
+    """A string, a directive (an #include's file name, a comment open to the end) and an #if 0 block."""
+    from pygments.lexer import bygroups, this, using
+    from pygments.token import Comment, String
+
+    include_ = rf"({_C_ONE_COMMENT})(include)({_C_ONE_COMMENT})(\"[^\"\n]+\"|<[^>\n]+>)([^\S\n]*)"
+    file = (using(this), Comment.Preproc, using(this), Comment.PreprocFile, using(this))
+    return {
+        "string": [(r"\"", String, "#pop"),
+                   (r"\\([\\abfnrtv\"\']|x[a-fA-F0-9]{2,4}|u[a-fA-F0-9]{4}|U[a-fA-F0-9]{8}|[0-7]{1,3})", String.Escape),
+                   (r"[^\\\"\n]+", String), (r"\\\n", String), (r"\\", String)],
+        "macro": [(include_ + r"([^/\n]*/[*][\s\S]*?(?:[*]/|\Z))", bygroups(*file, Comment.Multiline)),
+                  (include_ + r"([^\n]*)", bygroups(*file, Comment.Single)),
+                  (r"[^/\n]+", Comment.Preproc), (r"/[*][\s\S]*?(?:[*]/|\Z)", Comment.Multiline),
+                  (r"//.*?\n", Comment.Single, "#pop"), (r"/", Comment.Preproc),
+                  (r"(?<=\\)\n", Comment.Preproc), (r"\n", Comment.Preproc, "#pop")],
+        "if0": [(r"^[^\S\n]*#if.*?(?<!\\)\n", Comment.Preproc, "#push"),
+                (r"^[^\S\n]*#el(?:se|if).*\n", Comment.Preproc, "#pop"),
+                (r"^[^\S\n]*#endif.*?(?<!\\)\n", Comment.Preproc, "#pop"), (r".*?\n", Comment)],
+    }
+
+
+def _c_words() -> dict:
+    """The C family's keywords and types."""
+    from pygments.lexer import bygroups, words
+    from pygments.token import Keyword, Whitespace
+
+    def split(text: str, prefix: str = ""):
+        return words(text.split(), prefix=prefix, suffix=r"\b")
+
+    return {
+        "types": [(split("int8 int16 int32 int64 wchar_t", r"__"), Keyword.Reserved),
+                  (split("bool int long float short double char unsigned signed void _BitInt __int128"), Keyword.Type)],
+        "keywords": [
+            (r"(struct|union)(\s+)", bygroups(Keyword, Whitespace), "classname"), (r"case\b", Keyword, "case-value"),
+            (split("asm auto break const constexpr continue countof default defer do else enum extern for goto if "
+                   "register restricted return sizeof struct static switch typedef typeof typeof_unqual volatile "
+                   "while union thread_local alignas alignof static_assert _Pragma fortran"), Keyword),
+            (split("inline _inline __inline naked restrict thread"), Keyword.Reserved),
+            (r"(__m(128i|128d|128|64))\b", Keyword.Reserved),
+            (split("asm based except stdcall cdecl fastcall declspec finally try leave w64 unaligned raise noop "
+                   "identifier forceinline assume null", r"__"), Keyword.Reserved),
+        ],
+    }
+
+
+def _c_tokens() -> dict:
+    """Pygments 2.21's CLexer's own rules, on the family's."""
+    from pygments.lexer import inherit, words
+    from pygments.token import Keyword, Punctuation
+
+    own = "_Alignas _Alignof _Noreturn _Countof _Generic _Thread_local _Static_assert _Imaginary noreturn imaginary"
+    return {"statements": [(r"\[\[(?=[^\[\]]*\]\])", Punctuation, "attribute"), inherit],
+            "keywords": [(words(f"{own} complex".split(), suffix=r"\b"), Keyword), inherit],
+            "types": [(words("_Bool _Complex _Atomic _Decimal32 _Decimal64 _Decimal128".split(), suffix=r"\b"),
+                       Keyword.Type), inherit]}
+
+
+def _cpp_tokens() -> dict:
+    """Pygments 2.21's CppLexer's own rules, on the family's (CUDA's too); a raw string left open runs to
+    the end of the text."""
+    from pygments.lexer import bygroups, default, include, inherit, words
+    from pygments.token import Keyword, Name, Punctuation, String, Text, Whitespace
+
+    annotation = (rf"(\[\[)(=)({_C_IDENT})", bygroups(Punctuation, Punctuation, Name.Decorator), "annotation")
+    attribute = (r"\[\[(?=[^\[\]]*\]\])", Punctuation, "attribute")
+    name_after = [include("whitespace"), annotation, attribute, (_C_IDENT, Name.Class, "#pop"),
+                  (r"\s*(?=>)", Text, "#pop"), default("#pop")]
+    raw = bygroups(String.Affix, String, String.Delimiter, String.Delimiter, String, String.Delimiter, String)
+    return {
+        "statements": [(r"((?:[LuU]|u8)?R)(\")([^\\()\s]{,16})(\()([\s\S]*?)(?:(\)\3)(\")|\Z)", raw),
+                       annotation, attribute, inherit],
+        "root": [inherit, (words(("virtual_inheritance uuidof super extends single_inheritance multiple_inheritance "
+                                  "interface implements event finally null").split(), prefix=r"__", suffix=r"\b"),
+                           Keyword.Reserved), (r"__(offload|blockingoffload|outer)\b", Keyword.Pseudo)],
+        "classname": name_after,
+        "enumname": name_after[:1] + [(words(("class", "struct"), suffix=r"\b"), Keyword)] + name_after[1:],
+        "attribute": [(r"using\b", Keyword), (r":", Punctuation), inherit],
+        "keywords": [
+            (r"(class|concept|typename)(\s+)", bygroups(Keyword, Whitespace), "classname"),
+            (words(("catch const_cast delete dynamic_cast explicit export friend mutable new operator private "
+                    "protected public reinterpret_cast class __restrict static_cast template this throw throws try "
+                    "typeid using virtual concept decltype noexcept override final constinit consteval co_await "
+                    "co_return co_yield requires import module typename and and_eq bitand bitor compl not not_eq "
+                    "or or_eq xor xor_eq contract_assert pre post").split(), suffix=r"\b"), Keyword),
+            (r"namespace\b", Keyword, "namespace"), (r"(enum)(\s+)", bygroups(Keyword, Whitespace), "enumname"),
+            inherit,
+        ],
+        "types": [(r"char(16_t|32_t|8_t)\b", Keyword.Type), inherit],
+        "namespace": [(r";", Punctuation, ("#pop", "root")), (r"\{", Punctuation, ("#pop", "namespace-body")),
+                      (r"inline\b", Keyword.Reserved), (_C_IDENT, Name.Namespace), include("statement")],
+        "namespace-body": [(r"\}", Punctuation, "#pop"), include("root")],
+        "annotation": [(r"\]\]", Punctuation, "#pop"), (r"\(", Punctuation, "annotation-args"), (r"::", Punctuation),
+                       (r",", Punctuation), (_C_IDENT, Name.Decorator), include("whitespace")],
+        "annotation-args": [(r"\)", Punctuation, "#pop"), (r"\(", Punctuation, "#push"), include("statements")],
+    }
+
+
+@lru_cache(maxsize=1)
+def _lexer_classes() -> dict[str, type]:
+    """The four lexers, made when first needed (a site that shows no source never loads Pygments)."""
+    from pygments.lexer import RegexLexer
+    from pygments.token import Keyword, Name
+
+    class LinearPythonLexer(RegexLexer):
+        tokens = _python_tokens()
+
+    class LinearCFamilyLexer(RegexLexer):
+        tokens = _c_family_tokens()
+        names = dict.fromkeys(_C_TYPES, Keyword.Type)  # a name shown as another token
+
+        def get_tokens_unprocessed(self, text, stack=("root",)):
+            names = self.names
+            for index, token, value in RegexLexer.get_tokens_unprocessed(self, text, stack):
+                yield index, names.get(value, token) if token is Name else token, value
+
+    class LinearCLexer(LinearCFamilyLexer):
+        tokens = _c_tokens()
+
+    class LinearCppLexer(LinearCFamilyLexer):
+        tokens = _cpp_tokens()
+
+    class LinearCudaLexer(LinearCppLexer):
+        names = {**dict.fromkeys("gridDim blockIdx blockDim threadIdx warpSize".split(), Name.Builtin),
+                 **dict.fromkeys("__global__ __host__ __noinline__ __forceinline__".split(), Keyword.Reserved),
+                 **dict.fromkeys([f"__{n}" for n in "threadfence_block threadfence threadfence_system syncthreads "
+                                  "syncthreads_count syncthreads_and syncthreads_or".split()], Name.Function),
+                 **dict.fromkeys(_CUDA_TYPES, Keyword.Type), **LinearCFamilyLexer.names}
+
+    return {"python": LinearPythonLexer, "c": LinearCLexer, "cpp": LinearCppLexer, "cuda": LinearCudaLexer}
 
 
 # --- The budget ----------------------------------------------------------------------------------
@@ -367,9 +646,8 @@ def _within_budget(text: str, lexer) -> str | None:
 
 
 class _Timed:
-    """A lexer's tokens, this thread's CPU clock read every CHECK_EVERY of them: _OverBudget past
-    `deadline`. (Not the process's clock: while a profiling timer is set, Linux updates that one only
-    at each scheduler tick.)"""
+    """A lexer's tokens, this thread's CPU clock read every CHECK_EVERY of them: _OverBudget past `deadline`
+    (not the process's clock: while a profiling timer is set, Linux updates that one at each tick only)."""
 
     CHECK_EVERY = 256
 
@@ -377,22 +655,22 @@ class _Timed:
         self.lexer, self.deadline = lexer, deadline
 
     def get_tokens(self, text: str):
-        clock, deadline, every = time.thread_time, self.deadline, self.CHECK_EVERY
-        for n, token in enumerate(self.lexer.get_tokens(text)):
-            if not n % every and clock() > deadline:
+        clock, deadline, tokens = time.thread_time, self.deadline, self.lexer.get_tokens(text)
+        while chunk := list(islice(tokens, self.CHECK_EVERY)):  # (in chunks: no Python step per token)
+            if clock() > deadline:
                 raise _OverBudget
-            yield token
+            yield from chunk
         if clock() > deadline:  # (formatting counts too: the formatter takes tokens as it writes)
             raise _OverBudget
 
 
 @contextmanager
 def _cpu_timer(seconds: float):
-    """Raise _OverBudget in this thread once the process has used `seconds` more of CPU time (a
-    one-shot ITIMER_PROF: Python's regular expressions check for signals while they match, so one
-    long match is stopped too). Only where nothing else is disturbed: on the main thread (the command
-    line, `serve`, `build --watch` and forked workers build there), with setitimer, when nothing else
-    uses the profiling timer or its signal; elsewhere, the clock between tokens alone."""
+    """Raise _OverBudget in this thread once the process has used `seconds` more of CPU time (a one-shot
+    ITIMER_PROF: Python's regular expressions check for signals while they match, so one long match is
+    stopped too). Only where nothing else is disturbed: on the main thread (the command line, `serve`,
+    `build --watch` and forked workers build there), with setitimer, when nothing else uses the
+    profiling timer or its signal; elsewhere, the clock between tokens alone."""
     usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
               and signal.getsignal(signal.SIGPROF) == signal.SIG_DFL
               and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0))
@@ -447,12 +725,11 @@ _memory = _Memory()
 
 
 class Store:
-    """Highlights kept on disk for the next build, a file each (`<sha256>.<lexer>.html`: a line
-    with the text's bytes, lines and the HTML's length, then the HTML). The folder's stamp says what
-    made them (this program's code, Pygments' version): when it differs, the folder is emptied.
-    Only a cache: an entry that cannot be read or written means one more highlight, never a failed
-    build. Worker processes share it: each writes an entry whole, under a name of its own, then
-    renames it into place."""
+    """Highlights kept on disk for the next build, a file each (`<sha256>.<lexer>.html`: a line with the
+    text's bytes, lines and the HTML's length, then the HTML). The folder's stamp says what made them
+    (this program's code, Pygments' version): when it differs, the folder is emptied. Only a cache: an
+    entry that cannot be read or written means one more highlight, never a failed build. Worker
+    processes share it: each writes an entry whole, under a name of its own, then renames it into place."""
 
     def __init__(self, folder: Path, code_stamp: str, keep: set[str]):
         """Open `folder` (made if need be), dropping entries of texts not in `keep` (digests)."""
