@@ -495,19 +495,41 @@ def test_a_latency_far_off_its_workloads_on_other_hosts_is_flagged_and_held_out_
     assert not runs["eager-h3"]["implausible_latency"] and not runs["kernel-h3"]["implausible_latency"]
 
 
-def test_a_latency_exactly_at_the_bound_is_a_result(project):
-    project.write("content/a.json", [_on("h1", "a", 1_000_000), _on("h2", "b", 3_000_000), _on("h3", "c", 3_000_000_000)])
-    project.built()  # h3: exactly 1,000 × h2 (the upper middle of h1 and h2)
+def _three_workloads(means: dict[str, int]) -> list[dict]:
+    """PyTorch eager on each host at `means[host]` ns on the seed's problem and two others: three
+    workloads every host shares, as many as the units rule needs to judge a host."""
+    docs = [_on(host, f"eager-{host}", mean) for host, mean in means.items()]
+    return docs + [_elsewhere(n, host, f"p{n}-{host}", mean) for n in (1, 2) for host, mean in means.items()]
+
+
+def test_a_host_exactly_at_the_bound_is_a_result(project):
+    # h3 is exactly 1,000 × h2 (the upper middle of h1 and h2) on every workload: not beyond the bound.
+    project.write("content/a.json", _three_workloads({"h1": 1_000_000, "h2": 3_000_000, "h3": 3_000_000_000}))
+    project.built()
     runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
     assert not any(e["implausible_latency"] for e in runs.values())
+    # One nanosecond more on each workload, and h3 is off in units: its runs alone are flagged.
+    project.write("content/a.json", _three_workloads({"h1": 1_000_000, "h2": 3_000_000, "h3": 3_000_000_001}))
+    project.built()
+    runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
+    assert runs["eager-h3"]["implausible_latency"]
+    assert not runs["eager-h1"]["implausible_latency"] and not runs["eager-h2"]["implausible_latency"]
 
 
 def test_two_hosts_that_disagree_by_more_than_the_bound_are_both_flagged(project):
-    project.write("content/a.json", [_on("h1", "a", 1_000_000), _on("h2", "b", 1_000_000_001)])
+    project.write("content/a.json", _three_workloads({"h1": 1_000_000, "h2": 1_000_000_001}))
     project.built()  # which one is wrong cannot be told
     runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
-    assert runs["a"]["implausible_latency"] and runs["b"]["implausible_latency"]
+    assert runs["eager-h1"]["implausible_latency"] and runs["eager-h2"]["implausible_latency"]
 
+
+def test_a_host_is_judged_on_three_shared_workloads_at_least(project):
+    # Two hosts 1,000,001× apart on two workloads only: too little to judge either's units.
+    docs = _three_workloads({"h1": 1_000_000, "h2": 1_000_000_001})
+    project.write("content/a.json", [d for d in docs if not d["run"]["metadata"]["name"].startswith("p2-")])
+    project.built()
+    runs = {e["run"]: e for b in project.api(API)["boards"] for e in b["entries"]}
+    assert not any(e["implausible_latency"] for e in runs.values())
 
 
 def test_a_reference_run_from_another_lab_cannot_take_over_the_table(project):
