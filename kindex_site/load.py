@@ -20,7 +20,7 @@ from .jsonread import Source
 from .listing import Listed, content_files
 from .models import (NAME_PATTERN, BenchmarkProtocol, ExecutionEnvironment, RunReview, WorkloadCost,
                      is_windows_device)
-from .reading import Read, Reader
+from .reading import Reader
 from .runs import FileIndex, Run
 from .sources import SourceChecks, SourceText, attach_files, check_named
 

@@ -76,7 +76,7 @@ class Reader:
                 unread.append(f)
                 continue
             r = memo[f.shown]  # (_still_same may have put a newer one)
-            if r.runs and r.runs[0].origin is None:  # (restored from the runs cache)
+            if r.runs and r.runs[0]._origin is None:  # (restored from the runs cache)
                 for run in r.runs:
                     run.origin = f
             results[f.rel] = Read(r.runs, r.index, [], False, r.warnings, r.digest)

@@ -128,7 +128,7 @@ class Run:
 
     @property
     def doc(self) -> BenchmarkRun | None:
-        """The whole validated document; read again from its file (each time: it is not held), or from its JSON."""
+        """The whole validated document: held, validated again from its JSON, or read again from its file (not held)."""
         doc = self._doc
         if type(doc) is bytes:
             return BenchmarkRun.model_validate(PLAIN_DECODER.decode(doc.decode("utf-8")))
