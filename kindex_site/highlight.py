@@ -321,9 +321,9 @@ def _python_tokens() -> dict:
     doc = bygroups(Whitespace, String.Affix, String.Doc)
     return {**_python_strings(), "expr": _python_expr(), **{
         "root": [
+            (r"\n", Whitespace), (r"(?<=[^\n])[^\S\n]+", Text),
             (rf"(?!(?:{'|'.join(_PY_OWN_RULES)})\b){_IDENT}+(?![\'\"])", _python_names()),  # (++: no backtracking)
-            (r"(?<=[^\n])[^\S\n]+", Text), (r"!=|==|<<|>>|:=|[-~+/*%=<>&^|]", Operator), (r"[]{}:(),;[]", Punctuation),
-            (r"\n", Whitespace),
+            (r"!=|==|<<|>>|:=|[-~+/*%=<>&^|]", Operator), (r"[]{}:(),;[]", Punctuation),
             (r'^([^\S\n]*)([rRuUbB]{,2})("""[\s\S]*?""")', doc), (r"^([^\S\n]*)([rRuUbB]{,2})('''[\s\S]*?''')", doc),
             (r"\A#!.+$", Comment.Hashbang), (r"#.*$", Comment.Single), (r"\\\n", Text), (r"\\", Text),
             (words(_PY_KEYWORDS + ["yield from"], suffix=r"\b"), Keyword),
@@ -416,8 +416,8 @@ def _python_strings() -> dict:
         escape = rf"\\\\|\\{quote}|\\\n"  # (here for raw strings too)
         states[f"{name}qf"] = [(quote, token, "#pop"), (escape, String.Escape), *fields(token)]
         states[f"{name}qs"] = [(quote, token, "#pop"), (escape, String.Escape), *inner(token)]
-        states[f"t{name}qf"] = [(quote * 3, token, "#pop"), *fields(token), (r"\n", token)]
-        states[f"t{name}qs"] = [(quote * 3, token, "#pop"), *inner(token), (r"\n", token)]
+        states[f"t{name}qf"] = [(r"\n", token), (quote * 3, token, "#pop"), *fields(token)]  # (no other takes \n)
+        states[f"t{name}qs"] = [(r"\n", token), (quote * 3, token, "#pop"), *inner(token)]
     return states
 
 
