@@ -98,7 +98,9 @@ def file_values(path: str | Path, shown: str, problems: list[str], digests: dict
         marked = type(items) is _MarkedItems
         for index, (item, span) in enumerate(items):
             source = Source(shown, index=index, digest=hashlib.sha1(span.encode()).digest(), rel=rel)
-            if marked and _refused(item, source, problems):
+            refused = refusal_lines(strictjson.marks(item), source) if marked else ()
+            if refused:  # (an element the strict decoder refused: each mark a problem)
+                problems += refused
                 yield source, RefusedBundle(item)
                 continue
             yield source, _encodable(item, source, problems) if strings else item
@@ -279,13 +281,6 @@ def _marked_items(text: str) -> _MarkedItems | None:
         return _MarkedItems(_array_items(text, _LOCATING_DECODER))
     except (ValueError, RecursionError):
         return None  # (broken further on too: _located says what was found first)
-
-
-def _refused(item: object, source: Source, problems: list[str]) -> bool:
-    """Whether an element of a marked array holds a mark; each is a problem."""
-    found = refusal_lines(strictjson.marks(item), source)
-    problems += found
-    return bool(found)
 
 
 def _located(text: str, source: Source, error: ValueError) -> list[str]:

@@ -316,7 +316,7 @@ class _RereadFiles:
         return held[1]
 
     def keep(self, resident: bool) -> None:
-        """Hold files for a long-running builder's next build, or let them go (a one-off build's end)."""
+        """Hold files for a resident builder's next build, or let them go (a one-off build's end)."""
         self.most = self.RESIDENT if resident else 1
         if not resident:
             self.held.clear()
