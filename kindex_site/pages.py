@@ -204,17 +204,41 @@ def sig3(value, whole: bool = True) -> int | float | None:
 
 def physics_json(entry: Entry, statistic: str) -> dict:
     """A run's floor, roofline and fraction of the speed of light on its GPU (each None with why),
-    whether it is below its floor, and its newest review's verdict."""
+    whether it is below its floor, and its newest review's verdict. Made once per entry and
+    statistic (a run is shown five times); not to be changed by the caller."""
     x = entry.limits
-    if x is None:
-        found = {"gpu": None, "floor_ns": None, "floor_why_not": NOT_TIMED, "roofline_ns": None,
-                 "roofline_why_not": NOT_TIMED, "sol": None}
-    else:
-        found = {"gpu": x.gpu, "floor_ns": sig3(x.floor_ns), "floor_why_not": x.floor_why_not,
-                 "roofline_ns": sig3(x.roofline_ns), "roofline_why_not": x.roofline_why_not,
-                 "sol": sig3(x.sol(primary_value(entry, statistic)), whole=False)}
-    found["below_floor"], found["verdict"] = entry.below_floor, entry.verdict
+    made = _PHYSICS_MADE.get(id(entry))
+    if made is not None and made[0] is entry and made[1] is x and made[2] == statistic:
+        return made[3]
+    gpu, floor, floor_why_not, roofline, roofline_why_not, _ = _limits_json(x)
+    found = {"gpu": gpu, "floor_ns": floor, "floor_why_not": floor_why_not, "roofline_ns": roofline,
+             "roofline_why_not": roofline_why_not, "sol": sig3(sol_of(x, primary_value(entry, statistic)), whole=False),
+             "below_floor": entry.below_floor, "verdict": entry.verdict}
+    if len(_PHYSICS_MADE) >= 1 << 16:
+        _PHYSICS_MADE.clear()
+    _PHYSICS_MADE[id(entry)] = (entry, x, statistic, found)
     return found
+
+
+_PHYSICS_MADE: dict[int, tuple] = {}  # id → (the entry, kept so that its id is not reused; its limits, statistic, fields)
+
+
+def _limits_json(x: Limits | None) -> tuple:
+    """A Limits' API fields (and its roofline as a page says it), made once per Limits: a table's
+    runs share theirs, and each run is shown five times (its table, run page, API entry, CSV and
+    implementation page)."""
+    if x is None:
+        return None, None, NOT_TIMED, None, NOT_TIMED, None
+    made = _LIMITS_MADE.get(id(x))
+    if made is None or made[0] is not x:
+        if len(_LIMITS_MADE) >= 1 << 14:
+            _LIMITS_MADE.clear()
+        made = _LIMITS_MADE[id(x)] = (x, (x.gpu, sig3(x.floor_ns), x.floor_why_not, sig3(x.roofline_ns),
+                                          x.roofline_why_not, None if x.roofline_ns is None else duration(x.roofline_ns)))
+    return made[1]
+
+
+_LIMITS_MADE: dict[int, tuple] = {}  # id → (the Limits, kept so that its id is not reused; its fields)
 
 
 def review_json(review) -> dict:
@@ -229,8 +253,8 @@ def cost_json(cost) -> dict | None:
         return None
     s = cost.spec
     return {"status": s.status, "reason": s.reason,
-            "inputs": [t.model_dump(mode="json", include={"shape", "dtype", "bytes"}) for t in s.inputs],
-            "outputs": [t.model_dump(mode="json", include={"shape", "dtype", "bytes"}) for t in s.outputs],
+            "inputs": [{"shape": list(t.shape), "dtype": t.dtype, "bytes": t.bytes} for t in s.inputs],
+            "outputs": [{"shape": list(t.shape), "dtype": t.dtype, "bytes": t.bytes} for t in s.outputs],
             "inputBytes": s.inputBytes, "outputBytes": s.outputBytes, "parameterBytes": s.parameterBytes,
             "flops": dict(s.flops), "counter": {"name": s.counter.name, "version": s.counter.version},
             "source": s.source}
@@ -271,30 +295,45 @@ def held_out_reasons(lb: Leaderboard, summaries: list[Summary]) -> dict[str, str
     return found
 
 
-def dram_bytes(x: Limits) -> int | None:
+def dram_bytes(x: Limits | None) -> int | None:
     """The bytes a floor has to move through DRAM: its inputs and outputs but what may stay in the L2."""
-    if x.floor_ns is None or not x.bandwidth:
+    if x is None or x.floor_ns is None or not x.bandwidth:
         return None
     return round(x.floor_ns * Fraction(x.bandwidth) / NS_PER_S)
 
 
-def board_physics(board: Board) -> Limits | None:
+def board_physics(board: Board) -> dict | None:
     """The floor and roofline a board's line states: its workload's on its host's GPU (its first
-    current run's there); None when its workload has no cost (its group says so, once) or none is timed."""
+    current run's there), as plain values; None when its workload has no cost (its group says so,
+    once) or none is timed."""
     x = next((e.limits for e in board.entries if e.limits is not None and not e.mixed_hardware), None)
-    return None if x is None or x.moved_bytes is None else x
+    if x is None or x.moved_bytes is None:
+        return None
+    return {"gpu": x.gpu, "floor_ns": x.floor_ns, "floor_why_not": x.floor_why_not, "roofline_ns": x.roofline_ns,
+            "roofline_why_not": x.roofline_why_not, "bandwidth": x.bandwidth, "dram_bytes": dram_bytes(x)}
+
+
+def sol_of(x: Limits | None, value: int | None) -> float | None:
+    """Limits.sol, exactly (a quotient of ints is rounded once, as a Fraction's float is), at a
+    tenth of its cost: tables, API documents and CSVs ask it of every run."""
+    if x is None or x.roofline_ns is None or not value:
+        return None
+    return x.roofline_ns.numerator / (x.roofline_ns.denominator * value)
 
 
 def _sol_of(e: Entry, statistic: str) -> float | None:
     """A run's exact fraction of the speed of light (pages round it once), where it is a result."""
     if e.limits is None or e.unrankable or e.mixed_hardware or e.run.facts.status != "passed":
         return None
-    return e.limits.sol(primary_value(e, statistic))
+    return sol_of(e.limits, primary_value(e, statistic))
 
 
 def sol_strips(boards: list[Board], environments: Mapping) -> list[Strip]:
     """Per implementation (by label), its current runs' fractions of the speed of light on the hosts
-    that timed one workload: the one view across GPUs that is fair, each measured against its own."""
+    that timed one workload: the one view across GPUs that is fair, each measured against its own.
+    None for a workload one host timed: its table says as much."""
+    if len({b.host for b in boards}) < 2:
+        return []
     found: dict[str, list[tuple[float, str]]] = {}
     for b in boards:
         for e in b.entries:
@@ -470,17 +509,17 @@ TABLES = {t.name: t for t in (LATENCY, HISTORY, BOARDS)}
 def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
     protocol = lb.content.protocols[board.protocol]
     figures, statistic, reviews = board.significant_figures, board.statistic, lb.content.reviews
-    sols = [None if e.limits is None else e.limits.sol(primary_value(e, statistic)) for e in board.entries]
-    physics = board_physics(board)
+    rows = [entry_row(e, urls, figures, statistic, reviews) for e in board.entries]
+    sols = [sol_of(e.limits, primary_value(e, statistic)) for e in board.entries]
     return {
         "board": board,
         "environment": lb.content.environments[board.host],
         "protocol": protocol,
-        "rows": [entry_row(e, urls, figures, statistic, reviews) for e in board.entries],
+        "rows": rows,
         "history": [entry_row(e, urls, figures, statistic, reviews) for e in board.history],
-        # Each row's exact fraction of the speed of light and its limits (the table rounds it once).
-        "sols": sols, "above_light": any(sol > 1 for sol in sols if sol), "limits": [e.limits for e in board.entries],
-        "physics": physics, "dram_bytes": None if physics is None else dram_bytes(physics),
+        # Each row with its exact fraction of the speed of light (the table rounds it once) and its limits.
+        "lines": list(zip(rows, sols, (e.limits for e in board.entries))),
+        "above_light": any(sol > 1 for sol in sols if sol), "physics": board_physics(board),
         # Who produced the runs: said once above the table when one lab made them all, else on each row.
         "labs": sorted({lab for e in board.runs if (lab := lab_of(e.run.facts))}),
         "figures": figures + 1 if figures else None,  # the most significant figures a value is shown with
@@ -525,7 +564,7 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls, source_budget: int |
                   for b in boards if b.reference is not None]
         with_source = next((e.run for b in boards for e in b.runs if "workload" in e.run.files), None)
         groups.append({"workload": workload, "boards": [board_view(b, lb, urls) for b in boards],
-                       "cost": lb.content.costs.get(workload.digest),
+                       "cost": cost_json(lb.content.costs.get(workload.digest)),
                        "sol": sol_strips(boards, lb.content.environments),
                        "source": shown_source(with_source, "workload", urls, source_budget) if with_source else None,
                        "columns": [label for _, label in columns], "matrix": matrix,
@@ -607,6 +646,7 @@ def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str, source_budget
 def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Board,
                  source_budget: int | None = None, gpus: GpuTable | None = None) -> dict:
     r = entry.run
+    environment, protocol = content.environments[r.environment], content.protocols[r.protocol]
     return {
         "run": r, "entry": entry, "board": board,
         "row": entry_row(entry, urls, board.significant_figures, board.statistic, content.reviews),
@@ -614,7 +654,10 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         "figures": board.significant_figures + 1 if board.significant_figures else None,
         "reference": board.reference.implementation if board.reference else None,
         "ranked": _board_runs(board)[1],  # (how many its rank is out of)
-        "environment": content.environments[r.environment], "protocol": content.protocols[r.protocol],
+        "environment": environment, "protocol": protocol,
+        # (What the page names, as plain values: an object's attribute costs a template ten times a dict's item.)
+        "names": {"run": r.name, "file": r.source.on_site, "host": environment.metadata.title,
+                  "protocol": protocol.metadata.title, "problem": problem.title, "implementation": entry.implementation},
         "document": r.shown, "table_api_url": urls.api_problem(problem.slug),
         # Its links, made here rather than by template calls: ten thousand run pages make them.
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
@@ -626,18 +669,50 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
 
 
 def run_physics(content, entry: Entry, board: Board, gpus: GpuTable | None) -> dict:
-    """A run page's physics: its workload's cost, the GPU figures its floor and roofline were made of
-    (each with its source), its roofline's compute time per precision, its exact fraction of the speed
-    of light, and its newest reviews, oldest first."""
+    """A run page's physics: its exact fraction of the speed of light and its newest reviews, oldest
+    first; and its "facts", alike for every run of its workload on its GPU (render.physics_facts keeps
+    them by "key"): its limits, its workload's cost, the GPU figures they were made of with their
+    sources, and its roofline's compute time per precision."""
     x = entry.limits
     cost = content.costs.get(board.workload)
-    spec = None if cost is None else cost.spec
-    gpu = gpus.get(x.gpu) if gpus is not None and x is not None and x.gpu else None
+    gpu = _gpu_named(gpus, x.gpu) if gpus is not None and x is not None and x.gpu else None
     value, reviews = primary_value(entry, board.statistic), content.reviews.get(entry.run.name, [])
-    return {"limits": x, "cost": spec, "gpu": gpu, "dram_bytes": None if x is None else dram_bytes(x),
-            "value": value, "sol": None if x is None else x.sol(value), "held": entry.verdict in HELD_VERDICTS,
-            "figures": _figures_used(gpu, spec), "reviews": reviews[-REVIEWS_SHOWN:],
-            "earlier_reviews": max(0, len(reviews) - REVIEWS_SHOWN)}
+    # (Its context made only when it is rendered: once for a workload on a GPU.)
+    facts = {"cost": cost, "gpu": gpu, "limits": x, "context": partial(_facts_context, x, cost, gpu)}
+    # (Plain values for the template: a dict's item costs it a tenth of an object's attribute.)
+    return {"limits": x, "value": value, "sol": sol_of(x, value), "statistic": board.statistic,
+            "gpu": None if x is None else x.gpu, "floor_ns": None if x is None else x.floor_ns,
+            "dram_bytes": dram_bytes(x) if entry.below_floor else None,  # (its warning's)
+            "roofline_text": _limits_json(x)[5],
+            "bandwidth": None if x is None else x.bandwidth, "held": entry.verdict in HELD_VERDICTS, "facts": facts,
+            "key": None if x is None else (x, board.workload),  # (by value: a restored table's runs have a Limits each)
+            "reviews": reviews[-REVIEWS_SHOWN:], "earlier_reviews": max(0, len(reviews) - REVIEWS_SHOWN)}
+
+
+def _tensors(cost) -> tuple[str, str]:
+    """A cost's inputs and outputs as a run page lists them: "float32 [4096×4096]; float32 [4096×4096]"."""
+    if cost is None:
+        return "", ""
+    return tuple("; ".join(f"{t.dtype} [{'×'.join(map(str, t.shape))}]" for t in tensors)
+                 for tensors in (cost.spec.inputs, cost.spec.outputs))
+
+
+@lru_cache(maxsize=256)
+def _gpu_named(gpus: GpuTable, name: str) -> GpuFigures | None:
+    return gpus.get(name)
+
+
+def _facts_context(x: Limits | None, cost, gpu: GpuFigures | None) -> dict:
+    """What templates/run_physics.html is given, as plain values (a dict's item costs a template a
+    tenth of what an object's attribute does): a run's limits, its GPU's figures used, its cost."""
+    if x is None:
+        return {"timed": False, "why": NOT_TIMED, "cost": cost_json(cost), "figures": [], "tensors": _tensors(cost)}
+    dram = dram_bytes(x)
+    return {"timed": True, "gpu": x.gpu, "floor_ns": x.floor_ns, "tensors": _tensors(cost),
+            "floor_why_not": x.floor_why_not, "roofline_ns": x.roofline_ns, "roofline_why_not": x.roofline_why_not,
+            "bandwidth": x.bandwidth, "moved_bytes": x.moved_bytes, "dram_bytes": dram,
+            "resident_bytes": None if dram is None else x.moved_bytes - dram, "cost": cost_json(cost),
+            "figures": _figures_used(gpu, None if cost is None else cost.spec)}
 
 
 REVIEWS_SHOWN = 20  # a run page lists its newest reviews (the API, all of them): a page's weight stays bounded
@@ -656,7 +731,7 @@ def _figures_used(gpu: GpuFigures | None, cost) -> list[tuple[str, str, str, str
     for precision, count in sorted(counted.items()):
         peak = gpu.peak(precision) if count else None
         key = next((k for k, v in gpu.peaks.items() if k.startswith(precision) and v == peak), None)
-        took = None if not peak else duration(Fraction(count) * NS_PER_S / Fraction(peak))
+        took = None if not peak else duration(count * NS_PER_S / peak)  # (shown to 3 figures: a float's will do)
         found.append((f"{precision.upper()} peak, dense ({format_si(count, 'FLOP')} counted)",
                       format_si(peak, "FLOP/s") if peak else "—", gpu.sources.get(key, missing) if key else missing, took))
     return found

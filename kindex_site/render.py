@@ -260,6 +260,34 @@ def _once(env: jinja2.Environment):
     return once
 
 
+def _physics_facts():
+    """The `physics_facts` filter: a run page's floor, speed of light, GPU figures and workload cost
+    (templates/run_physics.html, given pages.run_physics' facts' context), rendered the first time for a
+    workload on a GPU (its "key") and given again while its cost, GPU figures and environment are the
+    same objects: a table's runs share them, and rendering them again for each was a third of a run
+    page. Bounded, for a long-running `serve`."""
+    remembered: dict = {}
+
+    @jinja2.pass_environment
+    def physics_facts(env: jinja2.Environment, physics: dict) -> Markup:
+        facts, key = physics["facts"], physics["key"]
+        held = (facts["limits"], facts["cost"], facts["gpu"], env)
+        ids = tuple(map(id, held))
+        hit = remembered.get(key) if key is not None else None
+        if hit is not None and hit[1] == ids:  # hit[0] keeps the held objects alive: ids are not reused
+            return hit[2]
+        # (Its context alone, without the globals it never uses: Template.render would copy them each time.)
+        template = env.get_template("run_physics.html")
+        html = Markup(env.concat(template.root_render_func(template.new_context(facts["context"](), shared=True))))
+        if key is not None:
+            if len(remembered) >= _MEMO_LIMIT:
+                remembered.clear()
+            remembered[key] = (held, ids, html)
+        return html
+
+    return physics_facts
+
+
 class _Template(jinja2.Template):
     """A compiled template whose output expressions escape with `safetext.escape`: markupsafe.escape's
     text as a plain str, each hidden character shown as its code point (a Markup made for each value
@@ -533,6 +561,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         fast_p_chart=charts.fast_p_chart,
         sol=charts.format_sol,
         grouped=grouped,
+        physics_facts=_physics_facts(),
         si=charts.format_si,
         duration=duration,
         problem_sol_chart=charts.problem_sol_chart,

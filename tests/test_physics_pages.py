@@ -127,7 +127,23 @@ def test_a_costed_run_on_a_known_gpu_shows_its_floor_roofline_and_share(project)
             f"{float(want['bandwidth']) / 1e12:.3g} TB/s); speed of light {roofline_ms}.") in text
     assert f"Its reference reads {INPUT_BYTES / 1e6:.3g} MB and writes {OUTPUT_BYTES / 1e6:.3g} MB" in text
     assert f"{FLOPS / 1e9:.3g} GFLOP in FP32" in text
-    assert 'class="chart dots sol"' in page and "fraction of the speed of light per implementation" in page
+    assert "chart dots sol" not in page  # (one host: its table says it all)
+
+
+def test_a_workload_timed_on_two_hosts_charts_each_implementations_share_on_each(project):
+    runs(project, seed_problem_run("h2", "PyTorch eager", 2_694_881))
+    project.write("content/costs/seed.json", cost())
+    project.built()
+    roofline = expected_h100()["roofline"]
+    page = project.page(PROBLEM)
+    chart = re.search(r'<svg class="chart dots sol".*?</svg>(?:<text.*?</text>)*</svg>', page, re.S).group(0)
+    assert 'role="img"' in chart and "fraction of the speed of light per implementation, across timing hosts" in chart
+    text = visible_text(chart)
+    assert (f"PyTorch eager2 hosts: {percent(roofline / 3_680_000)} (Host h) to {percent(roofline / 2_694_881)} "
+            "(Host h2)") in text.replace("\n", "")
+    assert f"Kernel{percent(roofline / 2_000_000)} on Host h" in text
+    assert "100%" in text  # (the speed of light, dashed)
+    assert len(re.findall(r"M\d+ \d+h0", re.search(r'class="pt" d="([^"]*)"', chart).group(1))) == 3  # a mark per run
 
 
 def test_the_run_page_shows_the_figures_used_with_their_sources_and_the_cost(project):
@@ -137,7 +153,8 @@ def test_the_run_page_shows_the_figures_used_with_their_sources_and_the_cost(pro
     want = expected_h100()
     page = project.page("runs/run-h-pytorch-eager")
     text = visible_text(page)
-    assert f"% of speed of light {percent(want['roofline'] / 3_680_000)}" in text
+    assert (f"% of speed of light {percent(want['roofline'] / 3_680_000)} the reference's roofline time on {H100}, "
+            f"{float(want['roofline']) / 1e6:.3g} ms, over its mean latency (physics)") in text
     assert f"Floor{float(want['floor']) / 1000:.3g} µs: {int(want['dram']):,} bytes through DRAM" in text
     assert f"less {int(want['l2']):,} that may stay in the L2" in text
     assert f"Speed of light{float(want['roofline']) / 1e6:.3g} ms" in text
