@@ -249,10 +249,10 @@ def _lexer_id(lexer_class: type) -> str:
 
 
 # --- The lexers: our own rules on Pygments' public RegexLexer, each linear in the text ---------------
-# They give the tokens of Pygments 2.21's Python, C, C++ and CUDA lexers on real code. Its rules that took
-# more than linear time (a match that scans far and fails, tried again at each line; one that backtracks)
-# match the same code here in linear time: possessive and atomic groups, runs that stop at the end of a
-# line or at a brace, an unclosed comment or raw string running to the end as a compiler reads it.
+# Pygments 2.21's Python, C, C++ and CUDA rules written out (BSD-2-Clause, the Pygments team), those that
+# took more than linear time (a match that scans far and fails, tried again at each line; one that
+# backtracks) rewritten to match the same code in linear time: possessive and atomic groups, runs that stop
+# at the end of a line or at a brace, an unclosed comment or raw string running to the end as in a compiler.
 
 # A Python name: letters, digits (not first), _, and any character beyond ASCII but a space (a combining
 # mark continues a name; any other such character is an error Python refuses).
