@@ -410,9 +410,7 @@ def _claim_documents(plan: _Plan, config: Config, updated: str | None) -> None:
         plan.sitemap = plan.all_page_urls()
         plan.claim("sitemap.xml", partial(publish.sitemap_xml, absolute, plan.sitemap), "the sitemap")
         plan.claim("feed.xml", partial(_feed, config, lb, urls, updated), "the Atom feed")  # (made if changed)
-    else:
-        plan.notes.append(f"base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and "
-                          "canonical links need one and were left out (e.g. --base-url https://owner.github.io/repo/)")
+    # (else none of them: the command says so where it matters, cli._base_url_note)
     plan.claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
 
 

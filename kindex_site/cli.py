@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -49,6 +50,12 @@ def _add_site_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", type=Path, help="settings file (default: ./kindex.toml if present)")
 
 
+def _add_verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--verbose", action="store_true",
+                        help="say each warning (without it, a cause said more than 3 times is one line: its count "
+                             "and an example), and notes a local build needs not")
+
+
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for `argv` (all commands when None). The importer's options are defined by its
     module, which needs the models (pydantic): they are left out when argv runs another command."""
@@ -79,6 +86,7 @@ def _add_build(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="DIR", help="output folder (default: output_dir in kindex.toml, else site/)")
     p.add_argument("--base-url", metavar="URL", help="URL the site is served from, e.g. https://owner.github.io/repo/")
     p.add_argument("--timings", action="store_true", help="print how long each phase of the build took")
+    _add_verbose(p)
     p.add_argument("--clean", action="store_true",
                    help="ignore what the last build left in .kindex-cache/ and make every file anew")
     p.add_argument("--watch", action="store_true",
@@ -100,6 +108,7 @@ def _add_check(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("text", "github"), default="text",
                    help="text (default): lines on stderr; github: each problem and warning as a GitHub Actions "
                         "annotation on stdout, shown on the pull request's diff at its file and line")
+    _add_verbose(p)
     p.add_argument("--base", metavar="REF",
                    help="also compare with the content at git REF (a pull request's base): print what the change "
                         "does to the leaderboard (and write it to $GITHUB_STEP_SUMMARY when set), and fail when it "
@@ -194,9 +203,61 @@ def _config(args: argparse.Namespace):
     })
 
 
-def _print_warnings(warnings: list[str]) -> None:
-    for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+def _print_warnings(warnings: list[str], verbose: bool = False) -> None:
+    for line in warning_lines(warnings, verbose):
+        print(line, file=sys.stderr)
+
+
+GROUPED_OVER = 3  # a cause said more often than this is one line: its count and an example
+EXAMPLE_CHARS = 240  # an example's length at most, in a grouped line (--verbose says it whole)
+# Causes each said whatever their count: one line names one finding to act on (leaderboard.UNITS: a host off in units).
+NEVER_GROUPED = ("implausible-latency",)
+# A warning's cause: the code a leaderboard line gives after its place (`…: unordered-runs: …`), else its text
+# after the place, with what varies between warnings of one cause (names, paths, digests, numbers) left out.
+_CODE = re.compile(r"(?:^|: )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
+_PLACE = re.compile(r"[^\s:]+(?::\d+)?: ")
+_VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s('\"]*/[^\s)'\",;:]*|sha256:[0-9a-f]+|\b[0-9a-f]{12,}\b|\b\d[\d,.]*(?:e[-+]?\d+)?")
+
+
+def warning_lines(warnings: list[str], verbose: bool = False) -> list[str]:
+    """The lines that say `warnings` on a terminal: each one with `verbose`; otherwise a cause said
+    more than GROUPED_OVER times is one line, where its first warning was, giving its count and that
+    warning as the example (docs/building.md, "Warnings")."""
+    if verbose:
+        return [f"warning: {w}" for w in warnings]
+    causes = [warning_cause(w) for w in warnings]
+    counts: dict[str, int] = {}
+    for cause in causes:
+        counts[cause] = counts.get(cause, 0) + 1
+    lines, said = [], set()
+    for w, cause in zip(warnings, causes):
+        if counts[cause] <= GROUPED_OVER or cause in NEVER_GROUPED:
+            lines.append(f"warning: {w}")
+        elif cause not in said:
+            said.add(cause)
+            example = w if len(w) <= EXAMPLE_CHARS else w[:EXAMPLE_CHARS].rsplit(" ", 1)[0] + " …"
+            lines.append(f"warning: {counts[cause]} × {cause} (e.g. {example}); --verbose lists each")
+    return lines
+
+
+def warning_cause(warning: str) -> str:
+    """What a warning is about, the same for all warnings of one cause (`unordered-runs`, `ignored`)."""
+    code = _CODE.search(warning)
+    if code:
+        return code.group(1)
+    place = _PLACE.match(warning)
+    text = _VARYING.sub("…", warning[place.end():] if place else warning)
+    return re.split(r" \(|; ", text, maxsplit=1)[0].strip() or text
+
+
+def _base_url_note(config, verbose: bool) -> None:
+    """Where no sitemap, feed or canonical link can be made, said where it matters: with --verbose, and in
+    CI, where a build is usually the one published (a local preview needs none of them)."""
+    if config.absolute_url or not (verbose or os.environ.get("CI", "").lower() not in ("", "0", "false")):
+        return
+    print(f"note: base_url {config.base_url!r} is a path, not an absolute URL: sitemap.xml, feed.xml and canonical "
+          "links need one and were left out (e.g. --base-url https://owner.github.io/repo/; docs/publishing.md, "
+          "\"Base URL\")", file=sys.stderr)
 
 
 def _build(args: argparse.Namespace) -> int:
@@ -219,18 +280,20 @@ def _build(args: argparse.Namespace) -> int:
     else:
         last = reuse.unchanged(config, os.environ)
         if last is not None:
-            _print_warnings(last.warnings)
+            _print_warnings(last.warnings, args.verbose)
             for note in last.notes:
                 print(f"note: {note}", file=sys.stderr)
+            _base_url_note(config, args.verbose)
             print(f"Up to date: {plural(last.summary['pages'], 'page')} from {plural(last.summary['runs'], 'run')}, "
                   f"no input changed → {display(out)}/")
             return 0
     from .build import build  # (the heavy imports: only now that there is work to do)
 
     result = build(config, reuse)  # (it holds what `unchanged` found)
-    _print_warnings(result.warnings)
+    _print_warnings(result.warnings, args.verbose)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
+    _base_url_note(config, args.verbose)
     if args.timings:
         for phase, seconds in result.timings.items():
             print(f"{seconds:8.3f} s  {phase}", file=sys.stderr)
@@ -281,7 +344,7 @@ def _check(args: argparse.Namespace) -> int:
 
         print_annotations(warnings, "warning")
     else:
-        _print_warnings(warnings)
+        _print_warnings(warnings, args.verbose)
     print(f"OK: {plural(len(content.runs), 'run')} on {plural(len(lb.problems), 'problem')} "
           f"from {plural(content.files, 'file')}, no problems found")
     return 0
@@ -364,8 +427,9 @@ def main(argv: list[str] | None = None) -> int:
         with sigterm_as_interrupt():  # (what CI cancellation and `docker stop` send: handled as Ctrl-C)
             return args.run(args)
     except KindexError as e:
-        for line in e.problems:
+        for line in e.errors:
             print(line, file=sys.stderr)
+        _print_warnings(e.warnings, getattr(args, "verbose", False))
         print(f"error: {summarize(e)}; nothing was written", file=sys.stderr)
         return 1
     except KeyboardInterrupt as e:  # (publish_swap.Interrupted for SIGTERM, and after a build's commit)

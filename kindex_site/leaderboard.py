@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
-from .errors import KindexError
+from .errors import KindexError, plural
 from .hardware import same_gpu
 from .naming import problem_naming
 from .load import Content, Run
@@ -36,6 +36,10 @@ NO_PUBLISHER_REFERENCE = "no-publisher-reference"  # runs of the reference, none
 # came first) or claims what it may not (another lab's name), rather than describing runs the table
 # can still compare.
 CONTENT_WARNINGS = ("several-references", "unordered-runs", FOREIGN_LAB)
+# The leaderboard's own warnings' codes (docs/building.md, "Warnings"), each line `where: code: what`.
+PROBLEM_NAMES = "problem-names"  # two names for one workload
+WORKLOAD_OVERLAP = "workload-overlap"  # overlapping workloads of one problem, where that changes a result
+UNITS = "implausible-latency"  # a host off in units (host_units), as its tables flag its runs
 
 _NAME = re.compile(NAME_PATTERN)
 
@@ -420,7 +424,8 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | No
     named, implementations = _name_runs(content)
     identity = _Identity(named)
     problems, runs_of_problem = identity.problems()
-    ranked = _Ranked(content, rules, reuse, host_units(content.runs, content, rules.implausible_latency))
+    off_hosts = host_units(content.runs, content, rules.implausible_latency)
+    ranked = _Ranked(content, rules, reuse, off_hosts)
     for slug, runs in runs_of_problem.items():
         ranked.add(problems[slug], runs, implementations)
     ranked.forget_others(runs_of_problem)
@@ -440,7 +445,7 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | No
         restored=ranked.restored,
         problems_of_implementation=ranked.problems_of_implementation,
         redirects=identity.redirects,
-        warnings=identity.warnings + _foreign_lab_lines(content.runs, rules)
+        warnings=identity.warnings + _foreign_lab_lines(content.runs, rules) + _units_lines(content, off_hosts)
         + [w for p in in_order for w in ranked.warnings_of.get(p.slug, ())],
     )
 
@@ -472,6 +477,37 @@ def _foreign_lab_lines(runs: list[Run], rules: Rules) -> list[str]:
                      f"speak for ({may}). {kept} lab's folder ({slugify(lab) or 'lab'}/ in the content folder), or "
                      f"have a maintainer list {lab!r} for {folder!r} under [labs] in kindex.toml.")
     return lines
+
+
+def _units_lines(content: Content, off_hosts: dict[str, float]) -> list[str]:
+    """One warning per host off in units (host_units), with its factor: its tables flag each run,
+    but a wrong unit is the host's files' to fix, not any run's."""
+    if not off_hosts:
+        return []
+    files: dict[str, dict[str, int]] = {host: {} for host in off_hosts}  # host → its held runs' files → runs
+    for run in content.runs:
+        said = content.reviews.get(run.name) if run.environment in files else None
+        if run.environment in files and run.facts.status == "passed" and not (said and said[-1].spec.verdict == "clean"):
+            counts = files[run.environment]
+            counts[run.source.file] = counts.get(run.source.file, 0) + 1
+    lines = []
+    for host, factor in sorted(off_hosts.items()):
+        counts = files[host]
+        named = sorted(counts, key=lambda f: (-counts[f], f))  # (the file holding most of them first)
+        place = (named[0] if named else host) + (f" (and {plural(len(named) - 1, 'other file')})" if len(named) > 1 else "")
+        way = f"{_factor(factor)}× above" if factor >= 1 else f"{_factor(1 / factor)}× below"
+        held = sum(counts.values())
+        lines.append(f"{place}: host {host}: {UNITS}: its latencies are {way} the other hosts' for the same "
+                     "workloads (the median over the workloads it shares with them): probably not in the unit its "
+                     f"files state. Its {held} passed {'run' if held == 1 else 'runs'} not reviewed clean are ranked, "
+                     "but held out of summaries (about page, \"Units\").")
+    return lines
+
+
+def _factor(x: float) -> str:
+    """A factor to three significant figures, in digits (1,000, 1,230, 12.3)."""
+    rounded = float(f"{x:.3g}")
+    return f"{rounded:,.0f}" if rounded >= 100 else f"{rounded:g}"
 
 
 class _Ranked:
@@ -612,6 +648,7 @@ class _Identity:
         self.count: dict[str, int] = {}  # name slug → runs giving it
         self.first: dict[str, str] = {}  # name slug → its first observedAt, in UTC
         self.former: dict[str, set[tuple[str, str]]] = {}  # name slug → (source, former id) of its runs
+        self.spans: dict[tuple[str, str], list[str]] = {}  # (workload, host) → [first, last] observedAt, in UTC
         for run in runs:
             f = run.facts
             problem = run.grouping[0]
@@ -625,6 +662,8 @@ class _Identity:
                 when = utc(f.observed_at)
                 if when < self.first.get(slug, "~"):
                     self.first[slug] = when
+                span = self.spans.setdefault((workload, run.environment), [when, when])
+                span[0], span[1] = min(span[0], when), max(span[1], when)
             self.count[slug] = self.count.get(slug, 0) + 1
             if f.former_problem_text is not None:
                 self.former.setdefault(slug, set()).add((f.naming, f.former_problem_text))
@@ -691,12 +730,10 @@ class _Identity:
                 self.redirects[alias.slug] = problem
 
     def _check_names(self, problem_of_name: dict[str, Problem]) -> None:
-        """Two names for one workload; one name for workloads timed at the same time, never on one host."""
+        """Two names for one workload; then the workload overlaps that change a result (_overlaps)."""
         names_of: dict[str, list[str]] = {}
-        workloads_of: dict[str, list[str]] = {}
         for workload, slug in self.pairs:
             names_of.setdefault(workload, []).append(slug)
-            workloads_of.setdefault(slug, []).append(workload)
         for workload, slugs in names_of.items():
             titles: dict[str, str] = {}  # (differing only in case, spacing or KernelBench's level prefix: one name)
             for slug in slugs:
@@ -705,19 +742,47 @@ class _Identity:
                 a, b = list(titles.values())[:2]
                 more = f" (and {len(titles) - 2} more)" if len(titles) > 2 else ""
                 self.warnings.append(
-                    f"{self.pairs[workload, a]}: problem {self.named[a].title!r} and {self.pairs[workload, b]}: problem "
-                    f"{self.named[b].title!r}{more} name one workload ({_short(workload)}); both are shown as "
-                    f"{problem_of_name[a].title!r}")
+                    f"{self.pairs[workload, a]}: {PROBLEM_NAMES}: problem {self.named[a].title!r} and "
+                    f"{self.pairs[workload, b]}: problem {self.named[b].title!r}{more} name one workload "
+                    f"({_short(workload)}); both are shown as {problem_of_name[a].title!r}")
+        self._overlaps(problem_of_name)
+
+    def _overlaps(self, problem_of_name: dict[str, Problem]) -> None:
+        """Workloads of one problem timed over overlapping periods, said only where that changes a result
+        (docs/building.md, "Workload overlaps"): one host timed both, so its summaries' newest workload is
+        a guess; or a title alone names two workloads timed on different hosts, so they may be two problems."""
+        names_of: dict[str, set[str]] = {}  # workload → the name slugs giving it
+        for workload, slug in self.pairs:
+            names_of.setdefault(workload, set()).add(slug)
+        workloads_of: dict[str, list[str]] = {}  # problem slug → its workloads
+        for workload, slugs in names_of.items():
+            workloads_of.setdefault(problem_of_name[min(slugs)].slug, []).append(workload)
         spans = {w: sorted(map(utc, t)) for w, t in self.times.items()}
-        for slug, workloads in workloads_of.items():
-            for i, a in enumerate(workloads):
-                for b in workloads[i + 1:]:
-                    if self.hosts[a] & self.hosts[b] or not _overlap(spans.get(a), spans.get(b)):
-                        continue
-                    self.warnings.append(
-                        f"{self.pairs[a, slug]} and {self.pairs[b, slug]}: problem {self.named[slug].title!r} names "
-                        f"two workloads ({_short(a)}, {_short(b)}) timed at the same time on different hosts, never "
-                        "on one: two problems sharing a name? They are shown as one problem, in separate tables")
+        for workloads in workloads_of.values():
+            ordered = sorted(workloads, key=lambda w: (spans[w][0] if w in spans else "~", w))  # (as summaries order them)
+            newest = {host: w for w in ordered for host in self.hosts[w]}  # host → the workload its summaries take
+            for i, a in enumerate(ordered):
+                for b in ordered[i + 1:]:
+                    line = self._overlap_line(a, b, newest, names_of, spans, problem_of_name)
+                    if line:
+                        self.warnings.append(line)
+
+    def _overlap_line(self, a: str, b: str, newest: dict[str, str], names_of: dict[str, set[str]],
+                      spans: dict[str, list[str]], problem_of_name: dict[str, Problem]) -> str | None:
+        """What overlapping workloads `a` and `b` (`b` first timed later) change, if anything."""
+        where = f"{self.pairs[a, min(names_of[a])]} and {self.pairs[b, min(names_of[b])]}: {WORKLOAD_OVERLAP}"
+        both = sorted(h for h in self.hosts[a] & self.hosts[b]
+                      if newest[h] == b and _overlap(self.spans.get((a, h)), self.spans.get((b, h))))
+        if both:
+            return (f"{where}: problem {problem_of_name[min(names_of[a])].title!r}: {_listed(both)} timed its workloads "
+                    f"{_short(a)} and {_short(b)} over overlapping periods, so which is newer cannot be told; "
+                    f"the summaries there take {_short(b)}, first timed later, and leave out {_short(a)}'s runs")
+        titles = sorted(slug for slug in names_of[a] & names_of[b] if self.named[slug].level is None)
+        if titles and not self.hosts[a] & self.hosts[b] and _overlap(spans.get(a), spans.get(b)):
+            return (f"{where}: problem {self.named[titles[0]].title!r} names two workloads ({_short(a)}, {_short(b)}) "
+                    "timed at the same time on different hosts, never on one, and no benchmark's own id names "
+                    "them: two problems sharing a name? They are counted as one problem, in separate tables")
+        return None
 
 
 def _overlap(a: list[str] | None, b: list[str] | None) -> bool:

@@ -63,7 +63,8 @@ def refused(project, *lines: str) -> str:
 
 
 def warned(project) -> list[str]:
-    code, _, err = project.run("check")
+    """What check warns of, each warning (--verbose: not grouped by cause)."""
+    code, _, err = project.run("check", "--verbose")
     assert code == 0, err
     return [line.removeprefix("warning: ") for line in err.splitlines()]
 

@@ -272,7 +272,7 @@ def test_texts_over_budget_in_worker_processes_are_named_too(project, tiny_budge
         monkeypatch.setattr(highlight, "AHEAD_MIN", ahead)
         monkeypatch.setattr(highlight, "_memory", highlight._Memory())
         kernels(project, *[(f"kernel{i}.py", f"x = {i} if {ahead} else 0\n", None) for i in range(20)])
-        status, _, err = project.build("--clean")
+        status, _, err = project.build("--clean", "--verbose")
         assert status == 0, err
         for i in range(20):
             assert f"content/k{i}/kernel{i}.py: shown as plain text" in err, (ahead, i, err)

@@ -47,11 +47,11 @@ def test_reading_processes_say_what_reading_here_says(project, monkeypatch):
         patched.setattr(reading, "PARALLEL_MIN_BYTES", 0)
         patched.setattr(reading, "CHUNK_BYTES", (1, 1))
         patched.setattr(reading, "cores", lambda: 3)
-        code, _, in_processes = project.run("check")
+        code, _, in_processes = project.run("check", "--verbose")  # (each warning, not grouped by cause)
     assert code == 1
     with monkeypatch.context() as patched:
         patched.setattr(reading, "PARALLEL_MIN_FILES", 10**9)
-        code, _, here = project.run("check")
+        code, _, here = project.run("check", "--verbose")
     assert code == 1 and in_processes == here
     lines = here.splitlines()
     for i in range(10):

@@ -184,6 +184,11 @@ def test_a_definition_is_warned_once_per_file_and_a_file_says_at_most_twenty_lin
                                                           name="line-run")) + "\n")
     code, _, err = project.run("check")
     assert code == 0
+    # On a terminal, the 19 lines of one unknown run field are one, with their count and the first.
+    assert "warning: 19 × run.spec.timing.latencyNs.p99: unknown field (e.g. content/many.json[0]: " \
+           "run.spec.timing.latencyNs.p99: unknown field); --verbose lists each" in _warnings(err)
+    code, _, err = project.run("check", "--verbose")
+    assert code == 0
     lines = _warnings(err)
     protocol = [line for line in lines if "owner" in line]
     assert protocol == [
