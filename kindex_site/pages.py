@@ -784,11 +784,19 @@ def implementation_cells(lb: Leaderboard, impl_slug: str, problem: Problem, host
         cells: dict[str, list[dict]] = {}
         for b, e in mine:
             if b.workload == workload.digest:
-                cells.setdefault(e.run.environment, []).append(entry_row(e, urls, b.significant_figures, b.statistic))
+                cells.setdefault(e.run.environment, []).append(_cell(e, urls))
         if cells:
             lines.append({"workload": workload, "number": number, "of": len(workloads),
                           "cells": [sorted(cells.get(name, []), key=lambda row: row["run"]) for name in host_names]})
     return lines
+
+
+def _cell(e: Entry, urls: Urls) -> dict:
+    """What an implementation page's cell shows of a run (implementation_row.html): the table row's
+    fields it uses, and no others (a whole row is made five times a run already)."""
+    facts = e.run.facts
+    return {"run": e.run.name, "url": urls.run(e.run.name), "status": facts.status, "mean_ns": facts.mean,
+            "implausible": e.implausible, "below_floor": e.below_floor, "verdict": e.verdict}
 
 
 # What makes one problem's row on a page that lists problems: (template, problem, variant, a function
