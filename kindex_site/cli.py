@@ -45,6 +45,17 @@ EXAMPLES = {
 }
 
 
+GROUPED_OVER = 3  # a cause said more often than this is one line: its count and an example
+EXAMPLE_CHARS = 240  # an example's length at most, in a grouped line (--verbose says it whole)
+# Causes each said whatever their count: one line names one finding to act on (leaderboard.UNITS: a host off in units).
+NEVER_GROUPED = ("implausible-latency",)
+# A warning's cause: the code a leaderboard line gives after its place (`…: unordered-runs: …`), else its text
+# after the place, with what varies between warnings of one cause (names, paths, digests, numbers) left out.
+_CODE = re.compile(r"(?:^|: )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
+_PLACE = re.compile(r"[^\s:]+(?::\d+)?: ")
+_VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s('\"]*/[^\s)'\",;:]*|sha256:[0-9a-f]+|\b[0-9a-f]{12,}\b|\b\d[\d,.]*(?:e[-+]?\d+)?")
+
+
 def _add_site_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--content", metavar="DIR", help="content folder (default: content_dir in kindex.toml, else content/)")
     parser.add_argument("--config", metavar="FILE", type=Path, help="settings file (default: ./kindex.toml if present)")
@@ -52,8 +63,8 @@ def _add_site_options(parser: argparse.ArgumentParser) -> None:
 
 def _add_verbose(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", action="store_true",
-                        help="say each warning (without it, a cause said more than 3 times is one line: its count "
-                             "and an example), and notes a local build needs not")
+                        help=f"say each warning in full (without it, a cause said more than {GROUPED_OVER} times is "
+                             "one line: its count and an example), and the notes a local build does without")
 
 
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -206,17 +217,6 @@ def _config(args: argparse.Namespace):
 def _print_warnings(warnings: list[str], verbose: bool = False) -> None:
     for line in warning_lines(warnings, verbose):
         print(line, file=sys.stderr)
-
-
-GROUPED_OVER = 3  # a cause said more often than this is one line: its count and an example
-EXAMPLE_CHARS = 240  # an example's length at most, in a grouped line (--verbose says it whole)
-# Causes each said whatever their count: one line names one finding to act on (leaderboard.UNITS: a host off in units).
-NEVER_GROUPED = ("implausible-latency",)
-# A warning's cause: the code a leaderboard line gives after its place (`…: unordered-runs: …`), else its text
-# after the place, with what varies between warnings of one cause (names, paths, digests, numbers) left out.
-_CODE = re.compile(r"(?:^|: )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
-_PLACE = re.compile(r"[^\s:]+(?::\d+)?: ")
-_VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s('\"]*/[^\s)'\",;:]*|sha256:[0-9a-f]+|\b[0-9a-f]{12,}\b|\b\d[\d,.]*(?:e[-+]?\d+)?")
 
 
 def warning_lines(warnings: list[str], verbose: bool = False) -> list[str]:
