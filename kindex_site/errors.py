@@ -1,4 +1,4 @@
-"""The one error type a user sees. Anything else escaping to the CLI is a bug in kindex-site."""
+"""The one error type a user sees, and how warnings are said on a terminal. Anything else escaping to the CLI is a bug in kindex-site."""
 
 from __future__ import annotations
 
@@ -59,3 +59,47 @@ def summarize(error: KindexError) -> str:
     files = {p.split(":", 1)[0].split("[", 1)[0] for p in error.errors}
     said = f"{plural(error.count, 'problem')} in {plural(len(files), 'file')}"
     return f"{said}, and {plural(len(error.warnings), 'warning')}" if error.warnings else said
+
+
+# --- warnings on a terminal -----------------------------------------------------------------
+
+GROUPED_OVER = 3  # a cause said more often than this is one line: its count and an example
+EXAMPLE_CHARS = 240  # an example's length at most, in a grouped line (--verbose says it whole)
+# Causes each said whatever their count: one line names one finding to act on (leaderboard.UNITS: a host off in units).
+NEVER_GROUPED = ("implausible-latency",)
+# A warning's cause: the code a leaderboard line gives after its place (`…: unordered-runs: …`), else its text
+# after the place, with what varies between warnings of one cause (names, paths, digests, numbers) left out.
+_CODE = re.compile(r"(?:^|: )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
+_PLACE = re.compile(r"[^\s:]+(?::\d+)?: ")
+_VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s('\"]*/[^\s)'\",;:]*|sha256:[0-9a-f]+|\b[0-9a-f]{12,}\b|\b\d[\d,.]*(?:e[-+]?\d+)?")
+
+
+def warning_lines(warnings: list[str], verbose: bool = False) -> list[str]:
+    """The lines that say `warnings` on a terminal: each one with `verbose`; otherwise a cause said
+    more than GROUPED_OVER times is one line, where its first warning was, giving its count and that
+    warning as the example (docs/building.md, "Warnings")."""
+    if verbose:
+        return [f"warning: {w}" for w in warnings]
+    causes = [warning_cause(w) for w in warnings]
+    counts: dict[str, int] = {}
+    for cause in causes:
+        counts[cause] = counts.get(cause, 0) + 1
+    lines, said = [], set()
+    for w, cause in zip(warnings, causes):
+        if counts[cause] <= GROUPED_OVER or cause in NEVER_GROUPED:
+            lines.append(f"warning: {w}")
+        elif cause not in said:
+            said.add(cause)
+            example = w if len(w) <= EXAMPLE_CHARS else w[:EXAMPLE_CHARS].rsplit(" ", 1)[0] + " …"
+            lines.append(f"warning: {counts[cause]} × {cause} (e.g. {example}); --verbose lists each")
+    return lines
+
+
+def warning_cause(warning: str) -> str:
+    """What a warning is about, the same for all warnings of one cause (`unordered-runs`, `ignored`)."""
+    code = _CODE.search(warning)
+    if code:
+        return code.group(1)
+    place = _PLACE.match(warning)
+    text = _VARYING.sub("…", warning[place.end():] if place else warning)
+    return re.split(r" \(|; ", text, maxsplit=1)[0].strip() or text

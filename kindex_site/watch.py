@@ -25,7 +25,7 @@ from pathlib import Path
 from . import build as site_build  # (site_build.build looked up at each call: a test may stand in for it)
 from .reuse import Reuse
 from .config import CONFIG_FILE, Config, load_config
-from .errors import KindexError, display, plural, summarize
+from .errors import KindexError, display, plural, summarize, warning_lines
 from .publish_swap import MARKER, sigterm_as_interrupt
 
 STEP_MS = 10  # a burst of file events ends after this long without another (an editor's save)
@@ -227,8 +227,8 @@ class Builder:
                          "paths": paths[:20]}
             self.cond.notify_all()
         if warnings != self.shown_warnings:
-            for w in warnings:
-                print(f"warning: {w}", file=sys.stderr)
+            for line in warning_lines(warnings):
+                print(line, file=sys.stderr)
             self.shown_warnings = list(warnings)
         if self.timings:
             for phase, took in timings.items():

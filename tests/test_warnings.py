@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from conftest import SEED, bundle, seed_problem_run
-from kindex_site.cli import GROUPED_OVER, NEVER_GROUPED, main, warning_cause, warning_lines
+from kindex_site.cli import main
+from kindex_site.errors import GROUPED_OVER, NEVER_GROUPED, warning_cause, warning_lines
 from kindex_site.leaderboard import UNITS, WORKLOAD_OVERLAP
 
 
