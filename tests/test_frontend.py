@@ -244,10 +244,10 @@ def test_every_table_has_its_chart_and_keeps_the_extra_columns_a_click_away(proj
     toggles = re.findall(r'<details class="more"><summary>Min, max, std, samples, date</summary></details>\n'
                          r'<div class="table-scroll">\n<table class="latency', html)
     assert len(toggles) == 6
-    assert all(len(row) == 12 for t in tables(html, "latency") for row in t["rows"])
+    assert all(len(row) == 13 for t in tables(html, "latency") for row in t["rows"])
     css = (ROOT / "static/style.css").read_text(encoding="utf-8")
-    assert ".latency th:nth-child(n+8), .latency td:nth-child(n+8) { display: none; }" in css
-    assert "details.more[open] ~ .table-scroll .latency td:nth-child(n+8) { display: table-cell; }" in css
+    assert ".latency th:nth-child(n+9), .latency td:nth-child(n+9) { display: none; }" in css
+    assert "details.more[open] ~ .table-scroll .latency td:nth-child(n+9) { display: table-cell; }" in css
     # Means and speedups line up on the decimal point.
     assert re.search(r"<td>\d+<i>\.\d+</i><td>[\d.]+–[\d.]+<td>\d+<i>\.\d+</i><td>", html)
 

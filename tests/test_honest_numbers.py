@@ -247,9 +247,11 @@ def test_two_workloads_are_separate_groups_with_dates(project):
     doc = project.api(API)
     assert doc["workloads"] == [
         {"digest": "sha256:" + "1" * 64, "first_observed": "2025-01-19T00:00:00Z",
-         "last_observed": "2025-01-19T00:00:00Z", "hosts": ["a"]},
+         "last_observed": "2025-01-19T00:00:00Z", "hosts": ["a"], "cost": None,
+         "cost_why_not": "no cost was counted for its workload"},
         {"digest": "sha256:" + "2" * 64, "first_observed": "2026-01-14T00:00:00Z",
-         "last_observed": "2026-01-14T00:00:00Z", "hosts": ["b"]},
+         "last_observed": "2026-01-14T00:00:00Z", "hosts": ["b"], "cost": None,
+         "cost_why_not": "no cost was counted for its workload"},
     ]
     text = visible_text(project.page(PROBLEM))
     assert "This problem was timed at 2 different workloads" in text
