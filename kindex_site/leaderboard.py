@@ -324,6 +324,8 @@ class Leaderboard:
     # Old problem slug → the problem it names now (renamed, or named otherwise by another source).
     redirects: dict[str, Problem] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # what `check` reports (errors with --strict)
+    gpus: GpuTable | None = None  # the GPU table its runs were judged by (the site's corrections in)
+    off_hosts: dict[str, float] = field(default_factory=dict)  # host → its factor off the others (host_units)
 
     # Made when first asked for (links without run pages): a rebuild need not touch every run.
     @cached_property
@@ -447,6 +449,8 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | No
         redirects=identity.redirects,
         warnings=identity.warnings + _foreign_lab_lines(content.runs, rules) + _units_lines(content, off_hosts)
         + [w for p in in_order for w in ranked.warnings_of.get(p.slug, ())],
+        gpus=rules.gpus,
+        off_hosts=off_hosts,
     )
 
 

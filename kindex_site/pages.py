@@ -262,12 +262,20 @@ def cost_json(cost) -> dict | None:
 
 def gpu_table(lb: Leaderboard) -> GpuTable:
     """The GPU table the leaderboard judged its runs by (a site's corrections in)."""
-    return getattr(lb, "gpus", None) or _package_gpus()  # (until the Leaderboard carries its rules' table)
+    return lb.gpus if lb.gpus is not None else _package_gpus()
 
 
 @lru_cache(maxsize=1)
 def _package_gpus() -> GpuTable:
     return load_gpus()
+
+
+def off_by(factor: float | None) -> str | None:
+    """How far a host off in units is from the others, in words: "1,360× above" (3 figures)."""
+    if not factor:
+        return None
+    ratio, way = (factor, "above") if factor >= 1 else (1 / factor, "below")
+    return f"{float(f'{ratio:.3g}'):,.0f}× {way}" if ratio >= 100 else f"{ratio:.3g}× {way}"
 
 
 def held_out_why(e: Entry) -> str:
@@ -944,6 +952,7 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
     return {
         "environment": e, "summaries": summaries, "reference": lb.reference,
         "held_why": held_out_reasons(lb, summaries), "physics": host_physics(boards) if first else None,
+        "off_by": off_by(lb.off_hosts.get(name)),
         "groups": [(g, t.suite) for g, t in summaries[0].tallies.items()] if summaries else [],
         "group_titles": GROUP_TITLES,
         "compared": lb.compared_boards.get(name, 0),

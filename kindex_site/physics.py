@@ -44,7 +44,7 @@ class Limits:
         """The run's fraction of the speed of light: roofline / latency."""
         if self.roofline_ns is None or not value_ns:
             return None
-        return float(self.roofline_ns / value_ns)
+        return self.roofline_ns.numerator / (self.roofline_ns.denominator * value_ns)  # (one rounding, as float(Fraction))
 
 
 NO_COST = "no cost was counted for its workload"

@@ -478,6 +478,8 @@ def test_a_latency_far_off_its_workloads_on_other_hosts_is_flagged_and_held_out_
     assert sorted(warning["runs"]) == ["eager-h3", "kernel-h3"] and "1,000×" in warning["message"]
     html = project.page(PROBLEM)
     assert "Kernel implausible latency" in visible_text(html)
+    # Its host page says by how much: 41,000 / 3.5 ms on two of the three workloads (the upper middle).
+    assert "steadily 11,700× above the other hosts'" in visible_text(project.page("hosts/h3/"))
     everything = project.api("hosts/h3.json")["implementations"][0]["levels"]["all"]
     assert (everything["passed"], everything["held_out_runs"]) == (0, ["kernel-h3"])
 
