@@ -17,10 +17,12 @@ MAX_DECIMALS = 6  # one nanosecond in milliseconds
 DASH = "—"
 
 
-def _decimals_for(value: Decimal, significant: int) -> int:
+def _decimals_for(value: Decimal, significant: int, least: int | None = 0) -> int:
+    """Decimals to show `significant` figures; never fewer than `least` (None: tens, hundreds… too)."""
     if value == 0:
         return 0
-    return max(0, significant - 1 - value.adjusted())
+    decimals = significant - 1 - value.adjusted()
+    return decimals if least is None else max(least, decimals)
 
 
 def _to_ms(ns: int | float) -> Decimal:
@@ -61,12 +63,22 @@ def _memo(fn):
 
 @_memo
 def format_ms(ns: int | float | None, significant: int = 3) -> str:
-    """4940000 → '4.94'; 123456789 → '123'; 1234567890 → '1235'. Integer digits are never dropped."""
+    """4940000 → '4.94'; 123456789 → '123'; 33179000000 → '33,200': `significant` figures at every
+    magnitude, zeros standing for the digits beyond them, grouped in thousands from 1,000 ms."""
     if ns is None:
         return DASH
     if type(ns) is int and significant > 0 and -_FAST_LIMIT < ns < _FAST_LIMIT:
-        return _ms_of_int(ns, significant)
-    return _significant(_to_ms(ns), significant, MAX_DECIMALS if isinstance(ns, int) else 12)
+        return grouped(_ms_of_int(ns, significant))
+    return grouped(_significant(_to_ms(ns), significant, MAX_DECIMALS if isinstance(ns, int) else 12, None))
+
+
+def grouped(text: str) -> str:
+    """'33200' → '33,200', '-1234.5' → '-1,234.5': a number's whole part in groups of three."""
+    sign = "-" if text[:1] == "-" else ""
+    whole, dot, decimals = text[len(sign):].partition(".")
+    if len(whole) <= 3 or not whole.isdigit():
+        return text
+    return f"{sign}{int(whole):,}{dot}{decimals}"
 
 
 _FAST_LIMIT = 10**18  # well within Decimal's 28 digits
@@ -79,20 +91,20 @@ def _ms_of_int(ns: int, significant: int) -> str:
         return "0"
     a = -ns if ns < 0 else ns
     digits = len(str(a))  # the value in ms is a × 10⁻⁶: its leading digit is at 10^(digits - 7)
-    decimals = max(0, significant - digits + 6)
+    decimals = significant - digits + 6  # below 0: whole milliseconds beyond the figures become zeros
     q = _round_half_up(a, decimals)
     if len(str(q)) - decimals > digits - 6:  # rounding carried into a new digit (999999 → 1.00)
-        decimals = max(0, significant - 1 - (len(str(q)) - 1 - decimals))
+        decimals = significant - 1 - (len(str(q)) - 1 - decimals)
     decimals = min(decimals, MAX_DECIMALS)
-    text = str(_round_half_up(a, decimals))
-    if decimals:
+    text = str(_round_half_up(a, decimals) if decimals >= 0 else _round_half_up(a, decimals) * 10**-decimals)
+    if decimals > 0:
         text = text.rjust(decimals + 1, "0")
         text = f"{text[:-decimals]}.{text[-decimals:]}"
     return "-" + text if ns < 0 else text
 
 
 def _round_half_up(a: int, decimals: int) -> int:
-    """a ns (a ≥ 0) in units of 10^-decimals ms, rounded half up."""
+    """a ns (a ≥ 0) in units of 10^-decimals ms (decimals may be negative: tens, hundreds…), rounded half up."""
     if decimals >= 6:
         return a * 10 ** (decimals - 6)
     unit = 10 ** (6 - decimals)
@@ -100,12 +112,12 @@ def _round_half_up(a: int, decimals: int) -> int:
     return q + 1 if 2 * r >= unit else q
 
 
-def _significant(value: Decimal, significant: int, max_decimals: int) -> str:
-    decimals = _decimals_for(value, significant)
+def _significant(value: Decimal, significant: int, max_decimals: int, least: int | None = 0) -> str:
+    decimals = _decimals_for(value, significant, least)
     rounded = _rounded(value, decimals)
     shown = decimals
     if rounded != 0 and rounded.adjusted() > value.adjusted():  # 0.999999 rounds up to 1.00, not 1.000
-        decimals = _decimals_for(rounded, significant)
+        decimals = _decimals_for(rounded, significant, least)
     decimals = min(decimals, max_decimals)
     return f"{rounded if decimals == shown else _rounded(value, decimals):f}"
 
@@ -133,8 +145,10 @@ def format_ci_ms(ci: list[int] | tuple[int, int] | None, mean_ns: int | None = N
 def _ci_ms(lo: int, hi: int, mean_ns: int | None, figures: int | None = None) -> str:
     if type(lo) is int and type(hi) is int and (mean_ns is None or type(mean_ns) is int) and \
             max(abs(lo), abs(hi), abs(mean_ns or 0)) < _FAST_LIMIT:
-        return _ci_ms_of_ints(lo, hi, mean_ns, figures)
-    return _interval(_to_ms(lo), _to_ms(hi), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS, figures)
+        text = _ci_ms_of_ints(lo, hi, mean_ns, figures)
+    else:
+        text = _interval(_to_ms(lo), _to_ms(hi), _to_ms(mean_ns) if mean_ns is not None else None, MAX_DECIMALS, figures)
+    return "–".join(grouped(end) for end in text.split("–"))  # as the mean beside it: 33,100–33,260
 
 
 def _ci_ms_of_ints(lo: int, hi: int, mean_ns: int | None, figures: int | None = None) -> str:

@@ -17,7 +17,7 @@
      cell starts with a number ("=2", "0.0430–0.0458" and "1 no CI" sort by it) or is "—", or its
      header is th.num; data-sort-value overrides a cell's text. "—" goes last either way.
      aria-sort names the one sorted column. */
-  var NUMBER = /^=?(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)/i;
+  var NUMBER = /^=?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)/i;  // 33,200 is one number
   function sortKey(cell, numeric) {
     if (!cell) return null;
     var v = cell.getAttribute("data-sort-value");
@@ -25,7 +25,7 @@
     if (v === "—" || v === "") return null;
     if (!numeric) return v;
     var m = NUMBER.exec(v);
-    return m ? Number(m[1]) : null;
+    return m ? Number(m[1].replace(/,/g, "")) : null;
   }
   function numericColumn(table, th) {
     if (th.classList.contains("num")) return true;

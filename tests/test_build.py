@@ -35,6 +35,19 @@ def test_seed_problem_page_shows_milliseconds_with_interval(project):
     assert "<title>Gemm BatchNorm Scaling Softmax · Kernel Index</title>" in html
 
 
+def test_a_mean_of_seconds_shows_three_figures_in_grouped_milliseconds(project):
+    """33,179,000,000 ns reads 33,200 ms on its table and its run page; the API keeps the nanoseconds."""
+    project.write("content/seed.json", bundle(mean=33_179_000_000))
+    project.built()
+    [table] = latency_tables(project.page(SEED_PAGE))
+    row = table["rows"][1]
+    assert row[3] == "33,200" and row[4] == "33,179–33,179"
+    run = visible_text(project.page(f"runs/{SEED_RUN}"))
+    assert "Mean 33,200 ms" in run and "33179 ms" not in run and "33179.0" not in run
+    assert project.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")["boards"][0]["entries"][0]["mean_ns"] \
+        == 33_179_000_000
+
+
 def test_seed_api_has_exact_nanoseconds(project):
     project.write("content/seed.json", SEED)
     project.built()

@@ -6,9 +6,10 @@ from kindex_site.render import format_ci_ms, format_date, format_ms
 
 
 @pytest.mark.parametrize("ns, shown", [
-    (4940000, "4.94"), (4780000, "4.78"), (45600, "0.0456"), (123456789, "123"), (1234567890, "1235"),
+    (4940000, "4.94"), (4780000, "4.78"), (45600, "0.0456"), (123456789, "123"), (1234567890, "1,230"),
     (1000000, "1.00"), (500000, "0.500"), (1, "0.000001"), (1500, "0.00150"), (999999, "1.00"),
-    (12, "0.000012"), (None, "—"),
+    (12, "0.000012"), (None, "—"), (33179000000, "33,200"), (999999500, "1,000"), (99950000000, "100,000"),
+    (-33179000000, "-33,200"), (33179000000.0, "33,200"),
 ])
 def test_milliseconds_three_significant_figures(ns, shown):
     assert format_ms(ns) == shown
@@ -20,6 +21,7 @@ def test_milliseconds_three_significant_figures(ns, shown):
     ([100, 200], 150, "0.000100–0.000200"),          # never beyond whole nanoseconds
     ([382800, 389200], 386000, "0.3828–0.3892"),
     ([1000000, 3000000], 2000000, "1.00–3.00"),
+    ([33100000000, 33260000000], 33179000000, "33,100–33,260"),  # grouped as the mean beside it
     (None, 4940000, "—"),
 ])
 def test_interval_has_visible_width_and_rounds_outwards(ci, mean, shown):

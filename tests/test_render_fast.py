@@ -14,23 +14,25 @@ from kindex_site import numbers, render
 
 
 def reference_ms(ns, significant=3):
-    """format_ms as it was: Decimal throughout."""
+    """format_ms in Decimal throughout: `significant` figures at every magnitude, thousands grouped."""
     if ns is None:
         return numbers.DASH
     value = Decimal(ns) / Decimal(1_000_000)
     max_decimals = 6 if isinstance(ns, int) else 12
 
     def decimals_for(v):
-        return 0 if v == 0 else max(0, significant - 1 - v.adjusted())
+        return 0 if v == 0 else significant - 1 - v.adjusted()
 
     def fixed(v, d):
-        return f"{v.quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_UP):f}"
+        return f"{v.quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_UP, context=Context(prec=400)):f}"
 
     decimals = decimals_for(value)
     rounded = Decimal(fixed(value, decimals))
     if rounded != 0 and rounded.adjusted() > value.adjusted():
         decimals = decimals_for(rounded)
-    return fixed(value, min(decimals, max_decimals))
+    text = fixed(value, min(decimals, max_decimals))
+    whole, dot, rest = text.lstrip("-").partition(".")
+    return ("-" if text.startswith("-") else "") + f"{int(whole):,}{dot}{rest}"
 
 
 def interesting_ints():
@@ -49,7 +51,7 @@ def interesting_ints():
 def test_format_ms_of_ints_matches_decimal():
     for significant in (1, 3, 4):
         for n in interesting_ints():
-            assert numbers._ms_of_int(n, significant) == reference_ms(n, significant), (n, significant)
+            assert numbers.grouped(numbers._ms_of_int(n, significant)) == reference_ms(n, significant), (n, significant)
     for n in (4940000, 123456789, 1234567890, 999999, 999500, 999499, 1, 0, 10**20, -(10**20), True, False):
         assert render.format_ms(n) == reference_ms(n), n
 
