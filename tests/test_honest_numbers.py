@@ -164,6 +164,19 @@ def test_run_on_another_gpu_is_marked_unranked_and_left_out_of_summaries(project
     assert everything["geomean_speedup"] == 2.0  # from the H100 run alone, not the H200 one
 
 
+def test_a_history_row_shows_the_flags_its_table_would(project):
+    """A run timed on another GPU, then re-run on the host's: its history row says "other GPU" as the API does."""
+    earlier = timed("h", "Triton kernel", 500_000, (490_000, 510_000),
+                    **{"sourceNative.hardware": "NVIDIA H200", "observedAt": "2026-03-01T08:00:00.000Z"})
+    earlier["run"]["metadata"]["name"] = "run-on-h200"
+    project.write("content/a.json", clean_board() + [earlier])
+    project.built()
+    [board] = project.api(API)["boards"]
+    assert [(e["run"], e["mixed_hardware"]) for e in board["history"]] == [("run-on-h200", True)]
+    [history] = tables(project.page(PROBLEM), "history")
+    assert history["rows"][1][0] == "Triton kernel other GPU"
+
+
 @pytest.mark.parametrize("recorded, product, form_factor, same", [
     ("NVIDIA H100 PCIe", "NVIDIA H100", "PCIe", True),
     ("NVIDIA H200", "NVIDIA H100", "PCIe", False),
