@@ -827,7 +827,18 @@ def home_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Pag
     level's page; then the level pages, each level's problems × timing hosts (`level_pages`)."""
     levels = overview_levels(lb)
     return ([Page("", "home.html", "Home", partial(_home_context, lb, urls, levels))]
-            + level_pages(lb, urls, problem_row, levels))
+            + level_pages(lb, urls, problem_row, levels) + folder_pages(lb, urls, levels))
+
+
+def folder_pages(lb: Leaderboard, urls: Urls, levels: list[Level]) -> list[Page]:
+    """/problems/, /levels/ and /runs/ (with run pages): a reader trimming a problem's, a level's or a run's
+    URL lands on a page, not a 404. Bounded whatever the data: a level of more than PROBLEMS_PER_PAGE
+    problems is a link to its own pages, and runs are only counted (listed on their problems' tables)."""
+    context = {"levels": levels, "per_page": PROBLEMS_PER_PAGE, "runs": len(lb.content.runs),
+               "problems": len(lb.problems)}
+    return [Page(f"{folder}/", "folder.html", title, {**context, "folder": folder})
+            for folder, title in (("problems", "Problems"), ("levels", "Levels"), ("runs", "Runs"))
+            if folder != "runs" or urls.run_pages]
 
 
 def _home_context(lb: Leaderboard, urls: Urls, levels: list[Level]) -> dict:

@@ -145,7 +145,7 @@ def test_script_in_titles_is_shown_as_text(project):
     for page in (project.root / "site").rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert "<script>" not in html and "<img src=x" not in html, page
-    problem = next((project.root / "site/problems").iterdir())
+    problem = next(p for p in (project.root / "site/problems").iterdir() if p.is_dir())  # (not its index)
     html = (problem / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert evil in visible_text(html)

@@ -183,3 +183,29 @@ def test_a_long_level_is_split_into_pages_and_rows_are_kept_between_builds(proje
     assert [(name, p.slug) for name, p in rendered if name == "home_row.html"] == [("home_row.html", slug_of(1, 3, "Softmax"))]
     monkeypatch.setattr(build_module._Renderer, "fragment", real)
     rebuild_matches_clean(project)
+
+
+# Folders of files a reader does not browse: assets, the schema, kernel sources and the JSON API
+# (/api/v1/index.json lists the API's documents).
+NO_INDEX = ("static", "schema", "sources", "api")
+
+
+def test_every_folder_a_reader_reaches_by_trimming_a_url_has_a_page(project):
+    write_levels(project)
+    project.write("kindex.toml", 'base_url = "https://x.github.io/board"\n')
+    project.built()
+    site = project.root / "site"
+    missing = [d.relative_to(site).as_posix() for d in site.rglob("*") if d.is_dir()
+               and d.relative_to(site).parts[0] not in NO_INDEX and not (d / "index.html").exists()]
+    assert missing == []
+    problems = project.page("problems")
+    text = visible_text(problems)
+    assert "Level 1 (3)" in text and "Other problems (1)" in text
+    assert f'href="/board/problems/{slug_of(1, 2, "ReLU")}/"' in problems
+    levels = project.page("levels")
+    assert 'href="/board/levels/1/"' in levels and 'href="/board/levels/other/"' in levels
+    runs = project.page("runs")
+    assert 'href="/board/problems/"' in runs and 'href="/board/search/"' in runs
+    assert re.search(r"\d+ runs, each listed on its problem's page", visible_text(runs)) and "/runs/l1-" not in runs
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    assert all(f"https://x.github.io/board/{folder}/</loc>" in sitemap for folder in ("problems", "levels", "runs"))
