@@ -23,9 +23,9 @@ def test_seed_problem_page_shows_milliseconds_with_interval(project):
     [table] = latency_tables(html)
     header, row = table["rows"]
     assert header == ["Rank", "Implementation", "Status", "Mean (ms)", "95% CI (ms)",
-                      "Speedup vs PyTorch eager (×)", "Speedup 95% CI (×)", "Min (ms)",
+                      "Speedup vs PyTorch eager (×)", "Speedup 95% CI (×)", "% of speed of light", "Min (ms)",
                       "Max (ms)", "Std (ms)", "Samples", "Observed (UTC)"]
-    assert row == ["1", "PyTorch eager reference", "passed", "4.94", "4.931–4.949", "1.00", "—",
+    assert row == ["1", "PyTorch eager reference", "passed", "4.94", "4.931–4.949", "1.00", "—", "—",
                    "4.78", "4.97", "0.0456", "100", "2026-03-05"]
     assert "KernelBench host · H100 PCIe (Lambda Labs)" in table["caption"]
     text = visible_text(html)
@@ -65,7 +65,10 @@ def test_seed_api_has_exact_nanoseconds(project):
         "std_ns": 45600, "samples": 100, "observed_at": "2026-03-05T08:38:15.000Z",
         "url": f"/runs/{SEED_RUN}/", "tied": False, "mixed_hardware": False, "reference": True,
         "speedup": {"value": 1.0, "ci95": None, "rounding_bounds": None}, "trend": None, "implausible": False, "implausible_latency": False, "last_passed": None,
-        "superseded_by": None, "source_url": None,
+        "superseded_by": None, "source_url": None, "gpu": "NVIDIA H100 PCIe", "floor_ns": None,
+        "floor_why_not": "no cost was counted for its workload", "roofline_ns": None,
+        "roofline_why_not": "no cost was counted for its workload", "sol": None, "below_floor": False,
+        "verdict": None, "reviews": [],
     }]
     assert board["history"] == []
     assert board["reference"] == SEED_RUN and board["warnings"] == []
@@ -120,7 +123,7 @@ def test_failed_run_listed_after_ranked_runs_and_unranked(project):
     project.built()
     [table] = latency_tables(project.page(SEED_PAGE))
     assert table["rows"][1][:4] == ["1", "PyTorch eager reference", "passed", "3.00"]
-    assert table["rows"][2] == ["—", "CUDA kernel", "failed"] + ["—"] * 8 + ["2026-03-05"]
+    assert table["rows"][2] == ["—", "CUDA kernel", "failed"] + ["—"] * 9 + ["2026-03-05"]
     entries = project.api("problems/level2-84-gemm-batchnorm-scaling-softmax.json")["boards"][0]["entries"]
     assert entries[1]["status"] == "failed" and entries[1]["rank"] is None and entries[1]["mean_ns"] is None
 
@@ -299,7 +302,7 @@ def test_missing_optional_fields_render(project):
     project.write("content/a.json", doc)
     project.built()
     row = latency_tables(project.page(SEED_PAGE))[0]["rows"][1]
-    assert row == ["1 no CI", "PyTorch eager reference", "passed", "4.94", "—", "1.00", "—",
+    assert row == ["1 no CI", "PyTorch eager reference", "passed", "4.94", "—", "1.00", "—", "—",
                    "4.78", "4.97", "—", "100", "—"]
 
 
