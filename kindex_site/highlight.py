@@ -310,7 +310,7 @@ def _python_names():
 
 def _python_tokens() -> dict:
     """Pygments 2.21's PythonLexer rules, linear; first, quick rules for the most common tokens (a word,
-    spaces within a line, an operator, a bracket) that give what the full list would."""
+    spaces, an indent, an operator or a dot, a bracket) that give what the full list would."""
     import keyword
 
     from pygments.lexer import bygroups, default, include, this, using, words
@@ -322,8 +322,9 @@ def _python_tokens() -> dict:
     return {**_python_strings(), "expr": _python_expr(), **{
         "root": [
             (r"\n", Whitespace), (r"(?<=[^\n])[^\S\n]+", Text),
+            (r"^[^\S\n]++(?![rRuUbB]{0,2}(?:\"{3}|'{3})|(?:match|case)\b)", Text),  # (an indent not before """, match)
             (rf"(?!(?:{'|'.join(_PY_OWN_RULES)})\b){_IDENT}+(?![\'\"])", _python_names()),  # (++: no backtracking)
-            (r"!=|==|<<|>>|:=|[-~+/*%=<>&^|]", Operator), (r"[]{}:(),;[]", Punctuation),
+            (r"!=|==|<<|>>|:=|[-~+/*%=<>&^|]|\.(?!\d)", Operator), (r"[]{}:(),;[]", Punctuation),
             (r'^([^\S\n]*)([rRuUbB]{,2})("""[\s\S]*?""")', doc), (r"^([^\S\n]*)([rRuUbB]{,2})('''[\s\S]*?''')", doc),
             (r"\A#!.+$", Comment.Hashbang), (r"#.*$", Comment.Single), (r"\\\n", Text), (r"\\", Text),
             (words(_PY_KEYWORDS + ["yield from"], suffix=r"\b"), Keyword),
@@ -395,15 +396,15 @@ def _python_strings() -> dict:
     from pygments.lexer import include
     from pygments.token import String
 
-    def inner(token) -> list:
-        return [(r"%(\(\w+\))?[-#0 +]*+([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]", String.Interpol),
+    def inner(token) -> list:  # (a run of plain characters first: no other rule starts with one)
+        return [(r"[^\\\'\"%{\n]+", token),
+                (r"%(\(\w+\))?[-#0 +]*+([0-9]+|[*])?(\.([0-9]+|[*]))?[hlL]?[E-GXc-giorsaux%]", String.Interpol),
                 (r"\{((\w+)((\.\w+)|(\[[^\]{\n]+\]))*)?(\![sra])?(\:(.?[<>=\^])?[-+ ]?#?0?(\d+)?,?(\.\d+)?"
-                 r"[E-GXb-gnosx%]?)?\}", String.Interpol),
-                (r"[^\\\'\"%{\n]+", token), (r"[\'\"\\]", token), (r"%|(\{{1,2})", token)]
+                 r"[E-GXb-gnosx%]?)?\}", String.Interpol), (r"[\'\"\\]", token), (r"%|(\{{1,2})", token)]
 
     def fields(token) -> list:
-        return [(r"\}", String.Interpol), (r"\{", String.Interpol, "expr-inside-fstring"),
-                (r"[^\\\'\"{}\n]+", token), (r"[\'\"\\]", token)]
+        return [(r"[^\\\'\"{}\n]+", token), (r"\}", String.Interpol), (r"\{", String.Interpol, "expr-inside-fstring"),
+                (r"[\'\"\\]", token)]
 
     states = {
         "rfstringescape": [(r"\{\{", String.Escape), (r"\}\}", String.Escape)],
@@ -414,10 +415,10 @@ def _python_strings() -> dict:
     }
     for quote, token, name in (('"', String.Double, "d"), ("'", String.Single, "s")):
         escape = rf"\\\\|\\{quote}|\\\n"  # (here for raw strings too)
-        states[f"{name}qf"] = [(quote, token, "#pop"), (escape, String.Escape), *fields(token)]
-        states[f"{name}qs"] = [(quote, token, "#pop"), (escape, String.Escape), *inner(token)]
-        states[f"t{name}qf"] = [(r"\n", token), (quote * 3, token, "#pop"), *fields(token)]  # (no other takes \n)
-        states[f"t{name}qs"] = [(r"\n", token), (quote * 3, token, "#pop"), *inner(token)]
+        states[f"{name}qf"] = [*fields(token)[:1], (quote, token, "#pop"), (escape, String.Escape), *fields(token)[1:]]
+        states[f"{name}qs"] = [*inner(token)[:1], (quote, token, "#pop"), (escape, String.Escape), *inner(token)[1:]]
+        states[f"t{name}qf"] = [*fields(token)[:1], (r"\n", token), (quote * 3, token, "#pop"), *fields(token)[1:]]
+        states[f"t{name}qs"] = [*inner(token)[:1], (r"\n", token), (quote * 3, token, "#pop"), *inner(token)[1:]]
     return states
 
 
