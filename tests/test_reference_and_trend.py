@@ -87,7 +87,8 @@ def test_another_labs_reference_run_is_a_run_of_its_own_never_the_reference(proj
     runs = {e["run"]: e for e in shown["entries"]}
     assert runs[added]["reference"] is False and runs[added]["speedup"]["value"] == pytest.approx(4.94 / 4.90)
     (table,) = latency_tables(project.page(f"problems/{PROBLEM}"))
-    assert "PyTorch eager (06ba0dac) · Example Lab" in [row[1] for row in table["rows"][1:]]  # (another digest)
+    # (another digest; its source is linked beside its name)
+    assert "PyTorch eager (06ba0dac) · Example Lab" in [row[1].removesuffix(" source") for row in table["rows"][1:]]
 
 
 def test_one_reference_run_has_speedups_and_no_warning(project):
