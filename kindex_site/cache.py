@@ -176,7 +176,7 @@ def holder(lock: Path) -> str | None:
         return None
 
 
-# --- validated runs, for the next command-line build (load.file_records / restore_files) -----------
+# --- validated runs, for the next command-line build (reading.file_records / restore_files) -----------
 
 
 def record_format(kind: str, records: tuple, modules: tuple[str, ...] = ()) -> bytes:
@@ -205,7 +205,7 @@ def write_runs(out: Path, header: bytes, entries, put: Callable[[], bool] = lamb
     _write_whole(path(out, "runs"), header, map(marshal.dumps, entries), put)
 
 
-# --- source files checked, for the next command-line build (load.SourceChecks) -------------------
+# --- source files checked, for the next command-line build (sources.SourceChecks) -------------------
 
 
 SOURCES_FORMAT = b"kindex-site sources 2 " + sys.version.split()[0].encode() + b"\n"
@@ -496,7 +496,7 @@ def snapshot(content: Path) -> dict[str, tuple[int, ...]]:
     """Every entry under `content` the loader might read (dotfiles aside), by its path there (a
     folder's ends with '/'): a plain file (a regular file, not a symlink, named in printable ASCII)
     by its `stat_key`; anything else by a tuple starting with -1, which makes the loader look at it
-    itself (load._content_files): a symlinked file (with its target's key), a symlinked folder (not
+    itself (listing.content_files): a symlinked file (with its target's key), a symlinked folder (not
     followed), a name in other characters (with the key); `UNKNOWN` for what could not be listed or
     stat'ed or is not a regular file, which no manifest holds: the build goes on to load, which
     names it."""

@@ -1,7 +1,7 @@
 """Output keys: each output's key is a hash of exactly the inputs it shows (settings, templates,
 code, and the runs it shows), so an output whose key the last build wrote is unchanged.
 
-Keys come from the runs' keys (each bundle's bytes and place, load.Run.key) and what physics, the
+Keys come from the runs' keys (each bundle's bytes and place, runs.Run.key) and what physics, the
 reviews and the hosts' units made of each run (the costs and reviews themselves are in every key):
 a problem's page with any of its runs, a run page and a board's CSV with any run of that board, a
 host's page with any board on it, an implementation's page with its own rows, and pages that

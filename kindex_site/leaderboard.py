@@ -390,7 +390,7 @@ def problem_of(run: Run, known: dict | None = None) -> Problem | str:
 
 
 def _named_problem(naming, text: str) -> Problem | str:
-    """The problem a source's own id names (importers/naming.py), or why it names none."""
+    """The problem a source's own id names (naming.py), or why it names none."""
     named = naming.problem(text, slugify)
     return named if isinstance(named, str) else Problem(*named)
 

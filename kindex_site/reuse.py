@@ -53,9 +53,9 @@ class Reuse:
         self._restored: dict = {}  # the files restored from the runs cache, this build
         self._validated: dict | None = None  # the runs to store for the next command-line build, if they changed
         self._runs_aside = None  # workers.Aside: a one-off build's runs cache, written while it ranks and plans
-        self._sources = None  # load.SourceChecks: the source files checked
-        self._definitions = None  # load.Definitions: the protocols and environments the kept runs share
-        self._last_load = None  # load.LoadState: the last clean load, to patch
+        self._sources = None  # sources.SourceChecks: the source files checked
+        self._definitions = None  # bundles.Definitions: the protocols and environments the kept runs share
+        self._last_load = None  # loadstate.LoadState: the last clean load, to patch
         self._problems: dict = {}  # problem slug → its boards (leaderboard.py's memo)
         self._stored_rankings: dict = {}  # as the last command-line build stored them
         self._outputs: dict = {}  # problem slug → its planned outputs (build._ProblemOutputs)

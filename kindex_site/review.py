@@ -44,7 +44,7 @@ GIT_SECONDS = 120  # for each git command: a repository's history is read, never
 SHOWN = 20  # names listed per kind of change in the summary (the counts are whole)
 SHOWN_FIELDS = 12  # fields listed per changed run
 VALUE_CHARS = 80  # of a changed field's value shown in the summary
-MAX_FILE_BYTES = 64 * 2**20  # a file a pull request adds to the content (load.MAX_JSON_BYTES: a .json's bound)
+MAX_FILE_BYTES = 64 * 2**20  # a file a pull request adds to the content (jsonread.MAX_JSON_BYTES: a .json's bound)
 NEEDS = "needs a maintainer's review"
 FUTURE_SLACK = timedelta(days=1)  # a run dated ahead of the check by more than this (clocks and time zones) fails it
 REGULAR_FILES = ("100644", "100755")  # git's modes of a plain file; links (120000) and submodules (160000) are not

@@ -1,7 +1,7 @@
 """`kindex-site import SOURCE …`: turn a benchmark's own result files into kernelindex documents.
 
 Each module here with an `add_parser` is an importer, one `kindex-site import` command. What they
-share is in `common`; how each source names problems, in `naming` (docs/importing.md, "Writing an
+share is in `common`; how each source names problems, in the core's `kindex_site/naming.py` (docs/importing.md, "Writing an
 importer").
 """
 

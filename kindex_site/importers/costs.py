@@ -30,7 +30,7 @@ A problem whose model fails on the meta device (or that defines no Model, get_in
 get_init_inputs, or runs out of time or memory) gets a ``failed`` document whose reason is the
 exception's type and message on one line. Every document is validated (models.WorkloadCost) before
 anything is written, one file per workload: ``<out>/<first 16 hex digits of the digest>.json``, ``<out>``
-being the content folder's ``costs/`` (where load.py reads them) unless ``--out`` says otherwise.
+being the content folder's ``costs/`` (where documents.py reads them) unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def workloads_of(content) -> dict[str, Workload]:
 
 
 def _problem_title(facts) -> str:
-    """The run's problem title as the site names it (importers/naming.py), else its title's first part."""
+    """The run's problem title as the site names it (naming.py), else its title's first part."""
     naming = problem_naming(facts.naming)
     if naming is not None and facts.problem_text is not None:
         named = naming.problem(facts.problem_text, slug)
