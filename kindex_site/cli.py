@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
 from . import __version__
 from .reuse import Reuse
@@ -57,6 +57,12 @@ def _add_verbose(parser: argparse.ArgumentParser) -> None:
                              "one line: its count and an example), and the notes a local build does without")
 
 
+class Commands(Protocol):
+    """What ArgumentParser.add_subparsers() returns, as far as the commands use it (its class is argparse's own)."""
+
+    def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser: ...
+
+
 def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for `argv` (all commands when None). The importer's options are defined by its
     module, which needs the models (pydantic): they are left out when argv runs another command."""
@@ -79,7 +85,7 @@ def make_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_build(commands: argparse._SubParsersAction) -> None:
+def _add_build(commands: Commands) -> None:
     p = commands.add_parser("build", help="validate content/ and write the site", epilog=EXAMPLES["build"],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Validate every document under the content folder and write the site.")
@@ -96,7 +102,7 @@ def _add_build(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_build)
 
 
-def _add_check(commands: argparse._SubParsersAction) -> None:
+def _add_check(commands: Commands) -> None:
     p = commands.add_parser("check", help="validate content/ without writing anything", epilog=EXAMPLES["check"],
                             formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Validate every document under the content folder; write nothing. A run\n"
@@ -119,7 +125,7 @@ def _add_check(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_check)
 
 
-def _add_serve(commands: argparse._SubParsersAction) -> None:
+def _add_serve(commands: Commands) -> None:
     p = commands.add_parser("serve", help="preview the site on localhost, rebuilt and reloaded on every change",
                             epilog=EXAMPLES["serve"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Build into .kindex-serve/site (never the publishable output), serve it over\n"
@@ -136,7 +142,7 @@ def _add_serve(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_serve)
 
 
-def _add_digest(commands: argparse._SubParsersAction) -> None:
+def _add_digest(commands: Commands) -> None:
     p = commands.add_parser("digest", help="print the sha256: digest of files, as a run's digests are made",
                             epilog=EXAMPLES["digest"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Print 'sha256:<hex>  FILE' for each file: the SHA-256 of its bytes (a kernel\n"
@@ -148,7 +154,7 @@ def _add_digest(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_digest)
 
 
-def _add_new_run(commands: argparse._SubParsersAction) -> None:
+def _add_new_run(commands: Commands) -> None:
     p = commands.add_parser("new-run", help="write a bundle for your run of a problem on a timing host already in content/",
                             epilog=EXAMPLES["new-run"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Write a bundle for a new run of a problem on a timing host that content/ already\n"
@@ -174,7 +180,7 @@ def _add_new_run(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_new_run)
 
 
-def _add_new(commands: argparse._SubParsersAction) -> None:
+def _add_new(commands: Commands) -> None:
     p = commands.add_parser("new", help="start a leaderboard repository of your own in a new folder",
                             epilog=EXAMPLES["new"], formatter_class=argparse.RawDescriptionHelpFormatter,
                             description="Write a leaderboard repository into DIR (made if missing; refused unless empty):\n"
