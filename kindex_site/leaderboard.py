@@ -519,7 +519,7 @@ class _Ranked:
     and what the summaries gather from them."""
 
     def __init__(self, content: Content, rules: Rules, reuse: Kept | None, off_hosts: dict[str, float]):
-        self.content, self.rules, self.off_hosts = content, rules, off_hosts
+        self.content, self.rules = content, rules
         self.judges = _Judges(content, rules, off_hosts)
         self.memo, self.stored = reuse if reuse is not None else (None, None)
         self.boards: dict[str, list[Board]] = {}
@@ -556,7 +556,7 @@ class _Ranked:
         bundle's bytes (protocol and environment included) and where it sits: equal keys, equal boards."""
         memo, rules, slug = self.memo, self.rules, problem.slug
         state = memo.get(slug) if memo is not None else None
-        judged_by = _judged_by(self.content, runs, self.off_hosts)
+        judged_by = _judged_by(self.content, runs, self.judges.off_hosts)
         made_from = (rules.key, problem, problem.aliases, runs, [run.files for run in runs],
                      judged_by) if memo is not None else None
         if state is not None and state.made_from == made_from:
