@@ -197,13 +197,15 @@ def read_json(path: Path, expected: type, what: str, errors: list[str]):
     return None
 
 
-def kept_problem(key: str, value, depth: int) -> str | None:
-    """Why a source's field cannot be kept in sourceNative as it is, at `depth` levels in a bundle: what
-    `check` would refuse there ("extra.x: …"); None if it can."""
-    found = strictjson.refusal({key: plain(value)}, depth, strings=True)
-    if found is None:
-        return None
-    return f"{'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}"
+def kept_problems(record: dict, skip, depth: int) -> list[str]:
+    """Why each field of `record` not in `skip` cannot be kept as it is in a mapping `depth` levels deep in a
+    bundle (sourceNative is 4): what `check` would refuse there ("extra.x: …")."""
+    problems = []
+    for key, value in record.items():
+        found = None if key in skip else strictjson.refusal({key: plain(value)}, depth, strings=True)
+        if found is not None:
+            problems.append(f"{'.'.join(printable(str(k)) for k in found[0]) or printable(key)}: {found[1]}")
+    return problems
 
 
 # --- dates ---------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ from pydantic import ValidationError
 from ..errors import KindexError, display, plural
 from ..models import COST_API_VERSION, PRECISIONS, WorkloadCost
 from .common import Imported, add_source_parser, dump, report, slug, some, write_changed
-from .kernelbench import source_digest
+from .kernelbench_workloads import source_digest
 from ..naming import problem_naming
 
 EXAMPLE = (

@@ -28,10 +28,12 @@ from pathlib import Path
 from ..errors import KindexError, plural
 from ..models import MAX_SOURCE_BYTES
 from .common import (NAME, Imported, add_source_parser, bundle, digest, dump, environment_document, json_kind,
-                     kept_problem, ms_problem, ms_to_ns, parse_observed_at, plain, protocol_document, read_json,
+                     kept_problems, ms_problem, ms_to_ns, parse_observed_at, plain, protocol_document, read_json,
                      report, run_name, shown_number, slug, some, tagged, unique, utc_timestamp, valid, whole_ns,
                      write_changed)
-from .kernelbench import History, source_digest, title_part
+from .kernelbench_files import title_part
+from .kernelbench_history import History
+from .kernelbench_workloads import source_digest
 from ..naming import problem_title
 
 EXAMPLE = (
@@ -330,14 +332,8 @@ def _row(index: int, where: str, record, errors: list[str]) -> Row | None:
             if message:
                 problems.append(f"{key}: {message}")
     checked = {"code", "kernel_eval_time", *(b[0] for b in BASELINES), *(f for f, _ in _INT_FIELDS)}
-    for key, value in record.items():
-        if key in checked or any(p.startswith(f"{key}:") for p in problems):
-            continue
-        # Kept in sourceNative as they are (5 levels deep in a bundle): what `check` would refuse there is
-        # refused here.
-        problem = kept_problem(key, value, 4)
-        if problem is not None:
-            problems.append(problem)
+    # A row's other fields are kept in sourceNative as they are.
+    problems += kept_problems(record, {*checked, *(p.split(":", 1)[0] for p in problems)}, 4)
     if problems:
         errors.extend(f"{where}: {p}" for p in problems)
         return None
