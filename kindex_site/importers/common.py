@@ -293,6 +293,12 @@ def unique(name: str, where: str, names: dict[str, str], errors: list[str]) -> b
     return True
 
 
+def stop_if_any(errors: list[str]) -> None:
+    """Refuse the import if a problem was found: every one is named, and nothing is written."""
+    if errors:
+        raise KindexError(errors)
+
+
 # --- writing -------------------------------------------------------------------------------------
 
 

@@ -56,7 +56,8 @@ from pydantic import ValidationError
 
 from ..errors import KindexError, display, plural
 from ..models import COST_API_VERSION, PRECISIONS, WorkloadCost
-from .common import Imported, add_source_parser, dump, report, slug, some, write_changed
+from .common import Imported, add_source_parser, dump, report, slug, some, stop_if_any, write_changed
+from .kernelbench_history import git, read_blobs, tree_blobs
 from .kernelbench_workloads import source_digest
 from ..naming import problem_naming
 
@@ -74,7 +75,7 @@ REPO_PROBLEM = re.compile(r"^KernelBench/level\d+/[^/]+\.py$")
 NAME_HEX = 16  # a cost's file and name carry this many hex digits of its workload digest
 MAX_REASON = 500  # characters of an exception's message kept as a failure's reason
 TIMEOUT_S = 120
-MEMORY_MIB = 4096  # address space: torch alone maps about 600 MiB; meta tensors take none
+MEMORY_MIB = 4096  # address space: enough for torch itself; meta tensors take none
 
 # What the child process runs: the counting code of this module, in a process of its own.
 _CHILD = "from kindex_site.importers.costs import _child_main; _child_main()"
@@ -198,8 +199,7 @@ def import_costs(content: Path, out: Path, *, repo: Path | None = None, repo_url
             result.failed += 1
             result.notes.append(f"{display(path)}: {workload.title}: failed: {document['spec']['reason']}")
         files[path] = dump(document)
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
     stale = sorted(p.name for p in out.glob("*.json") if p not in files) if out.is_dir() else []
     if stale:
         result.warnings.append(f"{display(out)}: {plural(len(stale), 'cost file')} this import did not write "
@@ -275,7 +275,7 @@ def _problem_title(facts) -> str:
 
 def digests_of(text: bytes, path: str, names=()) -> list[str]:
     """The workload digests a source file can be: sha256 of its bytes, and KernelBench's workload digest of
-    it (importers/kernelbench.py: source_digest) under its path's levelN/<file> and under each of `names`."""
+    it (kernelbench_workloads.source_digest) under its path's levelN/<file> and under each of `names`."""
     sha256 = hashlib.sha256(text).hexdigest()
     at = PROBLEM_FILE.match(path)
     problems = sorted({*names, at[1]} if at else set(names))
@@ -312,50 +312,22 @@ def _repo_sources(repo: Path, url: str) -> dict[str, Source]:
     with ExitStack() as stack:
         if repo.is_file():  # a bundle: git reads its objects once cloned
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="kindex-costs-"))
-            _git(Path(folder), "clone", "--quiet", "--bare", str(repo.resolve()), folder)
+            git(Path(folder), ["clone", "--quiet", "--bare", str(repo.resolve()), folder])
             repo = Path(folder)
         elif not repo.is_dir():
             raise KindexError(f"--repo: {display(repo)}: not found (give a KernelBench git checkout or bundle)")
-        oldest_first = _git(repo, "log", "--all", "--date-order", "--reverse", "--format=%H").decode().split()
+        oldest_first = git(repo, ["log", "--all", "--date-order", "--reverse", "--format=%H"]).decode().split()
         held: dict[tuple[str, str], str] = {}  # (path, blob) → the oldest commit holding it
         for commit in oldest_first:
-            for entry in _git(repo, "ls-tree", "-r", "-z", commit, "--", "KernelBench/").decode(
-                    "utf-8", "surrogateescape").split("\0"):
-                info, _, path = entry.partition("\t")
-                if REPO_PROBLEM.match(path) and info.split(" ")[1:2] == ["blob"]:
-                    held.setdefault((path, info.split(" ")[2]), commit)
-        texts = _blobs(repo, sorted({blob for _, blob in held}))
+            for path, blob in tree_blobs(repo, commit, REPO_PROBLEM, "--", "KernelBench/").items():
+                held.setdefault((path, blob), commit)
+        texts = read_blobs(repo, sorted({blob for _, blob in held}))
     found: dict[str, Source] = {}
     rank = {commit: n for n, commit in enumerate(oldest_first)}
     for (path, blob), commit in sorted(held.items(), key=lambda item: (rank[item[1]], item[0])):
         for digest in digests_of(texts[blob], path):
             found.setdefault(digest, Source(texts[blob], f"{url}@{commit}:{path}"))
     return found
-
-
-def _blobs(repo: Path, blobs: list[str]) -> dict[str, bytes]:
-    """Each blob's bytes, all read by one `git cat-file --batch`."""
-    out = _git(repo, "cat-file", "--batch", input="".join(f"{b}\n" for b in blobs).encode())
-    texts: dict[str, bytes] = {}
-    at = 0
-    for blob in blobs:
-        end = out.index(b"\n", at)
-        size = int(out[at:end].split()[2])
-        texts[blob] = out[end + 1:end + 1 + size]
-        at = end + 1 + size + 1
-    return texts
-
-
-def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
-    try:
-        done = subprocess.run(["git", "-C", str(repo), "-c", "core.quotePath=false", *args], input=input,
-                              capture_output=True)
-    except OSError as e:
-        raise KindexError(f"--repo: cannot run git: {e.strerror or e}") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise KindexError(f"--repo: {display(repo)}: git {args[0]} failed" + (f" (git: {said[-1]})" if said else ""))
-    return done.stdout
 
 
 # --- counting, in child processes ----------------------------------------------------------------

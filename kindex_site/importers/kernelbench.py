@@ -22,7 +22,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import KindexError, plural
-from .common import add_source_parser, dump, parse_observed_at, report, write_changed
+from .common import add_source_parser, dump, parse_observed_at, report, stop_if_any, write_changed
 from .kernelbench_files import (SOURCE, Z95, Result, date_by_history, find_files, problem_names, problems_folder,
                                 read_and_date)
 from .kernelbench_history import History
@@ -68,10 +68,8 @@ def add_parser(sources) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = import_kernelbench(
-        args.sources, args.out, problems=args.problems, repo=args.repo, observed_at=args.observed_at,
-        one_file_per_run=args.one_file_per_run,
-    )
+    result = import_kernelbench(args.sources, args.out, problems=args.problems, repo=args.repo,
+                                observed_at=args.observed_at, one_file_per_run=args.one_file_per_run)
     statuses = ", ".join(f"{n} {s}" for s, n in sorted(result.statuses.items()))
     return report(result, f"Imported {plural(result.runs, 'run')}{f' ({statuses})' if statuses else ''} from "
                           f"{plural(result.sources, 'file')} on {plural(result.hosts, 'host')}", args.out)
@@ -90,23 +88,19 @@ def import_kernelbench(sources: list[Path], out: Path, *, problems: Path | None 
     read_and_date(files, sources, fallback, errors, undated_ok=history is not None)
     if history is not None and not errors:
         date_by_history(files, history, result, errors)
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
     held = Held.read(out)
     hosts = timing_hosts(files, held, result, errors)
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
     files = [f for host in hosts for f in host.files]
     source_sha256: dict[str, str] = {}  # with --repo: problem source blob → hex SHA-256 of its bytes
     if history is not None:
         match_versions(files, history, result, errors)
-        if errors:
-            raise KindexError(errors)
+        stop_if_any(errors)
         source_sha256 = history.sha256s({f.sources[n].problems[n] for f in files for n in problem_names(f.data)})
     outputs, single = bundle_files(hosts, out, held, problems_dir, history, source_sha256, one_file_per_run, result,
                                    errors)
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
 
     rendered = {path: dump(bundles[0] if path in single else bundles) for path, bundles in outputs.items()}
     result.hosts = len(hosts)

@@ -129,20 +129,12 @@ def find_files(sources: list[Path], errors: list[str]) -> list[SourceFile]:
                 if path.resolve() in seen:
                     continue
                 seen.add(path.resolve())
-                if not _utf8(f"{d.resolve().name}/{path.name}"):  # the host and implementation are written
+                if re.search("[\ud800-\udfff]", f"{d.resolve().name}/{path.name}"):  # a lone surrogate: not UTF-8
                     errors.append(f"{printable(str(path))}: its folder's or its own name is not UTF-8 text; "
                                   "rename it")
                     continue
                 found.append(SourceFile(d.resolve().name, FILE_PATTERN.match(path.name)[1], path))
     return found
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: a file name's bytes that are not UTF-8
-        return False
-    return True
 
 
 def _timing_files(folder: Path) -> list[Path]:

@@ -182,12 +182,7 @@ class History:
 
     def _problems(self, tree: str | None) -> dict[str, str]:
         if tree not in self._listings:
-            listing = {}
-            for entry in self._git("ls-tree", "-r", "-z", tree).split("\0"):
-                info, _, path = entry.partition("\t")
-                if PROBLEM_PATH.match(path) and info.split(" ")[1:2] == ["blob"]:
-                    listing[path] = info.split(" ")[2]
-            self._listings[tree] = listing
+            self._listings[tree] = tree_blobs(self.repo, tree, PROBLEM_PATH)
         return self._listings[tree]
 
     def _object_ids(self, names: list[str]) -> list[str | None]:
@@ -221,6 +216,16 @@ def git(repo: Path, args: list[str], input: bytes | None = None, what: str | Non
         raise KindexError(f"--repo: {repo}: {what or 'git ' + args[0] + ' failed'}"
                           + (f" (git: {said})" if said else ""))
     return done.stdout
+
+
+def tree_blobs(repo: Path, tree: str, pattern: re.Pattern, *paths: str) -> dict[str, str]:
+    """The blobs of `tree` (`git ls-tree -r`, of `paths` if given) whose path matches `pattern`: {path: blob id}."""
+    listing = {}
+    for entry in git(repo, ["ls-tree", "-r", "-z", tree, *paths]).decode("utf-8", "surrogateescape").split("\0"):
+        info, _, path = entry.partition("\t")
+        if pattern.match(path) and info.split(" ")[1:2] == ["blob"]:
+            listing[path] = info.split(" ")[2]
+    return listing
 
 
 def read_blobs(repo: Path, blobs: list[str]) -> dict[str, bytes]:

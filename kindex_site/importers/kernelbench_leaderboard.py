@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -29,8 +30,8 @@ from ..errors import KindexError, plural
 from ..models import MAX_SOURCE_BYTES
 from .common import (NAME, Imported, add_source_parser, bundle, digest, dump, environment_document, json_kind,
                      kept_problems, ms_problem, ms_to_ns, parse_observed_at, plain, protocol_document, read_json,
-                     report, run_name, shown_number, slug, some, tagged, unique, utc_timestamp, valid, whole_ns,
-                     write_changed)
+                     report, run_name, shown_number, slug, some, stop_if_any, tagged, unique, utc_timestamp, valid,
+                     whole_ns, write_changed)
 from .kernelbench_files import title_part
 from .kernelbench_history import History
 from .kernelbench_workloads import source_digest
@@ -45,10 +46,7 @@ EXAMPLE = (
 
 SOURCE = "kernelbench-leaderboard"
 PROBLEM_FILE = "l{level}_p{number}.py"
-# raw_data.json counts problems from 0, KernelBench and the problems folder from 1: the row with
-# problem_id 39 at level 1 is a LayerNorm kernel, and problems/l1_p40.py is 40_LayerNorm.py. The
-# leaderboard's own docs/assets/data.json, which files each solution under its problem's KernelBench
-# name, agrees: every solution of raw_data.json listed there is under problem number problem_id + 1.
+# raw_data.json counts problems from 0, KernelBench and problems/ from 1 (problem_id 39: l1_p40.py, 40_LayerNorm).
 PROBLEM_ID_OFFSET = 1
 # PROVENANCE.txt beside the rows: "… commit <40 hex> (YYYY-MM-DD)" dates the leaderboard's data.
 _PROVENANCE_COMMIT = re.compile(r"\bcommit ([0-9a-f]{7,40}) \((\d{4}-\d{2}-\d{2})\)")
@@ -62,8 +60,7 @@ WHERE = "KernelBench leaderboard (L40S)"  # a run title's last part
 PROTOCOL = protocol_document(
     "kernelbench-leaderboard-eval", "KernelBench leaderboard evaluation", harness="KernelBench leaderboard evaluation",
     repository="https://github.com/anneouyang/KernelBenchLeaderboard",
-    # Every time in raw_data.json (kernel, eager, torch.compile) has at most 3 significant figures of a millisecond
-    # value (a trailing zero dropped, as Python prints a float: 6.2 is 6.20): KernelBench's evaluation rounds them so.
+    # KernelBench's evaluation rounds every time in raw_data.json to 3 significant figures of a millisecond value.
     measurement={"primaryStatistic": "mean", "resolution": {"significantFigures": 3}},
     family="kernelbench_leaderboard_eval",
     notes="Mean latency only, in milliseconds to 3 significant figures, as the leaderboard's raw_data.json gives it: "
@@ -166,12 +163,10 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
         errors.append(f"--problems: {problems}: not a folder (give the leaderboard's problems folder, "
                       "holding l<level>_p<number>.py files)")
     rows = _read_rows(file, problems if problems.is_dir() else None, errors)
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
     history = History(repo)
     named = _name_problems(sorted({r.problem_file for r in rows}), problems, history, when, result, errors)
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
 
     observed = utc_timestamp(when)
     common = {"protocolDigest": digest(PROTOCOL), "environmentDigest": digest(ENVIRONMENT)}
@@ -184,8 +179,7 @@ def import_leaderboard(file: Path, out: Path, *, problems: Path, repo: Path,
         if valid(made, f"baselines: {name}", errors) and unique(name, f"baselines: {name}", names, errors):
             outputs.setdefault("baselines.json", []).append((key, made))
             result.baselines += 1
-    if errors:
-        raise KindexError(errors)
+    stop_if_any(errors)
 
     rendered = {out / file: dump([b for _, b in sorted(bundles, key=lambda kb: kb[0])])
                 for file, bundles in outputs.items()}
@@ -466,9 +460,7 @@ def _kernel_names(rows: list[Row], named: dict[str, Problem], errors: list[str])
         problem = named[row.problem_file]
         base[row.index] = run_name(f"kernelbench-leaderboard-{slug(row.data['display_name'])}-l{row.level}-"
                                    f"{row.number}", title_part(problem.name))
-    count: dict[str, int] = {}
-    for name in base.values():
-        count[name] = count.get(name, 0) + 1
+    count = Counter(base.values())
     names = {}
     for row in rows:
         name = base[row.index]
@@ -484,13 +476,13 @@ def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common
                result: Result) -> list[tuple[tuple, dict]]:
     """Each problem's PyTorch eager and torch.compile runs: one per distinct time its rows give."""
     made = []
-    missing: dict[str, int] = {}
+    missing: Counter = Counter()
     for order, (key, implementation, label) in enumerate(BASELINES):
         times: dict[str, dict[Decimal, list[Row]]] = {}  # problem file → time (ms) → rows giving it
         for row in rows:
             value = row.data.get(key)
             if value is None:
-                missing[key] = missing.get(key, 0) + 1
+                missing[key] += 1
                 continue
             times.setdefault(row.problem_file, {}).setdefault(Decimal(value), []).append(row)
         implementation_digest = digest({"source": SOURCE, "implementation": implementation})

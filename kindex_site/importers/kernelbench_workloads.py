@@ -29,7 +29,6 @@ RENAMES: dict[str, str] = {
     "level3/38_LTSMBidirectional.py": "level3/38_LSTMBidirectional.py",
     "level3/41_GRUBirectional.py": "level3/41_GRUBidirectional.py",
 }
-FETCH_PULL_REQUESTS = "git fetch origin '+refs/pull/*/head:refs/remotes/origin/pr/*'"
 
 
 def match_versions(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
@@ -80,8 +79,8 @@ def _start(f: SourceFile, history: History, result: Result) -> tuple[str, str] |
             return named, "the commit PROVENANCE.txt names for it (its bytes are not in --repo's history)"
         result.warnings.append(
             f"{f.path}: PROVENANCE.txt says commit {f.commit} added it, which {history.repo} lacks (commits "
-            f"reachable only from a pull request's ref are not in a plain clone: fetch them in "
-            f"{history.repo} with {FETCH_PULL_REQUESTS}); matched by its date instead")
+            f"reachable only from a pull request's ref are not in a plain clone: fetch them in {history.repo} with "
+            "git fetch origin '+refs/pull/*/head:refs/remotes/origin/pr/*'); matched by its date instead")
     start = history.in_force_at(f.observed_at)
     why = (f"in force on its date, {f.observed_at.date().isoformat()} (the file is not in --repo's history"
            + (f"; commit {f.commit} is not in --repo)" if f.commit else ")"))
@@ -139,10 +138,6 @@ def source_digest(problem: str, sha256: str) -> str:
     return digest({"source": SOURCE, "problem": problem, "sourceSha256": sha256})
 
 
-def _era_digest(problem: str, era: str) -> str:
-    return digest({"source": SOURCE, "problem": problem, "problemSizes": era})
-
-
 def named_in_version(f: SourceFile, history: History, source_sha256: dict[str, str]) -> dict[str, Named]:
     """--repo: each problem's source in the file's version, and its name since then."""
     return {name: Named(history.newest_name(name, f.sources[name].when),
@@ -164,7 +159,7 @@ def named_without_history(f: SourceFile, problems_dir: Path | None, missing: Cou
                 missing[name] += 1
         if workload is None:
             era = era or _era(f, warnings)
-            workload = _era_digest(name, era)
+            workload = digest({"source": SOURCE, "problem": name, "problemSizes": era})
         named[name] = Named(RENAMES.get(name, name), workload)
     return named
 
