@@ -263,7 +263,10 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
     axis_y = round(y)
     height = axis_y + 16
     first, last = math.ceil(lo / BINS_PER_OCTAVE), math.floor(hi / BINS_PER_OCTAVE)
-    step = max(1, math.ceil((last - first + 1) / 7))  # at most about 7 labels, so that they fit at 360 px
+    # Octaves far enough apart for their labels (about 7 px a character; one at an end is shifted in by
+    # half its width) at the narrowest chart, 300 px.
+    widest = max(len(_tick_label(o)) for o in range(first, last + 1)) * 7 * 1.5 + 8
+    step = next(k for k in range(1, 64) if k * 300 * PLOT_PCT / 100 * BINS_PER_OCTAVE / (hi - lo) >= widest)
     for octave in range(first, last + 1):
         if octave % step == 0:
             at = PLOT_PCT * x(octave * BINS_PER_OCTAVE) / WIDTH
@@ -389,16 +392,107 @@ def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]
         "</svg>")
 
 
-FASTP_H = 220  # px of the fast_p chart's plot
-FASTP_STYLES = 6  # line styles (colour and dash, style.css .fp0–.fp5), cycled
+FASTP_STYLES = 6  # line styles (colour, dash and marker: style.css .fp0–.fp5, MARKERS), cycled
+FP_TOP, FP_BOTTOM, FP_H = 34, 214, 252  # px: the plot's y of 100% and of 0%, the chart's height
+FP_MIN_PX = 260  # px: the narrowest plot drawn (a 360 px screen); labels clear the curves there, so wider too
+FP_LABEL_H, FP_DIGIT_W = 15, 9  # px of a curve's number label: its box's height, a digit's width (12px bold)
+FP_GAP = 3  # px between a label's box and any curve
+MARKERS = ("M-3.5 0a3.5 3.5 0 1 0 7 0a3.5 3.5 0 1 0-7 0z", "M-3-3h6v6h-6z", "M0-4.5l4.5 8h-9z",
+           "M0-5l5 5-5 5-5-5z", "M0 4.5l4.5-8h-9z", "M-1.5-5h3v3.5h3.5v3h-3.5v3.5h-3v-3.5h-3.5v-3h3.5z")
+MARKER_R = 5  # px: a marker's reach from its centre
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A fast_p line in plot units: (x, y) where each step starts, ascending x; it ends at WIDTH."""
+    steps: list[tuple[float, float]]
+
+    def y_range(self, a: float, b: float) -> tuple[float, float]:
+        """The least and greatest y of the line over x in [a, b] (its vertical segments included)."""
+        ys = [y for (x, y), nxt in zip(self.steps, self.steps[1:] + [(math.inf, 0.0)]) if x <= b and nxt[0] >= a]
+        return min(ys), max(ys)
+
+    def y_at(self, x: float) -> float:
+        return [y for sx, y in self.steps if sx <= x][-1]
+
+
+def _fp_curve(t, x, y, right: float) -> Curve:
+    """A tally's fast_p as steps: the share above p falls by one problem at each speedup."""
+    left = len(t.speedups)
+    steps = [(0.0, y(left / t.suite))]
+    for v in t.speedups:  # ascending
+        if v >= right:
+            break
+        left -= 1
+        steps.append((x(v), y(left / t.suite)))
+    return Curve(steps)
+
+
+def _fp_markers(curves: list[Curve]) -> list[tuple[float, float]]:
+    """Where each curve's markers go (plot units): three per curve, staggered so that curves which run
+    together do not put theirs at one place."""
+    n = len(curves)
+    return [(x, c.y_at(x)) for i, c in enumerate(curves) for j in range(3) for x in [WIDTH * (j + (i + 0.5) / n) / 3]]
+
+
+def place_labels(curves: list[Curve], marks: list[list[tuple[float, float]]], avoid_x: list[float]) -> list:
+    """Each curve's number label: (x, baseline y) of a box beside its curve (above or below it) that
+    meets no curve, marker, other label or vertical line in `avoid_x`, at the narrowest width drawn (at
+    any wider one its box is narrower in plot units, so it stays clear); the place farthest from the
+    other curves wins. None where no place is clear: the legend still names the line."""
+    unit = WIDTH / FP_MIN_PX  # plot units per px at the narrowest
+    placed: list[tuple[float, float, float, float]] = []  # boxes: x0, x1, y0, y1
+    out = []
+    dots = [m for ms in marks for m in ms]
+    for i, own in enumerate(curves):
+        w = (FP_DIGIT_W * len(str(i + 1)) + 2) * unit
+        best, best_score = None, -1.0
+        for x0 in range(4, int(WIDTH - w), 8):
+            a, b = x0, x0 + w
+            lo, hi = own.y_range(a - FP_GAP * unit, b + FP_GAP * unit)
+            for top in (lo - FP_GAP - FP_LABEL_H, hi + FP_GAP):
+                box = (a, b, top, top + FP_LABEL_H)
+                score = _clearance(box, curves, i, unit, dots, placed, avoid_x)
+                if score >= 0 and score + (0.5 if lo == hi else 0) > best_score:  # (flat beside its line: better)
+                    best, best_score = box, score + (0.5 if lo == hi else 0)
+        if best is None:
+            out.append(None)
+            continue
+        placed.append(best)
+        out.append((best[0], best[2] + 12))
+    return out
+
+
+def _clearance(box, curves: list[Curve], own: int, unit: float, dots, placed, avoid_x) -> float:
+    """How far (px, at most 20) a label's box stays from the curves other than its own; -1 where it
+    meets anything or leaves the plot."""
+    a, b, y0, y1 = box
+    if y0 < FP_TOP - 17 or y1 > FP_BOTTOM - 1 or any(a - 2 * unit <= v <= b + 2 * unit for v in avoid_x):
+        return -1
+    if any(a - 2 * unit < p1 and p0 < b + 2 * unit and y0 - 2 < q1 and q0 < y1 + 2 for p0, p1, q0, q1 in placed):
+        return -1
+    r = MARKER_R + 1
+    if any(a - r * unit < mx < b + r * unit and y0 - r < my < y1 + r for mx, my in dots):
+        return -1
+    room = 20.0
+    for j, c in enumerate(curves):
+        lo, hi = c.y_range(a - FP_GAP * unit, b + FP_GAP * unit)
+        gap = max(lo - y1, y0 - hi)  # < FP_GAP: the box meets or grazes the line
+        if gap < FP_GAP:
+            return -1
+        if j != own:
+            room = min(room, gap)
+    return room
 
 
 def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
     """On a host page: KernelBench's fast_p against the threshold p, one line per implementation, over
     the whole suite (Summary.all): fast_p(p) = problems passed with speedup > p / problems of the suite,
     a step that falls at each speedup. p runs from 0 to the smallest of 2, 3, 4, 6, 8 and 10 past 95%
-    of the speedups (a line still above 0 at the right end has speedups beyond it). A legend
-    names each line with its fast_0 and fast_1; '' without summaries."""
+    of the speedups (a line still above 0 at the right end has speedups beyond it). Each line has its
+    colour, dash and marker, and its number beside it where a place is clear (place_labels); the legend
+    below shows each with its name, fast_0 and fast_1. Axis titles above and below; the percentages in a
+    margin left of the plot. '' without summaries."""
     summaries = [s for s in summaries if s.all.suite]
     if not summaries:
         return Markup("")
@@ -406,52 +500,65 @@ def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
     # (p up to past most speedups: the 95th percentile, so that a few large ones do not squeeze the rest)
     typical = speedups[int(0.95 * (len(speedups) - 1))] if speedups else 1.0
     right = next((m for m in (2, 3, 4, 6, 8) if m > typical), 10)
-    top, bottom = 18, FASTP_H - 22  # the plot's y of 100% and 0%
 
     def x(p: float) -> float:
         return WIDTH * min(p, right) / right
 
     def y(share: float) -> float:
-        return bottom - (bottom - top) * share
+        return FP_BOTTOM - (FP_BOTTOM - FP_TOP) * share
 
-    lines = []
-    for i, s in enumerate(summaries):
-        t = s.all
-        left = len(t.speedups)  # passed with a speedup above p, for p below the smallest
-        d = [f"M0 {_n(y(left / t.suite))}"]
-        for v in t.speedups:  # ascending: at each speedup the count drops by one
-            if v >= right:
-                break
-            left -= 1
-            d.append(f"H{_n(x(v))}V{_n(y(left / t.suite))}")
-        d.append(f"H{WIDTH}")
-        lines.append(f'<path class="fp fp{i % FASTP_STYLES}" d="{"".join(d)}"/>')
+    curves = [_fp_curve(s.all, x, y, right) for s in summaries]
+    spots = _fp_markers(curves)
+    marks = [spots[3 * i:3 * i + 3] for i in range(len(curves))]
+    labels = place_labels(curves, marks, [x(1)])
+    suite = summaries[0].all.suite
+    names = "; ".join(f"{i + 1}, {s.implementation}: fast_0 {s.all.fast_p[0.0]} and fast_1 {s.all.fast_p[1.0]} of {s.all.suite}"
+                      for i, s in enumerate(summaries))
+    desc = (f"fast_p, the share of the suite's {suite} problems passed with a speedup over {reference} above p, "
+            f"for p from 0 to {right:g}, one numbered line per implementation; dashed: p = 1. {names}.")
+    out = _open("fastp", FP_H, f"fast_p against p on {host_title}", desc)
+    out.append("<defs>" + "".join(f'<path id="fpm{k}" d="{d}"/>' for k, d in enumerate(MARKERS)) + "</defs>")
+    out.append(_plot(FP_H))
     grid = "".join(f"M0 {_n(y(q / 4))}H{WIDTH}" for q in range(5))
+    out.append(f'<path class="grid" d="{grid}"/><path class="refline" d="M{_n(x(1))} {FP_TOP}V{FP_BOTTOM}"/>')
+    for i, c in enumerate(curves):
+        d = f"M0 {_n(c.steps[0][1])}" + "".join(f"H{_n(sx)}V{_n(sy)}" for sx, sy in c.steps[1:]) + f"H{WIDTH}"
+        out.append(f'<path class="fp fp{i % FASTP_STYLES}" d="{d}"/>')
+    out.append("</svg>")
+    out += _fp_texts(curves, marks, labels, x, y, right, suite, reference)
+    out.append("</svg>")
+    return Markup(f'<figure class="fastp">{"".join(out)}<figcaption>{_fp_legend(summaries)}</figcaption></figure>')
+
+
+def _fp_texts(curves, marks, labels, x, y, right: float, suite: int, reference: str) -> list[str]:
+    """The markers and every text of a fast_p chart, in the chart's pixels: the y axis's title above the
+    plot and its percentages in the margin left of it, the p ticks and the x axis's title below, each
+    line's number."""
+    out = []
+    for i, ms in enumerate(marks):
+        out += [f'<use class="fp fp{i % FASTP_STYLES}" href="#fpm{i % FASTP_STYLES}" x="{_n(PLOT_PCT * mx / WIDTH)}%" '
+                f'y="{_n(my)}"/>' for mx, my in ms]
+    out.append(f'<text class="axis-title" x="-42" y="12">fast_p (% of the {suite} problems)</text>')
+    out += [f'<text class="tick e" x="-5" y="{_n(y(q / 4) + 4)}">{q * 25}%</text>' for q in range(5)]
     step = 0.5 if right <= 4 else 1 if right <= 6 else 2
-    ticks = [k * step for k in range(int(right / step) + 1)]
-    texts = []
-    for p in ticks:
-        label = f"p = {p:g}" if p == 0 else f"{p:g}"
-        texts.append(f'<text {_anchored(PLOT_PCT * x(p) / WIDTH, label)} y="{FASTP_H - 4}">{escape(label)}</text>')
-    for q in range(1, 5):
-        texts.append(f'<text class="tick s" x="0.5%" y="{_n(y(q / 4) - 3)}">{q * 25}%</text>')
-    one = f"M{_n(x(1))} {top}V{bottom}"
-    names = "; ".join(f"{s.implementation}: fast_0 {s.all.fast_p[0.0]} and fast_1 {s.all.fast_p[1.0]} of {s.all.suite}"
-                      for s in summaries)
-    desc = (f"fast_p, the share of the suite's {summaries[0].all.suite} problems passed with a speedup over "
-            f"{reference} above p, for p from 0 to {right:g}, one line per implementation; dashed: p = 1. {names}.")
-    out = _open("fastp", FASTP_H, f"fast_p against p on {host_title}", desc)
-    out.append(_plot(FASTP_H))
-    out.append(f'<path class="grid" d="{grid}"/><path class="refline" d="{one}"/>')
-    out += lines
-    out.append("</svg>")
-    out += texts
-    out.append("</svg>")
-    legend = "".join(
-        f'<li><svg width="28" height="10" aria-hidden="true"><path class="fp fp{i % FASTP_STYLES}" d="M0 5H28"/></svg> '
+    for p in (k * step for k in range(int(right / step) + 1)):
+        label = f"{p:g}"
+        out.append(f'<text {_anchored(PLOT_PCT * x(p) / WIDTH, label)} y="{FP_BOTTOM + 16}">{label}</text>')
+    out.append(f'<text class="axis-title e" x="100%" y="{FP_H - 4}">p: speedup over {escape(reference)} (×)</text>')
+    for i, spot in enumerate(labels):
+        if spot is not None:
+            out.append(f'<text class="fp-n" x="{_n(PLOT_PCT * spot[0] / WIDTH)}%" y="{_n(spot[1])}">{i + 1}</text>')
+    return out
+
+
+def _fp_legend(summaries) -> str:
+    """The legend under the chart: each line's number, its sample (dash and marker) and its name."""
+    items = "".join(
+        f'<li><b>{i + 1}</b> <svg width="32" height="12" aria-hidden="true"><path class="fp fp{i % FASTP_STYLES}" '
+        f'd="M0 6H32"/><use class="fp fp{i % FASTP_STYLES}" href="#fpm{i % FASTP_STYLES}" x="16" y="6"/></svg> '
         f"{escape(s.implementation)} <small>fast_0 {s.all.fast_p[0.0]}, fast_1 {s.all.fast_p[1.0]} of {s.all.suite}</small></li>"
         for i, s in enumerate(summaries))
-    return Markup(f'<figure class="fastp">{"".join(out)}<figcaption><ul class="fp-legend">{legend}</ul></figcaption></figure>')
+    return f'<ul class="fp-legend">{items}</ul>'
 
 
 # --- Speed of light (about page, "Physics") ------------------------------------------------------

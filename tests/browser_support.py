@@ -41,7 +41,12 @@ PAGES = {"home": "", "level": "levels/1/", "problem": "problems/level2-84-gemm-b
 BUNDLED = {"home": "", "level": "levels/2/", "problem": "problems/level2-84-gemm-batchnorm-scaling-softmax/",
            "host": "hosts/kernelbench-h100-pcie-lambdalabs/",
            "implementation": "implementations/torch-compile-inductor-max-autotune-no-cudagraphs/",
-           "run": "runs/kernelbench-leaderboard-gpt-o1-l2-84-gemm-batchnorm-scaling-softmax/"}
+           "run": "runs/kernelbench-leaderboard-gpt-o1-l2-84-gemm-batchnorm-scaling-softmax/",
+           "about": "about/"}
+# The bundled site's other page kinds: lists, index pages of folders, a protocol, search, the 404 page.
+BUNDLED_MORE = {"search": "search/?q=softmax", "hosts": "hosts/", "implementations": "implementations/",
+                "protocols": "protocols/", "protocol": "protocols/kernelbench-timing-v1/", "levels": "levels/",
+                "problems": "problems/", "runs": "runs/", "not-found": "404.html"}
 
 
 def unavailable(reason: str):
