@@ -37,7 +37,7 @@ from typing import NamedTuple
 import jinja2
 from markupsafe import Markup
 
-from . import cache, publish, publish_swap
+from . import publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
 from .keys import OutputKeys, ProblemKeys, base_key, list_key, problem_keys, run_key
@@ -47,8 +47,10 @@ from .numbers import format_ms
 from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, files_of, heaviest_files, problem_document,
                     problem_page, run_of_page, run_page, run_page_path, site_pages, source_budget, source_path,
                     weigh_site)
-from .render import MAX_ITEMS, CompiledTemplates, make_environment, markdown_html
-from .reuse import Reuse
+from .render import MAX_ITEMS, make_environment, markdown_html
+from .state.records import StoredPlan
+from .state.reuse import Reuse
+from .state.rows import StoredRows
 from .search import index_output as search_index_output
 from .workers import Aside, Workers, cores, release_free_memory
 
@@ -465,7 +467,7 @@ class _Downloads:
 
 
 def _key_outputs(plan: _Plan, content: Content) -> None:
-    """Each output's key: it covers what the output shows (cache.py), so an output whose key the last
+    """Each output's key: it covers what the output shows (keys.py), so an output whose key the last
     build wrote is unchanged."""
     base = plan.base
     by_output = OutputKeys(plan.lb, base, {slug: g.problem_keys for slug, g in plan.groups.items()},
@@ -606,25 +608,6 @@ class _ProblemOutputs:
         pk = self.problem_keys
         return tuple(StoredPlan(self.made_from, paths[:self.pages], paths[self.pages:], tuple(keys[p] for p in paths),
                                 (pk.problem, pk.board, pk.host, pk.implementation)))
-
-
-class StoredPlan(NamedTuple):
-    """A problem's planned outputs as the plans cache keeps them (_ProblemOutputs.stored writes it,
-    `_planned` reads it back)."""
-
-    VERSION = 1
-    made_from: tuple  # what they were planned from (_Plan.take_problems): the problem's key, settings, code
-    pages: tuple  # the paths of its pages: its own, then its runs'
-    files: tuple  # the paths of its other outputs
-    keys: tuple  # each path's key, pages then files
-    problem_keys: tuple  # keys.ProblemKeys' fields
-
-
-def plans_format() -> bytes:
-    """The plans cache's header."""
-    from .cache import record_format
-
-    return record_format("plans", (StoredPlan,))
 
 
 # The maker of an output a stored plan names: made for real (_problem_outputs) only if it must be written.
@@ -787,20 +770,17 @@ class _Renderer:
         self.env = env
         self.templates: dict[str, jinja2.Template] = {}
         self.run_page: Callable[[Board, str], Page] | None = None  # (board, path) → the run page (this build's)
-        self.rows: cache.StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
+        self.rows: StoredRows | None = None  # (a command-line build's) rows of listing pages, kept on disk
         self.flat_globals: dict[str, dict] = {}  # template name → its globals as one dict (_render)
         self.compiling: Aside | None = None  # the worker compiling them aside, if any
         self.max_page_bytes: int | None = None  # (this build's) no page may be bigger
 
     @classmethod
-    def of(cls, templates_dir: Path, compiled: Path) -> _Renderer:
+    def of(cls, templates_dir: Path, compiled: jinja2.BytecodeCache | None) -> _Renderer:
         """The project's templates, compiled into `compiled` (and read from it while they are the same)."""
         env = make_environment(templates_dir, {})
         # Compiled once, not by every build: compiling the templates is a quarter of a one-run rebuild.
-        try:
-            env.bytecode_cache = CompiledTemplates(compiled, cache.code_stamp())
-        except OSError:
-            pass  # (no folder to be had for it: compiled in memory)
+        env.bytecode_cache = compiled
         # A project's own templates folder need not hold every template: missing ones (say a 404.html
         # added after the project was set up) come from the bundled defaults.
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import NoReturn, Protocol
 
 from . import __version__
-from .reuse import Reuse
+from .state.reuse import Reuse
 from .config import load_config
 from .errors import GROUPED_OVER, KindexError, display, plural, summarize, warning_lines
 from .publish_swap import sigterm_as_interrupt
 
 # build (jinja2, the models, the renderers) is imported only when there is work to do: a no-op
-# build answers from the output folder's Reuse (reuse.py, cache.py) with the standard library and the
+# build answers from the output folder's Reuse (state/reuse.py, state/files.py) with the standard library and the
 # settings alone (tests/test_config.py checks that neither pydantic nor jinja2 is imported then).
 SITE_COMMANDS = ("build", "check", "serve")
 

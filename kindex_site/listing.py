@@ -1,5 +1,6 @@
 """The content folder's files as a load lists them (`content_files`: one stat each, sorted, what is not
-read said), and the racily-clean rule every reuse of a file by its stat follows (`racy`)."""
+read said), its snapshot by stat (`snapshot`: standard library only, for the no-op check), and the
+racily-clean rule every reuse of a file by its stat follows (`racy`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from stat import S_ISREG
 
-from . import cache
 from .errors import display, printable
 
 # File times tick with the kernel's coarse clock: a file written within this long before it was read may be
@@ -32,7 +32,7 @@ class Listed:
         self.at = at  # its path as listed (os.DirEntry.path)
         self.rel = rel  # its path under the content folder, with '/' between folders
         self.shown = shown  # display(path), made from strings
-        self.stat = stat  # cache.stat_key of its stat when listed (its target's, for a symlink)
+        self.stat = stat  # stat_key of its stat when listed (its target's, for a symlink)
         self._path: Path | None = None
 
     @property
@@ -51,12 +51,12 @@ def roots(root: Path) -> tuple[str, str]:
 
 def content_files(root: Path, warnings: list[str], problems: list[str],
                   stats: Mapping[str, tuple[int, ...]] | None) -> list[Listed]:
-    """Every file under root, sorted, from `stats` (cache.snapshot, taken here when not given), skipping
+    """Every file under root, sorted, from `stats` (`snapshot`, taken here when not given), skipping
     dotfiles; symlinks leaving root are not followed. Nothing else is left out without a word: a folder
     that cannot be listed, a name that is not UTF-8 and anything but a file, folder or symlink are problems.
     """
     at, shown_root = roots(root)
-    stats = cache.snapshot(root) if stats is None else stats
+    stats = snapshot(root) if stats is None else stats
     if all(key[0] >= 0 for key in stats.values()):
         return [Listed(at + rel, rel, shown_root + rel, key) for rel, key in sorted(stats.items())]
     found: list[Listed] = []
@@ -77,13 +77,13 @@ def content_files(root: Path, warnings: list[str], problems: list[str],
 
 
 def _listable(path: Path, key: tuple, warnings: list[str], problems: list[str]) -> bool:
-    """Whether a folder the snapshot marked (cache.LOOK, LINKED, UNKNOWN) is read; if not, a line says why."""
+    """Whether a folder the snapshot marked (LOOK, LINKED, UNKNOWN) is read; if not, a line says why."""
     if _unnamable(path.name, path, True, problems):
         return False
-    if key == cache.LINKED:
+    if key == LINKED:
         warnings.append(f"{display(path)}: symlinked folder not followed")
         return False
-    if key == cache.UNKNOWN:
+    if key == UNKNOWN:
         try:
             os.scandir(path).close()
         except OSError as e:
@@ -93,7 +93,7 @@ def _listable(path: Path, key: tuple, warnings: list[str], problems: list[str]) 
 
 
 def _special_file(path: Path, key: tuple, real_root: Path, warnings: list[str], problems: list[str]):
-    """A file the snapshot marked (a symlink, a name in other characters, cache.UNKNOWN): its stat key
+    """A file the snapshot marked (a symlink, a name in other characters, UNKNOWN): its stat key
     (() if none: reading it says why), or None for what is not read (a problem or a warning says so)."""
     if _unnamable(path.name, path, False, problems):
         return None
@@ -103,10 +103,10 @@ def _special_file(path: Path, key: tuple, real_root: Path, warnings: list[str], 
             warnings.append(f"{display(path)}: symlink to a file outside the content folder not followed")
             return None
         try:
-            return cache.stat_key(path.stat())
+            return stat_key(path.stat())
         except OSError:
             return ()
-    if key != cache.UNKNOWN:
+    if key != UNKNOWN:
         return key[1:]  # (a plain file named in other characters than printable ASCII)
     try:
         st = path.lstat()
@@ -116,7 +116,7 @@ def _special_file(path: Path, key: tuple, real_root: Path, warnings: list[str], 
         problems.append(f"{display(path)}: not a regular file (a pipe, socket or device); "
                         "the content folder holds files and folders")
         return None
-    return cache.stat_key(st)
+    return stat_key(st)
 
 
 def _unnamable(name: str, path: Path, is_dir: bool, problems: list[str]) -> bool:
@@ -136,3 +136,134 @@ def _named(path: Path) -> str:
     """display(path), with bytes that are not UTF-8 shown as \\xNN (content/caf\\xe9.json), and
     what would not show as written escaped (errors.printable)."""
     return printable(display(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+
+
+# --- the content folder listed with each file's stat (the no-op check's and the load's) ----------
+
+
+def snapshot(content: Path) -> dict[str, tuple[int, ...]]:
+    """Every entry under `content` the loader might read (dotfiles aside), by its path there (a
+    folder's ends with '/'): a plain file (a regular file, not a symlink, named in printable ASCII)
+    by its `stat_key`; anything else by a tuple starting with -1, which makes the loader look at it
+    itself (listing.content_files): a symlinked file (with its target's key), a symlinked folder (not
+    followed), a name in other characters (with the key); `UNKNOWN` for what could not be listed or
+    stat'ed or is not a regular file, which no manifest holds: the build goes on to load, which
+    names it."""
+    found: dict[str, tuple[int, ...]] = {}
+    _walk([(os.fspath(content), "")], found)
+    return found
+
+
+def snapshot_again(content: Path, last: dict[str, tuple[int, ...]], paths: list[str]) -> dict | None:
+    """`last`, the snapshot of `content`, brought up to date for `paths`, those changed since as the
+    watcher reports them (others are outside content/, or dotfiles); None when that cannot be
+    told so (a whole snapshot it is then)."""
+    if len(paths) > AGAIN_MAX_PATHS:
+        return None
+    root = os.path.abspath(content)
+    found = dict(last)
+    for path in paths:
+        rel = _under(os.path.abspath(path), root)
+        if rel is None:
+            continue  # (templates, static files, the settings)
+        if rel == os.curdir:
+            return None
+        parts = rel.split(os.sep)
+        if any(part.startswith(".") for part in parts):
+            continue
+        if not all(part.isascii() and part.isprintable() for part in parts[:-1]):
+            return None  # (its folders' names are the loader's to judge)
+        if any(os.path.islink(os.path.join(root, *parts[:i])) for i in range(1, len(parts))):
+            continue  # in a symlinked folder, not followed
+        rel = "/".join(parts)
+        if found.pop(rel, None) is None:  # (not a file before: a folder, or new; what was under it goes)
+            for key in [key for key in found if key.startswith(rel + "/")]:
+                del found[key]
+        path = os.path.join(root, rel)
+        if os.path.lexists(path):
+            folders: list[tuple[str, str]] = []
+            _enter(_Named(path, parts[-1]), rel, found, folders)
+            _walk(folders, found)
+    return found
+
+
+AGAIN_MAX_PATHS = 200  # more changed paths than this: a whole snapshot is as quick
+
+
+def _under(path: str, root: str) -> str | None:
+    """`path` relative to the folder `root`, or None when outside it. A symlinked content folder's
+    files may be named through the link or its target."""
+    for folder in (root, os.path.realpath(root)):
+        rel = os.path.relpath(path, folder)
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return rel
+    return None
+
+
+class _Named:
+    """What `_enter` asks of an os.DirEntry, for a path the watcher named."""
+
+    def __init__(self, path: str, name: str):
+        self.path, self.name = path, name
+
+    def is_dir(self) -> bool:
+        return os.path.isdir(self.path)  # (through a symlink, as os.DirEntry.is_dir)
+
+    def is_symlink(self) -> bool:
+        return os.path.islink(self.path)
+
+    def stat(self) -> os.stat_result:
+        return os.stat(self.path)
+
+
+def _walk(folders: list[tuple[str, str]], found: dict[str, tuple[int, ...]]) -> None:
+    """Put what is under each (folder, its path under content/ with '/') in `found` (see snapshot)."""
+    while folders:  # (a loop, not recursion: a folder may be nested deeper than Python recurses)
+        here, prefix = folders.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = list(listing)
+        except OSError:
+            found[prefix or "./"] = UNKNOWN
+            continue
+        for entry in entries:
+            name = entry.name
+            if name[0] != ".":
+                _enter(entry, prefix + name, found, folders)
+
+
+def _enter(entry, rel: str, found: dict[str, tuple[int, ...]], folders: list[tuple[str, str]]) -> None:
+    """Put one entry in `found` (see snapshot); a folder to list goes on `folders`."""
+    name = entry.name
+    try:
+        if entry.is_dir():  # (the type from the listing: no system call but for a symlink)
+            if entry.is_symlink():
+                found[rel + "/"] = LINKED
+            else:
+                folders.append((entry.path, rel + "/"))
+                if not (name.isascii() and name.isprintable()):
+                    found[rel + "/"] = LOOK
+            return
+        st = entry.stat()  # (a symlink's target's)
+        plain = not entry.is_symlink() and name.isascii() and name.isprintable()
+    except OSError:
+        found[rel] = UNKNOWN
+        return
+    if not S_ISREG(st.st_mode):
+        found[rel] = UNKNOWN
+    elif plain:
+        # The change time too: a file put back with its old size and time (cp -p, mv over it,
+        # touch -r) still has a new ctime, which no one can set.
+        found[rel] = stat_key(st)
+    else:
+        found[rel] = (-1, *stat_key(st))
+
+
+UNKNOWN = (-1,)  # snapshot's entry for what it could not list or stat, or is not a regular file
+LOOK = (-1, 0)  # snapshot's entry for a folder named in other characters than printable ASCII
+LINKED = (-1, 1)  # snapshot's entry for a symlinked folder (not followed)
+
+
+def stat_key(st: os.stat_result) -> tuple[int, int, int]:
+    """What tells a file's version apart: size, modification and change time (see snapshot)."""
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns

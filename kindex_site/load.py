@@ -26,7 +26,7 @@ from .sources import SourceChecks, SourceText, attach_files, check_named
 
 if TYPE_CHECKING:
     from .bundles import Definitions
-    from .loadstate import LoadState
+    from .state.loadstate import LoadState
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Kept(NamedTuple):
     """What a load may take from the last (reuse.Reuse.for_load)."""
 
     files: dict  # each file's validated runs by its stat (reading.Remembered): an unchanged file is not read again
-    stats: Mapping[str, tuple[int, ...]] | None = None  # the content folder's snapshot just taken (cache.snapshot)
+    stats: Mapping[str, tuple[int, ...]] | None = None  # the content folder's snapshot just taken (listing.snapshot)
     sources: SourceChecks | None = None  # the source files runs refer to as found before
     definitions: Definitions | None = None  # the protocols and environments the kept runs share (and a file read again)
     last: LoadState | None = None  # a resident builder's last clean load: patched with the files changed alone

@@ -11,10 +11,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from . import cache
 from .errors import KindexError
 from .jsonread import PLAIN_DECODER, Source, array_elements, file_bytes, is_array, jsonl_lines, prefixed
-from .listing import Listed
+from .listing import Listed, stat_key
 from .models import BenchmarkProtocol, BenchmarkRun, ExecutionEnvironment
 from .naming import problem_naming
 from .workers import release_free_memory
@@ -22,9 +21,9 @@ from .workers import release_free_memory
 if TYPE_CHECKING:
     from .sources import SourceText
 
-# The code that makes runs from the content: caches of values made from runs digest it (cache.record_format).
+# The code that makes runs from the content: caches of values made from runs digest it (state.files.record_format).
 READ_MODULES = ("load.py", "listing.py", "jsonread.py", "runs.py", "bundles.py", "sources.py", "documents.py",
-                "reading.py", "loadstate.py", "naming.py")
+                "reading.py", "state/loadstate.py", "state/records.py", "naming.py")
 
 
 class Facts:
@@ -286,7 +285,7 @@ def _line_starts(path: Path) -> array:
 
 def _stat_key(path: Path) -> tuple[int, int, int] | None:
     try:
-        return cache.stat_key(path.stat())  # (the snapshot's)
+        return stat_key(path.stat())  # (the snapshot's)
     except OSError:
         return None
 

@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 
 from . import build as site_build  # (site_build.build looked up at each call: a test may stand in for it)
-from .reuse import Reuse
+from .state.reuse import Reuse
 from .config import CONFIG_FILE, Config, load_config
 from .errors import KindexError, display, plural, summarize, warning_lines
 from .publish_swap import MARKER, sigterm_as_interrupt

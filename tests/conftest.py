@@ -360,6 +360,6 @@ def latency_tables(html: str) -> list[dict]:
 @pytest.fixture
 def always_incremental(monkeypatch):
     """However much changed, take the incremental path (normally a big change swaps a new folder in)."""
-    from kindex_site import reuse
+    from kindex_site.state import reuse
 
     monkeypatch.setattr(reuse, "INCREMENTAL_MAX_SHARE", 1.0)

@@ -11,7 +11,9 @@ import shutil
 import pytest
 
 from conftest import SEED, seed_problem_run
-from kindex_site import cache, jsonread, listing, load, loadstate, sources
+from kindex_site import jsonread, listing, load, sources
+from kindex_site import listing as cache
+from kindex_site.state import loadstate
 from kindex_site.load import load_content
 from kindex_site.models import HELD_VERDICTS, VERDICTS, RunReview, WorkloadCost
 

@@ -44,7 +44,7 @@ def test_a_manifest_in_parts_from_parallel_writers_serves_the_next_build(project
     with the sizes the parallel writers sent back in the order of their paths: it tells each file's
     size, and the next command-line build rewrites what changed, giving the clean build's site."""
     from kindex_site import build as build_module
-    from kindex_site import cache
+    from kindex_site.state import files as cache
 
     corpus(project)
     monkeypatch.setattr(cache, "DICT_PART", 3)
@@ -231,7 +231,7 @@ def test_rebuilds_sharing_a_memo_equal_clean_builds(project, monkeypatch, always
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -254,11 +254,11 @@ def test_a_resident_builder_writes_its_manifest_once_it_has_said_the_site_is_reb
     manifest that describes it (Reuse.save). Until then the file on disk is the last build's,
     which a command-line build does not take for this site's (it builds all again, the same site);
     once written, that build finds nothing to do. A manifest that cannot be written is a warning."""
-    from kindex_site import cache
+    from kindex_site.state import files as cache
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -290,10 +290,10 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypat
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
-    from kindex_site import cache
+    from kindex_site import listing as cache
 
     monkeypatch.chdir(project.root)
     # Within one tick of the kernel's file clock the change time does not move either: leave it out
@@ -325,7 +325,7 @@ def test_a_kept_document_shows_its_own_definitions(project, monkeypatch, always_
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     def bundles(first_host: str) -> list:
@@ -357,7 +357,7 @@ def test_a_definition_edited_under_a_resident_builder_is_checked_against_the_kep
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
     from kindex_site.errors import KindexError
 
@@ -428,9 +428,9 @@ def test_a_run_kept_from_the_last_build_shows_its_whole_document(project, always
 
 def test_runs_restored_from_the_cache_keep_every_fact(project):
     """What a command-line rebuild ranks and shows of an unchanged file is what validating it gave."""
-    from kindex_site import cache
+    from kindex_site.state import files as cache
     from kindex_site.load import Kept, load_content
-    from kindex_site.reading import restore_files, runs_format
+    from kindex_site.state.records import restore_files, runs_format
     from kindex_site.runs import Facts
 
     no_ci = bundle({"run.spec.timing.latencyNs.confidence95": DELETE})
@@ -568,7 +568,7 @@ def test_damaged_rankings_are_read_around(project, always_incremental, damage):
     data = rankings.read_bytes()
     header = data[:data.index(b"\n") + 1]
     if damage == b"swap":  # intact records, each under another problem's slug and key
-        from kindex_site import cache
+        from kindex_site.state import files as cache
         from kindex_site.leaderboard import rankings_format
         stored = cache.read_rankings(project.root / "site", rankings_format())
         slugs = list(stored)
@@ -625,7 +625,8 @@ def test_damaged_rows_are_read_around(project, always_incremental, damage):
 
 
 def test_rows_out_of_use_are_dropped(project, monkeypatch, always_incremental):
-    from kindex_site import build as build_module, cache
+    from kindex_site import build as build_module
+    from kindex_site.state import rows as cache
 
     corpus(project)
     project.built()
@@ -649,7 +650,7 @@ def test_rows_out_of_use_are_dropped(project, monkeypatch, always_incremental):
 
 
 def test_rows_of_another_look_are_dropped(project, always_incremental):
-    from kindex_site import cache
+    from kindex_site.state import rows as cache
 
     corpus(project)
     project.built()
@@ -889,7 +890,7 @@ def test_a_resident_builder_reads_and_checks_only_the_changed_files(project, mon
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -922,7 +923,7 @@ def test_a_resident_builder_says_what_a_clean_build_says_of_an_edit_it_cannot_pa
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
     from kindex_site.errors import KindexError
 
@@ -979,7 +980,9 @@ def _each_patched_load_equals_a_whole_pass(project, edits: dict, seen, most_read
     """Load the content, then after each edit patch the last load: each patch reads at most
     `most_read` files (the changed ones) and gives what a whole pass gives, as `seen` tells them.
     Returns the last patched load."""
-    from kindex_site import cache, load, loadstate, sources
+    from kindex_site import load, sources
+    from kindex_site import listing as cache
+    from kindex_site.state import loadstate
 
     content_dir = project.root / "content"
     memo, last, known = {}, loadstate.LoadState(), sources.SourceChecks()
@@ -1041,7 +1044,9 @@ def test_the_runs_cache_written_aside_is_put_in_place_only_by_a_build_that_succe
     """A command-line build of many runs has a worker write the runs cache while it ranks and plans,
     put in place where the build would have written it: a build that fails leaves the last build's;
     a worker that fails leaves the writing to the build."""
-    from kindex_site import cache, reuse as reuse_module, workers
+    from kindex_site import workers
+    from kindex_site.state import files as cache
+    from kindex_site.state import reuse as reuse_module
 
     monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)  # (a few runs stand for many)
     monkeypatch.setattr(workers, "cores", lambda: 2)
@@ -1084,7 +1089,8 @@ def test_the_runs_cache_written_aside_is_put_in_place_only_by_a_build_that_succe
 def test_a_build_that_cannot_fork_writes_the_runs_cache_itself(project, monkeypatch):
     """Processes made only to get ahead (the runs cache writer, the templates' compiler) are not needed:
     at a process limit, the build does their work itself."""
-    from kindex_site import reuse as reuse_module, workers
+    from kindex_site import workers
+    from kindex_site.state import reuse as reuse_module
 
     monkeypatch.setattr(reuse_module, "RUNS_ASIDE_MIN", 1)
     monkeypatch.setattr(workers, "cores", lambda: 2)
@@ -1105,9 +1111,9 @@ def test_a_build_that_cannot_fork_writes_the_runs_cache_itself(project, monkeypa
 def test_the_runs_cache_is_stored_only_by_a_build_that_succeeds(project, monkeypatch):
     """A command-line build stores the runs it validated for the next one: a build that fails leaves
     the last build's; one that cannot write it says so, and the site is built all the same."""
-    from kindex_site import cache
+    from kindex_site.state import files as cache
     from kindex_site.load import Kept, load_content
-    from kindex_site.reading import restore_files, runs_format
+    from kindex_site.state.records import restore_files, runs_format
 
     real_write_runs = cache.write_runs
 

@@ -25,7 +25,9 @@ import pytest
 import crashing
 from conftest import bundle, release, sample, seed_problem_run
 from kindex_site import build as build_module
-from kindex_site import cache, publish_swap, reuse
+from kindex_site import publish_swap
+from kindex_site.state import files as cache
+from kindex_site.state import reuse
 from kindex_site.cli import main
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux",
@@ -317,7 +319,8 @@ PAUSING = r"""
 import os, sys, time
 sys.path.insert(0, os.environ["TESTS"])
 import crashing
-from kindex_site import build, publish_swap, reuse
+from kindex_site import build, publish_swap
+from kindex_site.state import reuse
 from kindex_site.cli import run
 counter = crashing.install(int(os.environ["CRASH_AFTER"]))
 def pause():

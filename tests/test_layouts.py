@@ -19,7 +19,9 @@ from conftest import bundle, seed_problem_run
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from make_corpus import LAYOUTS, write_corpus  # noqa: E402
 
-from kindex_site import bundles, cache, load, reading  # noqa: E402
+from kindex_site import bundles, load, reading  # noqa: E402
+from kindex_site import listing as cache  # noqa: E402
+from kindex_site.state import records as stored  # noqa: E402
 
 
 @pytest.fixture
@@ -191,7 +193,7 @@ def test_a_file_rewritten_within_the_clock_tick_is_read_again_though_listed_in_o
     """The listing's own stat (one per file) keys the memo: an edit of the same size within the
     tick the file was read in, its times put back, is still seen (the racily-clean rule)."""
     from kindex_site.build import build
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -227,10 +229,10 @@ def test_definitions_restored_from_the_cache_are_shared_with_a_file_read_again(t
     write("b-2.json", "Impl 9", 2_000_000, count=1.0)
     known, memo = bundles.Definitions(), {}
     content = load.load_content(tmp_path, reuse=load.Kept(memo, definitions=known))
-    records = list(reading.file_records(memo, content.digests, known))
+    records = list(stored.file_records(memo, content.digests, known))
 
     known = bundles.Definitions()  # the next build's
-    restored = reading.restore_files(records, tmp_path, known)
+    restored = stored.restore_files(records, tmp_path, known)
     write("a-0.json", "Impl 0", 1_500_000)  # edited: read again
     runs = {run.source.file.rsplit("/", 1)[-1]: run
             for run in load.load_content(tmp_path, reuse=load.Kept(restored, definitions=known)).runs}

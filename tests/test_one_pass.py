@@ -66,7 +66,7 @@ def test_a_resident_builder_says_what_check_says(project, monkeypatch):
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
     from kindex_site.errors import KindexError
 

@@ -760,7 +760,7 @@ def test_a_resident_builders_size_warnings_are_a_clean_builds(project, monkeypat
     from test_incremental import corpus, edit_json
 
     from kindex_site.build import build
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)

@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from conftest import seed_problem_run
-from kindex_site import cache
-from kindex_site.build import StoredPlan, plans_format
+from kindex_site.state import files as cache
+from kindex_site.state.records import StoredFile, StoredPlan, StoredRun, plans_format, runs_format
 from kindex_site.leaderboard import StoredBoard, StoredEntry, rankings_format
-from kindex_site.reading import StoredFile, StoredRun, runs_format
 
 
 def test_every_record_says_its_version_and_each_cache_header_names_its_records():

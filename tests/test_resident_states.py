@@ -36,7 +36,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition,
 
 from conftest import release, seed_problem_run
 from kindex_site import build as build_module
-from kindex_site import reuse as reuse_module
+from kindex_site.state import reuse as reuse_module
 from kindex_site.cli import main
 from kindex_site.config import load_config
 from kindex_site.watch import Builder

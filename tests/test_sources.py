@@ -77,7 +77,7 @@ def test_an_edited_source_under_a_resident_builder_shows_on_its_pages(project, m
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     from test_incremental import snapshot
@@ -284,11 +284,11 @@ def test_a_model_page_shows_fast_p_over_the_whole_suite(project):
 def test_a_source_file_rewritten_within_the_clock_tick_is_read_again(project, monkeypatch, always_incremental):
     """A kernel edited with its size and time unchanged, in the tick the last build read it, is seen by
     the next rebuild of a resident builder (its bytes are compared), and later rebuilds change nothing."""
-    from kindex_site import cache
+    from kindex_site import listing as cache
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)
@@ -406,7 +406,7 @@ def test_without_fork_one_process_highlights_and_makes_every_page(project, monke
 def test_a_kernel_gone_while_the_site_is_built_is_an_error_naming_it(project, monkeypatch, in_parallel):
     """Removed after the content was read, before its page is made: the build says which file and
     stops, as for any other file that changes under it; the site is left as it was."""
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
 
     kernels_on_hosts(project)
     project.built()

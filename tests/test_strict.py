@@ -144,7 +144,7 @@ def test_a_resident_builder_keeps_the_warnings_of_documents_it_does_not_read_aga
     from kindex_site.build import build
     from pathlib import Path
 
-    from kindex_site.reuse import Reuse
+    from kindex_site.state.reuse import Reuse
     from kindex_site.config import load_config
 
     monkeypatch.chdir(project.root)

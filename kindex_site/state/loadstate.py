@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .documents import DocumentFile, is_document, read_documents
-from .jsonread import Source
-from .listing import Listed, racy, roots
-from .load import Content, finish_load, is_bundle, is_page, keeps_documents, read_page
-from .models import BenchmarkProtocol, ExecutionEnvironment
-from .reading import Read, Reader
-from .runs import Run
-from .sources import SourceChecks, SourceText, attach_files, referred
+from ..documents import DocumentFile, is_document, read_documents
+from ..jsonread import Source
+from ..listing import Listed, racy, roots
+from ..load import Content, finish_load, is_bundle, is_page, keeps_documents, read_page
+from ..models import BenchmarkProtocol, ExecutionEnvironment
+from ..reading import Read, Reader
+from ..runs import Run
+from ..sources import SourceChecks, SourceText, attach_files, referred
 
 
 class LoadState:

@@ -3,7 +3,7 @@
 Around a build (standard library only: a no-op build answers before the heavy imports): `hold`,
 `held_by`, `recover`, `forget` (--clean) and `unchanged`. In a build, each phase asks it for its
 part (`for_load`, `for_ranking`, `renderer`, `problem_outputs`), then which outputs are `outdated`,
-and at its end it records what the site now is (`written`, `commit`). It keeps cache.py's files
+and at its end it records what the site now is (`written`, `commit`). It keeps files.py's files
 on disk and, for a resident builder (`build --watch`, `serve`: one object kept across rebuilds),
 what the last build made in memory (DEVELOPERS.md, "Reuse: one door", lists both).
 
@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import cache
-from .errors import KindexError, display
-from .publish_swap import recover, why_not_written
+from . import files
+from ..errors import KindexError, display
+from ..listing import snapshot, snapshot_again
+from ..publish_swap import recover, why_not_written
 
 RUNS_ASIDE_MIN = 2_000  # runs: fewer are stored in less time than forking takes
 RUNS_ASIDE_MAX = 250_000  # runs: more are stored by the build's own process (its memory is not copied)
@@ -39,7 +40,7 @@ class Reuse:
         self.resident = resident  # (a one-off build keeps nothing only a later build in this process would use)
         self.settings = ""  # this build's settings key (open)
         self.inputs: dict[str, tuple[int, ...]] = {}  # this build's content files, as found before reading them
-        self.last: cache.Manifest | None = None  # the last build's manifest: it describes the site only if `describes`
+        self.last: files.Manifest | None = None  # the last build's manifest: it describes the site only if `describes`
         self._mine: tuple | None = None  # (its file's stamp, the Manifest) as this object last wrote it
         self._written_from: tuple | None = None  # (groups, other paths) of the plan that manifest lists
         self._paths: frozenset = frozenset()  # the output paths last checked for clashes
@@ -62,7 +63,7 @@ class Reuse:
         self._stored_plans: dict = {}  # as the last command-line build stored them
         self._downloads = None  # the source files' outputs (build._Downloads)
         self._renderer: tuple | None = None  # (settings key, build._Renderer): compiled once per look
-        self._rows = None  # cache.StoredRows: a command-line build's rows of listing pages
+        self._rows = None  # rows.StoredRows: a command-line build's rows of listing pages
         self._site_sizes: tuple = (None, None)  # (the manifest last committed, the sizes of the site it lists)
         self._record: tuple = ()  # (manifest outputs, site sizes, plans) between `written` and `commit`
 
@@ -70,15 +71,15 @@ class Reuse:
 
     def held_by(self) -> str | None:
         """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
-        return cache.holder(cache.path(self.out, "watch-lock"))
+        return files.holder(files.path(self.out, "watch-lock"))
 
     def hold(self) -> str | None:
         """Take the folder's lock for this process, for as long as it runs (two resident builders
         would build into one folder at once); when another holds it, who (as `held_by` says)."""
-        path = cache.path(self.out, "watch-lock")
+        path = files.path(self.out, "watch-lock")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            held = cache.take(path)
+            held = files.take(path)
         except OSError as e:
             raise KindexError(f"{display(path)}: cannot lock it: {e.strerror or e}") from None
         if isinstance(held, str):
@@ -92,20 +93,20 @@ class Reuse:
 
     def forget(self) -> None:
         """Drop everything the last build left beside the folder: the next build makes every file anew."""
-        cache.forget(self.out, runs=True)
+        files.forget(self.out, runs=True)
         self._mine = self._written_from = None
 
-    def unchanged(self, config, environ) -> cache.Manifest | None:
+    def unchanged(self, config, environ) -> files.Manifest | None:
         """The last build's manifest when no input changed and its site is still in the folder (what
         was found, the build that follows at once takes)."""
         self._found = None
         mine = self._mine_now()
         # (its outputs, half of it, are read only when a build follows: up to date needs the rest)
-        manifest, whole = (mine, lambda: mine) if mine is not None else cache.read_manifest_head(self.out)
-        if not cache.describes(manifest, self.out):
+        manifest, whole = (mine, lambda: mine) if mine is not None else files.read_manifest_head(self.out)
+        if not files.describes(manifest, self.out):
             return None
-        inputs = cache.snapshot(config.folder("content_dir"))
-        settings = cache.settings_key(config, cache.look_folders(config), environ)
+        inputs = snapshot(config.folder("content_dir"))
+        settings = files.settings_key(config, files.look_folders(config), environ)
         if inputs != manifest.inputs or settings != manifest.settings:
             self._found = (config, environ, settings, inputs, whole)
             return None
@@ -127,7 +128,7 @@ class Reuse:
             return []
         manifest = self._mine[1]
         try:
-            self._mine = (cache.write_manifest(self.out, manifest), manifest)
+            self._mine = (files.write_manifest(self.out, manifest), manifest)
         except OSError as e:
             return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
                     "a build after this one stops will make it all again"]
@@ -148,32 +149,32 @@ class Reuse:
             self.settings, self.inputs = found[2], found[3]
             self.last = found[4]()
             return recovered
-        self.settings = cache.settings_key(config, cache.look_folders(config), environ)
+        self.settings = files.settings_key(config, files.look_folders(config), environ)
         mine = self._mine_now()
-        self.last = mine if mine is not None else cache.read_manifest(self.out)
+        self.last = mine if mine is not None else files.read_manifest(self.out)
         again = None
         if since is not None and inputs_of == self._inputs_of:
-            again = cache.snapshot_again(content, self.inputs, since)
-        self.inputs = again if again is not None else cache.snapshot(content)
+            again = snapshot_again(content, self.inputs, since)
+        self.inputs = again if again is not None else snapshot(content)
         return recovered
 
     def for_load(self, content_dir: Path):
         """What load_content may take from the last build (load.Kept): unchanged files' runs (kept, or
         from the runs cache), the source files checked, the content's snapshot, the last clean load,
         the .json files read cleanly."""
-        from .bundles import Definitions
-        from .load import Kept
+        from ..bundles import Definitions
+        from ..load import Kept
         from .loadstate import LoadState
-        from .reading import restore_files, runs_format
-        from .sources import SourceChecks
+        from .records import restore_files, runs_format
+        from ..sources import SourceChecks
 
         first = not self._built
         if first or self._definitions.crowded:
             self._definitions = Definitions()  # (shared by the files kept and those read again)
             self._last_load = LoadState()
         if first:
-            self._files = restore_files(cache.read_runs(self.out, runs_format()), content_dir, self._definitions)
-            self._sources = SourceChecks(cache.read_sources(self.out))
+            self._files = restore_files(files.read_runs(self.out, runs_format()), content_dir, self._definitions)
+            self._sources = SourceChecks(files.read_sources(self.out))
             self._restored = dict(self._files)
         return Kept(self._files, self.inputs, self._sources, self._definitions,
                     self._last_load if self.resident else None,
@@ -181,64 +182,72 @@ class Reuse:
 
     def loaded(self, content) -> None:
         """The load succeeded: the runs to store for the next command-line build, if enough were read anew."""
-        files, validated = self._files, None
-        if not self._built and (content.read or files.keys() != content.digests.keys()):
+        memo, validated = self._files, None
+        if not self._built and (content.read or memo.keys() != content.digests.keys()):
             # Rewriting the runs cache costs about 2 µs for each run it holds; reading a run again, 60–90
             # µs (parsed, its bytes compared with the cache's). Below RUNS_CACHE_STALE_SHARE of the runs
             # read anew (or from files gone), the next build reads those few files again instead.
             restored = self._restored
-            stale = sum(len(r.runs) for shown, r in files.items()
+            stale = sum(len(r.runs) for shown, r in memo.items()
                         if restored.get(shown) is not r or shown not in content.digests)
             if stale > RUNS_CACHE_STALE_SHARE * len(content.runs):
-                validated = {shown: r._replace(index=None) for shown, r in files.items()}
+                validated = {shown: r._replace(index=None) for shown, r in memo.items()}
         self._restored, self._validated = {}, validated
         if not self.resident:
             self._files = {}
         else:
-            for shown in files.keys() - content.digests.keys():  # (files gone since: not kept for ever)
-                del files[shown]
+            for shown in memo.keys() - content.digests.keys():  # (files gone since: not kept for ever)
+                del memo[shown]
         if validated is not None and not self.resident and RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX:
             # Written by a worker on the other core while this process ranks and plans, and put in place
             # at `commit`: an entry per file, the writing is a tenth of a build of 10,000 files. Not for
             # a resident builder (it may run threads), nor where the copy-on-write pages of a process
             # touching every run would weigh too much (RUNS_ASIDE_MAX).
-            from .reading import file_records, runs_format
-            from .workers import Aside
+            from .records import file_records, runs_format
+            from ..workers import Aside
 
             entries = file_records(validated, content.digests, self._definitions)
-            self._runs_aside = Aside.start(lambda go: cache.write_runs(self.out, runs_format(), entries, put=go))
+            self._runs_aside = Aside.start(lambda go: files.write_runs(self.out, runs_format(), entries, put=go))
 
     # --- 2. rank, 3. plan ------------------------------------------------------------------------
 
     def for_ranking(self):
         """What build_leaderboard may take (leaderboard.Kept): each problem's boards as the last build
         in this process ranked them, and each problem's ranking as the last command-line build stored it."""
-        from .leaderboard import Kept, rankings_format
+        from ..leaderboard import Kept, rankings_format
 
-        self._stored_rankings = cache.read_rankings(self.out, rankings_format()) if not self._built else {}
+        self._stored_rankings = files.read_rankings(self.out, rankings_format()) if not self._built else {}
         # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
         # the render workers would inherit them.
         return Kept(self._problems if self.resident else None, self._stored_rankings)
 
     def renderer(self, make):
         """The templates, compiled once per look (the settings key covers every template's bytes):
-        `make(folder of compiled templates)` when the look is new; compiled aside when none are stored."""
+        `make(the compiled templates' store, templates.CompiledTemplates)` when the look is new; compiled aside when none are stored."""
         if self._renderer is None or self._renderer[0] != self.settings:
-            self._renderer = (self.settings, make(cache.path(self.out, "templates")))
-            if not self.resident and not any(cache.path(self.out, "templates").glob("*.cache")):
+            from .templates import CompiledTemplates
+
+            try:
+                compiled = CompiledTemplates(files.path(self.out, "templates"), files.code_stamp())
+            except OSError:
+                compiled = None  # (no folder to be had for it: compiled in memory)
+            self._renderer = (self.settings, make(compiled))
+            if not self.resident and not any(files.path(self.out, "templates").glob("*.cache")):
                 self._renderer[1].compile_aside()
         renderer = self._renderer[1]
         # A resident builder keeps the rows of listing pages in memory (build._Plan.row); a command-line
         # build takes those of unchanged problems from the last builds' and stores those it renders.
-        self._rows = renderer.rows = None if self.resident else cache.StoredRows(self.out)
+        from .rows import StoredRows
+
+        self._rows = renderer.rows = None if self.resident else StoredRows(self.out)
         return renderer
 
     def problem_outputs(self) -> tuple[dict, dict]:
         """Each problem's planned outputs as this process last planned them, and as the last
         command-line build stored them (build._planned reads those)."""
-        from .build import plans_format
+        from .records import plans_format
 
-        self._stored_plans = {} if self.resident else cache.read_plans(self.out, plans_format())
+        self._stored_plans = {} if self.resident else files.read_plans(self.out, plans_format())
         return self._outputs, self._stored_plans
 
     def row(self, slug: str, group, template: str, variant: tuple, make) -> str:
@@ -283,13 +292,13 @@ class Reuse:
 
     # --- 4. compare ------------------------------------------------------------------------------
 
-    def outdated(self, plan) -> cache.Changes | None:
+    def outdated(self, plan) -> files.Changes | None:
         """The outputs whose key is not the one the last build wrote, and those no longer made; None
         (all, into a new folder) when no manifest describes the site in the folder or more than
         INCREMENTAL_MAX_SHARE changed. A problem's outputs that are the very object last committed
         were written from the keys they hold."""
         keys, last = plan.keys, self.last
-        if not cache.describes(last, self.out):
+        if not files.describes(last, self.out):
             return None
         was = last.outputs
         if self._written_from is not None and self._mine is not None and last is self._mine[1]:
@@ -297,10 +306,10 @@ class Reuse:
             redone = [g for slug, g in plan.groups.items() if last_groups.get(slug) is not g]
             candidates = [p for g in redone for p in g.keys] + plan.others
             gone = [p for slug, g in last_groups.items() if plan.groups.get(slug) is not g for p in g.keys]
-            changes = cache.Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
+            changes = files.Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
                                     sorted({p for p in gone + last_others if p in was and p not in keys}))
         else:
-            changes = cache.Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
+            changes = files.Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
                                     sorted(p for p in was if p not in keys))
         if len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
             return None  # a whole new folder, swapped in, is then as quick and simpler
@@ -311,13 +320,13 @@ class Reuse:
         keeps only the texts this content holds. A resident builder's first build makes every row,
         lexer and template it will need, even with nothing to write: its first rebuild after an edit
         is then as quick as the next; rows made in worker processes would be lost to it."""
-        from . import highlight
+        from .. import highlight
 
         if not content.sources or (changes is not None and not changes.changed):
             highlight.keep_in(None)
         else:
             keep = {source.digest for source in content.sources.values()}
-            highlight.keep_in(highlight.Store(self.highlights, cache.code_stamp(), keep))
+            highlight.keep_in(highlight.Store(self.highlights, files.code_stamp(), keep))
         if not self.resident:
             return
         first = not self._built
@@ -334,7 +343,7 @@ class Reuse:
     @property
     def highlights(self) -> Path:
         """The folder of highlighted source texts (highlight.Store)."""
-        return cache.path(self.out, "highlights")
+        return files.path(self.out, "highlights")
 
     def kept_bytes(self, changes) -> int:
         """The bytes of the site's files a build with these `changes` (`outdated`'s) keeps as they are."""
@@ -349,9 +358,9 @@ class Reuse:
     def written(self, plan, sizes, changes):
         """The site is in place: every output's key and size, for the manifest; returns the sizes of
         the site's files (publish.SiteSizes). The plan's keys and the sizes are let go."""
-        from .build import plans_format
-        from .publish import SiteSizes
-        from .workers import release_free_memory
+        from .records import plans_format
+        from ..publish import SiteSizes
+        from ..workers import release_free_memory
 
         # What the next command-line build takes unchanged problems' outputs from, unless the last stored it.
         plans = None if self.resident or (self._stored_plans.keys() == plan.groups.keys()
@@ -377,7 +386,7 @@ class Reuse:
         self._record = (outputs, sizes_now, None if plans is None else (plans_format(), plans))
         return sizes_now
 
-    def _outputs_after(self, keys: dict[str, str], sizes, changes: cache.Changes | None) -> dict[str, tuple]:
+    def _outputs_after(self, keys: dict[str, str], sizes, changes: files.Changes | None) -> dict[str, tuple]:
         """Every output's key and size: the last manifest's list with `changes` applied (in place), or
         (a whole new site) in `keys` itself (a million-entry table less at the end of a big build)."""
         self._mine = None  # (the manifest it held is being changed)
@@ -403,11 +412,11 @@ class Reuse:
         rebuild has been reported. Until then the file is an older build's, whose marker is not the
         site's: a process killed before `save` leaves a full build, not a wrong one, to the next."""
         outputs, sizes_now, plans = self._record
-        manifest = cache.Manifest(
+        manifest = files.Manifest(
             settings=self.settings, inputs=self.inputs, outputs=outputs,
             trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
             summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
-            warnings=warnings, notes=plan.notes, marker=cache.site_identity(self.out))
+            warnings=warnings, notes=plan.notes, marker=files.site_identity(self.out))
         self._written_from = (dict(plan.groups), list(plan.others))
         problems = self._write_caches(manifest, content, lb, plans)
         self._site_sizes = (self._mine[1] if self._mine is not None else None, sizes_now) if self.resident \
@@ -415,7 +424,7 @@ class Reuse:
         self._record, self._validated, self._stored_plans = (), None, {}
         if self._sources.changed:  # (only a cache: if it cannot be written, the next build reads them all)
             try:
-                cache.write_sources(self.out, self._sources.records())
+                files.write_sources(self.out, self._sources.records())
                 self._sources.changed = False
             except OSError:
                 pass
@@ -427,20 +436,20 @@ class Reuse:
             _last_build_objects[:] = [content, lb, plan, self]
         return problems
 
-    def _write_caches(self, manifest: cache.Manifest, content, lb, plans: tuple | None) -> list[str]:
-        from .reading import file_records, runs_format
+    def _write_caches(self, manifest: files.Manifest, content, lb, plans: tuple | None) -> list[str]:
+        from .records import file_records, runs_format
 
         try:
             self._mine = None
-            self._mine = (_UNSAVED, manifest) if self.resident else (cache.write_manifest(self.out, manifest), manifest)
+            self._mine = (_UNSAVED, manifest) if self.resident else (files.write_manifest(self.out, manifest), manifest)
             aside, self._runs_aside = self._runs_aside, None
             if self._validated is not None and (aside is None or not aside.put()):  # (none aside, or it failed)
-                cache.write_runs(self.out, runs_format(), file_records(self._validated, content.digests, self._definitions))
+                files.write_runs(self.out, runs_format(), file_records(self._validated, content.digests, self._definitions))
             if plans is not None:
-                cache.write_plans(self.out, *plans)
+                files.write_plans(self.out, *plans)
             rankings = None if self.resident else self._rankings(lb)
             if rankings is not None:
-                cache.write_rankings(self.out, *rankings)
+                files.write_rankings(self.out, *rankings)
         except OSError as e:
             return [f"cannot write the build's cache ({why_not_written(e)}): the site was built all the same; "
                     "the next build will make it all again"]
@@ -450,7 +459,7 @@ class Reuse:
         """Each problem's ranking for the next command-line build, unless the last stored these same
         ones: those made again from the stored ones as they were, the others encoded one by one while
         written."""
-        from .leaderboard import ranking_bytes, rankings_format
+        from ..leaderboard import ranking_bytes, rankings_format
 
         stored = self._stored_rankings
         if lb.restored.keys() == lb.boards.keys() == stored.keys():
@@ -458,12 +467,12 @@ class Reuse:
         return rankings_format(), ((slug, lb.problem_keys[slug], lb.restored.get(slug) or ranking_bytes(boards, lb.workloads[slug]))
                                    for slug, boards in lb.boards.items())
 
-    def _mine_now(self) -> cache.Manifest | None:
+    def _mine_now(self) -> files.Manifest | None:
         """The manifest this object wrote, if the file is still that one (no need to read it), or
         committed and has not written yet."""
         if self._mine is not None and self._mine[0] is _UNSAVED:
             return self._mine[1]
-        stamp = cache.manifest_stamp(self.out)
+        stamp = files.manifest_stamp(self.out)
         if self._mine is not None and stamp is not None and self._mine[0] == stamp:
             return self._mine[1]
         return None
@@ -471,7 +480,7 @@ class Reuse:
     def ended(self) -> None:
         """After a build, whether it succeeded or not: work started aside is waited for or dropped, and
         the files read again are kept (resident) or let go."""
-        from .runs import keep_reread_files
+        from ..runs import keep_reread_files
 
         if self._renderer is not None:
             self._renderer[1].compiled()  # (a build that failed early never asked for them)
