@@ -188,6 +188,9 @@ class Result:
     reference_value: int | None  # (the two means the speedup is of, for exact fast_p)
     value: int | None
     held_out: tuple[str, ...] = ()  # its runs held out as implausible (when it did not pass otherwise)
+    earlier: Workload | None = None  # the earlier workload it is on, where the newest has no run of it
+    uncompared: int = 0  # its runs on earlier workloads of the problem, none of them with a reference run
+    uncompared_passed: int = 0
 
     def fast(self, p: float) -> bool:
         """KernelBench's "fast_p" on this problem: passed, with reference mean > p × its mean (exactly)."""
@@ -216,13 +219,30 @@ class Tally:
     geomean_over: int
     held_out: tuple[str, ...] = ()  # runs held out as implausible, one per problem
     speedups: tuple[float, ...] = ()  # the passed ones', ascending (the fast_p chart)
+    elsewhere: int = 0  # problems it was timed on here, but not on the workloads this tally counts
+    uncompared: int = 0  # its runs here on workloads without a reference run, where it has no other
+    uncompared_passed: int = 0
+    levels: tuple[str, ...] = ()  # (ALL_LEVELS) the groups it is over
+    some_levels: bool = False  # (ALL_LEVELS) over fewer groups than the site's suite has
 
     def share(self, p: float) -> float:
         return self.fast_p[p] / self.suite
 
     @property
     def title(self) -> str:
+        """"Level 1", "Other problems", "All levels"; over fewer than the suite's: "Levels 1–3", "Levels 1, 2 and other"."""
+        if self.group == ALL_LEVELS and self.some_levels:
+            numbers = [int(g) for g in self.levels if g.isdigit()]
+            span = len(numbers) > 2 and numbers == list(range(numbers[0], numbers[-1] + 1))
+            named = [f"{numbers[0]}–{numbers[-1]}"] if span else [str(n) for n in numbers]
+            named += ["other"] if OTHER_LEVEL in self.levels else []
+            return "Level " + named[0] if len(named) == 1 else f"Levels {', '.join(named[:-1])} and {named[-1]}"
         return group_title(self.group)
+
+
+# What a summary counts (about page, "Summaries"): the host's newest workloads; where the implementation has
+# no run on those, the newest earlier workloads with a reference run; else nothing (its runs said, uncounted).
+CURRENT, EARLIER, UNCOMPARED = "current", "earlier", "uncompared"
 
 
 @dataclass(frozen=True)
@@ -234,15 +254,32 @@ class Summary:
     implementation_slug: str
     host: str
     tallies: dict[str, Tally]
+    basis: str = CURRENT  # CURRENT, EARLIER or UNCOMPARED
+    observed: tuple[str | None, str | None] = (None, None)  # (EARLIER) when its workloads were first and last timed
 
     @property
     def all(self) -> Tally:
         return self.tallies[ALL_LEVELS]
 
     @property
+    def comparable(self) -> bool:
+        return self.basis != UNCOMPARED
+
+    def why_not_compared(self, reference: str, group: str = ALL_LEVELS) -> str:
+        """Why a summary with nothing compared has no figures: its runs here, and where they are."""
+        t = self.tallies[group]
+        if self.basis != UNCOMPARED:
+            return ""
+        passed = f" ({t.uncompared_passed} passed)" if t.uncompared_passed != t.uncompared else ""
+        return (f"Not comparable: {plural(t.uncompared, 'run')}{passed} on earlier workloads, which have no "
+                f"{reference} run on this host")
+
+    @property
     def order(self) -> tuple:
-        """The one order of summaries on a host: fast_1 over the suite, then fast_0, then the name."""
-        return (-self.all.fast_p[1.0], -self.all.fast_p[0.0], self.implementation.casefold(), self.implementation_slug)
+        """The one order of summaries on a host: those of the newest workloads, then of earlier ones, then
+        those with nothing compared; each by fast_1 over the suite, then fast_0, then the name."""
+        return ((CURRENT, EARLIER, UNCOMPARED).index(self.basis), -self.all.fast_p[1.0], -self.all.fast_p[0.0],
+                self.implementation.casefold(), self.implementation_slug)
 
 
 @dataclass
@@ -867,7 +904,34 @@ class _ProblemState:
             for host in w.hosts:
                 self.newest_on_host[host] = (utc(w.first_observed) if w.first_observed else "", w.digest)
         for host, (_, digest) in self.newest_on_host.items():
-            self.results[host] = _results([b for b in boards if b.host == host and b.workload == digest], reference)
+            on_host = [b for b in boards if b.host == host]
+            found = _results([b for b in on_host if b.workload == digest], reference)
+            self.results[host] = found + _earlier_results(on_host, digest, workloads, {s for s, _ in found}, reference)
+
+
+def _earlier_results(on_host: list[Board], newest: str, workloads: list[Workload], done: set[str], reference: str
+                     ) -> list[tuple[str, Result]]:
+    """The Results of the implementations with no run on the host's newest workload of the problem: on the
+    newest earlier workload that has a reference run there, else their runs counted as compared with none."""
+    found: list[tuple[str, Result]] = []
+    uncompared: dict[str, list[Entry]] = {}
+    for w in reversed(workloads):  # (newest first)
+        boards = [b for b in on_host if b.workload == w.digest]
+        if w.digest == newest or not boards:
+            continue
+        if any(b.reference is not None for b in boards):
+            for slug, result in _results(boards, reference):
+                if slug not in done:
+                    done.add(slug)
+                    found.append((slug, replace(result, earlier=w)))
+            continue
+        for e in (e for b in boards for e in b.entries if e.run.grouping[1] != reference and not e.mixed_hardware):
+            uncompared.setdefault(e.implementation_slug, []).append(e)
+    for slug, entries in uncompared.items():
+        if slug not in done:
+            passed = sum(1 for e in entries if e.run.facts.status == "passed")
+            found.append((slug, Result(False, None, None, None, uncompared=len(entries), uncompared_passed=passed)))
+    return found
 
 
 def _results(boards: list[Board], reference: str) -> list[tuple[str, Result]]:
@@ -1571,14 +1635,14 @@ def _suite_summaries(in_order: list[Problem], problems: dict[str, Problem], on_s
     suite = {group: len(s) for group, s in slots.items()}
     suite[ALL_LEVELS] = sum(suite.values())
     results: dict[tuple[str, str], dict[str, list[Result]]] = {}  # (host, impl) → group → its results
-    groups_of_host: dict[str, set[str]] = {}  # host → the suite's groups it has tables in
+    groups_of_host: dict[str, set[str]] = {}  # host → the suite's groups where something is compared
     for (host, _), (_, slug) in on_slot.items():
         group = level_group(problems[slug])
-        groups_of_host.setdefault(host, set()).add(group)
         for impl_slug, result in results_of[slug].get(host, ()):
+            groups_of_host.setdefault(host, set()).add(group)
             results.setdefault((host, impl_slug), {}).setdefault(group, []).append(result)
     # Every implementation timed on a host is summarised there, one with no result in the host's
-    # suite (timed on older workloads only, or on another GPU) as not fast on any problem.
+    # suite (timed on another GPU only) as not fast on any problem.
     for impl in implementations.values():
         if impl.label != rules.reference:
             for host in impl.hosts:
@@ -1590,22 +1654,44 @@ def _suite_summaries(in_order: list[Problem], problems: dict[str, Problem], on_s
 def _summaries(results: dict[tuple[str, str], dict[str, list[Result]]], suite: dict[str, int],
                groups_of_host: dict[str, set[str]], content: Content,
                implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
-    """Per host and implementation, per level the host has tables in and over all of them: KernelBench's
-    fast_p over the whole suite (a problem without a passed result counts as not fast), the stricter
-    count beyond noise and the geometric mean over the passed, with its coverage (about page, "Summaries")."""
+    """Per host and implementation, per level where something is compared on the host and over all of them:
+    KernelBench's fast_p over the whole suite (a problem without a passed result counts as not fast), the
+    stricter count beyond noise and the geometric mean over the passed, with its coverage (about page, "Summaries")."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
     for (host, slug), by_group in results.items():
-        groups = sorted(groups_of_host[host], key=group_order)
-        tallies = {g: _tally(g, suite[g], by_group.get(g, [])) for g in groups}
-        everything = [r for g in groups for r in by_group.get(g, [])]
-        tallies[ALL_LEVELS] = _tally(ALL_LEVELS, sum(suite[g] for g in groups), everything)
-        result[host].append(Summary(implementations[slug].label, slug, host, tallies))
+        groups = tuple(sorted(groups_of_host[host], key=group_order))
+        every = [r for g in groups for r in by_group.get(g, [])]
+        basis = _basis(every)
+        counted = {g: [r for r in by_group.get(g, []) if _on_basis(r, basis)] for g in groups}
+        tallies = {g: _tally(g, suite[g], counted[g], by_group.get(g, [])) for g in groups}
+        tallies[ALL_LEVELS] = replace(
+            _tally(ALL_LEVELS, sum(suite[g] for g in groups), [r for g in groups for r in counted[g]], every),
+            levels=groups, some_levels=len(groups) < len(suite) - 1)
+        times = sorted((t for r in every if r.earlier for t in (r.earlier.first_observed, r.earlier.last_observed)
+                        if t), key=utc)
+        result[host].append(Summary(implementations[slug].label, slug, host, tallies, basis,
+                                    (times[0], times[-1]) if basis == EARLIER and times else (None, None)))
     for summaries in result.values():
         summaries.sort(key=lambda s: s.order)
     return result
 
 
-def _tally(group: str, suite: int, results: list[Result]) -> Tally:
+def _basis(results: list[Result]) -> str:
+    """CURRENT where it has a result on a newest workload (or no run at all), else EARLIER where it has one
+    on an earlier workload with a reference run, else UNCOMPARED."""
+    if not results or any(r.earlier is None and not r.uncompared for r in results):
+        return CURRENT
+    return EARLIER if any(r.earlier is not None for r in results) else UNCOMPARED
+
+
+def _on_basis(result: Result, basis: str) -> bool:
+    if basis == CURRENT:
+        return result.earlier is None and not result.uncompared
+    return basis == EARLIER and result.earlier is not None
+
+
+def _tally(group: str, suite: int, results: list[Result], every: list[Result]) -> Tally:
+    """`results`: those the tally counts, of `every` result of the implementation in the group."""
     speedups = sorted(r.speedup.value for r in results if r.passed and r.speedup is not None)
     return Tally(
         group=group, suite=suite, attempted=len(results),
@@ -1614,6 +1700,8 @@ def _tally(group: str, suite: int, results: list[Result]) -> Tally:
         beyond_noise=sum(1 for r in results if r.passed and r.speedup is not None and r.speedup.above_1),
         geomean_speedup=geometric_mean(speedups), geomean_over=len(speedups),
         held_out=tuple(r.held_out[0] for r in results if r.held_out), speedups=tuple(speedups),
+        elsewhere=len(every) - len(results),
+        uncompared=sum(r.uncompared for r in every), uncompared_passed=sum(r.uncompared_passed for r in every),
     )
 
 

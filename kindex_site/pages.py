@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from .charts import Box, Strip, format_si, format_sol, quartiles
 from .gpus import GpuFigures, GpuTable, load_gpus
-from .leaderboard import (FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
+from .leaderboard import (ALL_LEVELS, EARLIER, FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
                           group_order, group_title, lab_folder, primary_value, std_ns, utc)
 from .models import HELD_VERDICTS
 from .physics import NO_COST, NS_PER_S, Limits, duration
@@ -399,11 +399,14 @@ class _GroupTitles(dict):
 GROUP_TITLES = _GroupTitles()
 
 
-def summary_json(s: Summary, urls: Urls) -> dict:
+def summary_json(s: Summary, urls: Urls, reference: str) -> dict:
     return {
         "implementation": s.implementation,
         "url": urls.implementation(s.implementation_slug),
         "host": s.host,
+        "basis": s.basis,
+        "observed": {"first": s.observed[0], "last": s.observed[1]} if s.basis == EARLIER else None,
+        "why_not_compared": s.why_not_compared(reference) or None,
         "levels": {group: tally_json(tally) for group, tally in s.tallies.items()},
     }
 
@@ -421,6 +424,9 @@ def tally_json(t: Tally) -> dict:
         "faster_beyond_noise": t.beyond_noise,
         "geomean_speedup": t.geomean_speedup,
         "geomean_over": t.geomean_over,
+        "timed_elsewhere": t.elsewhere,
+        "uncompared_runs": t.uncompared, "uncompared_passed": t.uncompared_passed,
+        **({"over_levels": list(t.levels), "title": t.title} if t.levels else {}),
     }
 
 
@@ -835,7 +841,7 @@ def folder_pages(lb: Leaderboard, urls: Urls, levels: list[Level]) -> list[Page]
     URL lands on a page, not a 404. Bounded whatever the data: a level of more than PROBLEMS_PER_PAGE
     problems is a link to its own pages, and runs are only counted (listed on their problems' tables)."""
     context = {"levels": levels, "per_page": PROBLEMS_PER_PAGE, "runs": len(lb.content.runs),
-               "problems": len(lb.problems)}
+               "problems": lb.suite.get(ALL_LEVELS, 0)}
     return [Page(f"{folder}/", "folder.html", title, {**context, "folder": folder})
             for folder, title in (("problems", "Problems"), ("levels", "Levels"), ("runs", "Runs"))
             if folder != "runs" or urls.run_pages]
@@ -847,7 +853,8 @@ def _home_context(lb: Leaderboard, urls: Urls, levels: list[Level]) -> dict:
         "search_url": urls("search/"),
         "api_url": urls("api/v1/index.json"), "reference": lb.reference,
         "counts": {
-            "problems": len(lb.problems),
+            "problems": lb.suite.get(ALL_LEVELS, 0),
+            "replaced": sum(len(versions) - 1 for level in levels for _, versions in level.replaced),
             "hosts": len(lb.content.environments),
             "implementations": len(lb.implementations),
             "runs": len(lb.content.runs),
@@ -863,6 +870,9 @@ class Level:
     key: str  # its URL's part: the level's number, or "other"
     title: str  # "Level 1", "Other problems"
     problems: tuple[Problem, ...]  # in page order
+    counted: int = 0  # its problems as the suite counts them: a KernelBench number once (about page, "Summaries")
+    # The numbers whose problem was replaced: (number, its problems with their first and last observed, oldest first)
+    replaced: tuple[tuple[int, tuple[tuple[Problem, str | None, str | None], ...]], ...] = ()
 
     @property
     def url(self) -> str:  # (relative to the site root)
@@ -880,7 +890,27 @@ def overview_levels(lb: Leaderboard) -> list[Level]:
     found: dict[tuple[str, str], list[Problem]] = {}
     for p in lb.problems:
         found.setdefault(_level_of(p), []).append(p)
-    return [Level(key, title, tuple(problems)) for (key, title), problems in found.items()]
+    return [Level(key, title, tuple(problems), lb.suite.get(key, len(problems)), _replaced(lb, problems))
+            for (key, title), problems in found.items()]
+
+
+def _replaced(lb: Leaderboard, problems: list[Problem]) -> tuple:
+    """The KernelBench numbers of a level held by more than one problem, each with its versions, oldest first."""
+    by_number: dict[int, list[Problem]] = {}
+    for p in problems:
+        if p.number is not None:
+            by_number.setdefault(p.number, []).append(p)
+    found = []
+    for number, versions in sorted(by_number.items()):
+        if len(versions) > 1:
+            dated = [(p, *_observed_span(lb.workloads[p.slug])) for p in versions]
+            found.append((number, tuple(sorted(dated, key=lambda d: (d[1] is None, utc(d[1]) if d[1] else "", d[0].slug)))))
+    return tuple(found)
+
+
+def _observed_span(workloads: list) -> tuple[str | None, str | None]:
+    times = sorted((t for w in workloads for t in (w.first_observed, w.last_observed) if t), key=utc)
+    return (times[0], times[-1]) if times else (None, None)
 
 
 def level_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, levels: list[Level]) -> list[Page]:
@@ -964,7 +994,7 @@ def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, board
         "environment": e, "summaries": summaries, "reference": lb.reference,
         "held_why": held_out_reasons(lb, summaries), "physics": host_physics(boards) if first else None,
         "off_by": off_by(lb.off_hosts.get(name)),
-        "groups": [(g, t.suite) for g, t in summaries[0].tallies.items()] if summaries else [],
+        "groups": [(g, t.suite, t.title) for g, t in summaries[0].tallies.items()] if summaries else [],
         "group_titles": GROUP_TITLES,
         "compared": lb.compared_boards.get(name, 0),
         "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
@@ -1109,9 +1139,12 @@ def _index_document(lb: Leaderboard, urls: Urls) -> dict:
     return {
         "apiVersion": API_VERSION,
         "runs": len(lb.content.runs),
+        # The suite's problems per group, a KernelBench number once however often its problem was replaced.
+        "suite": dict(sorted(lb.suite.items(), key=lambda kv: group_order(kv[0]))),
         "problems": [
             {"slug": p.slug, "title": p.title, "url": urls.problem(p.slug), "api": urls.api_problem(p.slug),
-             "runs": sum(len(b.runs) for b in lb.boards[p.slug])}
+             "runs": sum(len(b.runs) for b in lb.boards[p.slug]),
+             **({"level": p.level, "number": p.number} if p.level is not None and p.number is not None else {})}
             for p in lb.problems
         ],
         "hosts": [
@@ -1131,7 +1164,7 @@ def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
         "hardware": e.spec.hardware.model_dump(mode="json", exclude_unset=True),
         "software": e.spec.software,
         "reference": lb.reference,
-        "implementations": [summary_json(s, urls) for s in lb.summaries[name]],
+        "implementations": [summary_json(s, urls, lb.reference) for s in lb.summaries[name]],
         "boards": [
             {"problem": b.problem.slug, "workload": b.workload, "protocol": b.protocol,
              "url": urls.board(b), "api": urls.api_problem(b.problem.slug), "runs": len(b.runs)}

@@ -282,7 +282,7 @@ def test_distribution_charts_on_host_and_implementation_pages(site):
     assert labels == ["Host gpu-a", "Host gpu-b"]
     summary = next(t for t in tables(impl) if "All levels, within each host" in t["caption"])
     triton = next(s for s in api if s["implementation"] == "Triton kernel")["levels"]["all"]
-    assert summary["rows"][1][:3] == ["Host gpu-a", str(triton["attempted"]), f"{triton['passed']} " + summary["rows"][1][2].split(" ", 1)[1]]
+    assert summary["rows"][1][:3] == ["Host gpu-a", f"{triton['attempted']} of {triton['suite']}", f"{triton['passed']} " + summary["rows"][1][2].split(" ", 1)[1]]
     assert notes[0].startswith(f"{triton['geomean_over']} problems of {triton['suite']} passed")  # as in the summary table
     assert "<svg" not in site.page("implementations/pytorch-eager")  # the reference: no speedups to show
 
@@ -415,8 +415,8 @@ def test_home_headline_ranks_by_fast_1_over_the_suite_per_level(site):
         groups = list(next(iter(api.values()))["levels"].items())
         titles = {"all": "All levels", "other": "Other problems"}
         assert table["rows"][0] == ["Implementation"] + [
-            f"fast_1, {titles.get(g) or 'Level ' + g} of {s['suite']}" for g, s in groups] + [
-            "fast_0 (passed), all", "Geometric mean over the passed (×)"]
+            f"fast_1, {s.get('title') or titles.get(g) or 'Level ' + g} of {s['suite']}" for g, s in groups] + [
+            "fast_0 (passed), all", "Attempted, all", "Geometric mean over the passed (×)"]
         shown = [r[0] for r in table["rows"][1:]]
         assert shown == [s["implementation"] for s in host["implementations"]]
         # One order, over the same problems: fast_1 over the suite, then fast_0, then the name.
@@ -429,7 +429,8 @@ def test_home_headline_ranks_by_fast_1_over_the_suite_per_level(site):
                 assert level["fast_p"]["1"] == level["fast_p_count"]["1"] / level["suite"]
                 assert cell.startswith(f"{level['fast_p_count']['1']} (")
             everything = s["levels"]["all"]
-            assert row[-2].startswith(f"{everything['fast_p_count']['0']} (")
+            assert row[-3].startswith(f"{everything['fast_p_count']['0']} (")
+            assert row[-2] == f"{everything['attempted']} of {everything['suite']}"
             assert row[-1] == "—" if everything["geomean_speedup"] is None else \
                 row[-1] == f"{format_ratio(everything['geomean_speedup'])} over {everything['geomean_over']}"
     # An implementation timed on a host with no run compared with the reference is named, not dropped.

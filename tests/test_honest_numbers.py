@@ -229,12 +229,12 @@ def test_host_summary_is_kernelbench_fast_p_over_the_whole_suite_per_level(proje
     assert everything["geomean_over"] == 3
     host_page = tables(project.page("hosts/h"))
     row = next(t for t in host_page if t["caption"].startswith("Level 1 on Host h"))["rows"][1]
-    assert row == ["Triton kernel", "3", "3 (75%)", "2 (50%)", "1 (25%)", "0 (0%)", "1 (25%)", "1.00 over 3", "0"]
+    assert row == ["Triton kernel", "3 of 4", "3 (75%)", "2 (50%)", "1 (25%)", "0 (0%)", "1 (25%)", "1.00 over 3", "0"]
     row = next(t for t in host_page if t["caption"].startswith("All levels on Host h"))["rows"][1]
-    assert row == ["Triton kernel", "4", "3 (60%)", "2 (40%)", "1 (20%)", "0 (0%)", "1 (20%)", "1.00 over 3", "0"]
+    assert row == ["Triton kernel", "4 of 5", "3 (60%)", "2 (40%)", "1 (20%)", "0 (0%)", "1 (20%)", "1.00 over 3", "0"]
     impl_page = tables(project.page("implementations/triton-kernel"))
     assert next(t for t in impl_page if "All levels, within each host" in t["caption"])["rows"][1] == \
-        ["Host h", "4", "3 (60%)", "2 (40%)", "1 (20%)", "0 (0%)", "1 (20%)", "1.00 over 3", "0"]
+        ["Host h", "4 of 5", "3 (60%)", "2 (40%)", "1 (20%)", "0 (0%)", "1 (20%)", "1.00 over 3", "0"]
     assert "fast_p against p" in project.page("hosts/h")
 
 

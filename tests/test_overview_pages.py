@@ -200,7 +200,7 @@ def test_every_folder_a_reader_reaches_by_trimming_a_url_has_a_page(project):
     assert missing == []
     problems = project.page("problems")
     text = visible_text(problems)
-    assert "Level 1 (3)" in text and "Other problems (1)" in text
+    assert "Level 1 (3 problems)" in text and "Other problems (1 problem)" in text
     assert f'href="/board/problems/{slug_of(1, 2, "ReLU")}/"' in problems
     levels = project.page("levels")
     assert 'href="/board/levels/1/"' in levels and 'href="/board/levels/other/"' in levels

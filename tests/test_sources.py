@@ -273,7 +273,7 @@ def test_a_model_page_shows_fast_p_over_the_whole_suite(project):
     # beyond noise 2; geometric mean over the 4 passed (4 · 1.6 · 2/1.99 · 0.5)^(1/4) = 1.3392.
     assert table["rows"][0] == ["Timing host", "Attempted", "fast_0 (passed)", "fast_1", "fast_1.5", "fast_2",
                                 "Faster beyond noise", "Geometric mean over the passed (×)", "Held out"]
-    assert table["rows"][1] == ["Host h", "5", "4 (67%)", "3 (50%)", "2 (33%)", "1 (17%)", "2 (33%)", "1.34 over 4", "0"]
+    assert table["rows"][1] == ["Host h", "5 of 6", "4 (67%)", "3 (50%)", "2 (33%)", "1 (17%)", "2 (33%)", "1.34 over 4", "0"]
     [summary] = project.api("hosts/h.json")["implementations"]
     everything = summary["levels"]["all"]
     assert (everything["suite"], everything["attempted"], everything["passed"]) == (6, 5, 4)

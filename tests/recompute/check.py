@@ -359,8 +359,9 @@ def check_summary(where: str, expected: dict, got: dict, report: Report) -> None
     if sorted(expected["levels"]) != sorted(got.get("levels") or {}):
         report.differences.append(Difference(where, "levels", sorted(expected["levels"]),
                                              sorted(got.get("levels") or {})))
-    if got.get("host") != expected["host"]:
-        report.differences.append(Difference(where, "host", expected["host"], got.get("host")))
+    for key in ("host", "basis"):
+        if got.get(key) != expected[key]:
+            report.differences.append(Difference(where, key, expected[key], got.get(key)))
     for level, s in expected["levels"].items():
         g = (got.get("levels") or {}).get(level)
         if g is None:

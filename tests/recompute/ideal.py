@@ -52,5 +52,5 @@ def ideal_api(inputs: Inputs, problem_of) -> tuple[dict, dict, Expected]:
         })
     hosts = {host: {"name": host, "implementations": [
         {"implementation": s["implementation"], "url": f"/implementations/{s['implementation']}/", "host": host,
-         "levels": s["levels"]} for s in summaries]} for host, summaries in expected.summaries.items()}
+         "basis": s["basis"], "levels": s["levels"]} for s in summaries]} for host, summaries in expected.summaries.items()}
     return problems, hosts, expected

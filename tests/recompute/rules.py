@@ -472,7 +472,8 @@ def level_order(level: str) -> tuple:
 
 def suites(levels: dict[str, str], slots: dict[str, object], host_problems: set[str]) -> dict[str, list]:
     """The suite of a level is its slots (problems counted by KernelBench number); a host is summarised over
-    the levels it has tables in; "all" is those levels' suites together."""
+    the levels in which an implementation other than the reference was timed on it (`host_problems`: those
+    problems); "all" is those levels' suites together."""
     host_levels = sorted({levels[p] for p in host_problems}, key=level_order)
     out = {level: sorted({slots[p] for p, lv in levels.items() if lv == level}, key=repr) for level in host_levels}
     out["all"] = [s for level in host_levels for s in out[level]]
@@ -523,14 +524,33 @@ def results_on_host(boards_on_host: list[Board], newest: dict[str, str], setting
 def implementation_order(summary: dict) -> tuple:
     """By fast_1 over the suite, highest first; then by fast_0; then by name."""
     counts = summary["levels"]["all"]["fast_p_count"]
-    return (-counts["1"], -counts["0"], summary["implementation"].casefold(), summary["implementation"])
+    return (("current", "earlier", "uncompared").index(summary["basis"]), -counts["1"], -counts["0"], summary["implementation"].casefold(), summary["implementation"])
+
+
+def earlier_results(boards_on_host: list[Board], newest: dict[str, str], order: dict[str, tuple], label: str
+                    ) -> dict[str, Result]:
+    """problem → the label's result on the newest earlier workload of the problem on the host that has a
+    reference run and a run of the label (where the label has no run on the newest workloads)."""
+    with_reference = {(b.problem, b.workload) for b in boards_on_host if b.reference is not None}
+    candidates: dict[str, list[tuple[Board, Run]]] = defaultdict(list)
+    for b in boards_on_host:
+        if b.workload != newest[b.problem] and (b.problem, b.workload) in with_reference:
+            candidates[b.problem] += [(b, r) for r in b.current if r.label == label and r.name not in b.mixed]
+    found = {}
+    for problem, pairs in candidates.items():
+        if pairs:
+            workload = max((b.workload for b, _ in pairs), key=order.__getitem__)
+            found[problem] = max((result_on(b, r) for b, r in pairs if b.workload == workload), key=Result.order)
+    return found
 
 
 def host_summaries(host: str, boards: list[Board], levels: dict[str, str], slots: dict[str, object],
                    settings: Settings) -> list[dict]:
-    """Each implementation other than the reference on the host, in the order the site ranks them."""
+    """Each implementation other than the reference on the host, in the order the site ranks them: those
+    with a run on the newest workloads, then those summarised on earlier ones, then those compared nowhere."""
     mine = [b for b in boards if b.host == host]
-    suite = suites(levels, slots, {b.problem for b in mine})
+    timed = {b.problem for b in mine for r in b.current if r.label != settings.reference and r.name not in b.mixed}
+    suite = suites(levels, slots, timed)
     newest = newest_workloads(boards, host)
     order = workload_order(boards)
     # On each slot, the problem whose newest workload on this host is the newest.
@@ -540,9 +560,13 @@ def host_summaries(host: str, boards: list[Board], levels: dict[str, str], slots
         if held is None or order[workload] > order[newest[held]]:
             on_slot[slots[problem]] = problem
     results = results_on_host(mine, newest, settings)
-    by_slot = {label: {slots[p]: r for p, r in found.items() if on_slot.get(slots[p]) == p}
-               for label, found in results.items()}
-    out = [{"implementation": label, "host": host,
-            "levels": {level: level_summary(problems, by_slot.get(label, {})) for level, problems in suite.items()}}
-           for label in summarised(mine, settings)]
+    out = []
+    for label in summarised(mine, settings):
+        basis, found = "current", results.get(label, {})
+        if not found and any(r.label == label and r.name not in b.mixed for b in mine for r in b.current):
+            found = earlier_results(mine, newest, order, label)
+            basis = "earlier" if found else "uncompared"
+        by_slot = {slots[p]: r for p, r in found.items() if on_slot.get(slots[p]) == p}
+        out.append({"implementation": label, "host": host, "basis": basis,
+                    "levels": {level: level_summary(problems, by_slot) for level, problems in suite.items()}})
     return sorted(out, key=implementation_order)
