@@ -65,14 +65,20 @@ def _n(x: float) -> str:
 
 
 def _open(kind: str, height: int, title: str, desc: str) -> list[str]:
-    return [f'<svg class="chart {kind}" width="100%" height="{height}" role="img">',
+    """A chart's opening: its width is style.css's (the whole column), its height given."""
+    return [f'<svg class="chart {kind}" height="{height}" role="img">',
             f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>"]
 
 
 def _plot(height: int) -> str:
-    """The graphics layer: WIDTH user units stretched over PLOT_PCT of the chart, 1 unit = 1 px down."""
-    return (f'<svg width="{PLOT_PCT}%" height="{height}" viewBox="0 0 {WIDTH} {height}" '
-            'preserveAspectRatio="none">')
+    """The graphics layer: WIDTH user units stretched over PLOT_PCT of the chart, 1 unit = 1 px down
+    (its height, unsaid, is the chart's)."""
+    return f'<svg width="{PLOT_PCT}%" viewBox="0 0 {WIDTH} {height}" preserveAspectRatio="none">'
+
+
+def _axis_title(text: str, y: float) -> str:
+    """An axis's title, right-aligned under its tick labels."""
+    return f'<text class="xt" x="100%" y="{_n(y)}">{escape(text)}</text>'
 
 
 def wrap(text: str, limit: int = LABEL_CHARS) -> list[str]:
@@ -128,10 +134,11 @@ def _anchored(at_pct: float, text: str) -> str:
 
 
 def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one: float | None = 1.0,
-              scale: float = 1.0) -> Markup:
+              scale: float = 1.0, axis: str = "") -> Markup:
     """One row per point: its label (broken into lines when long), then the point and its interval on
     a logarithmic axis spanning every value and interval shown (and `one`, the reference's value, drawn
-    as a dashed line), padded a little; tick labels are values / `scale` followed by `unit`. '' without points.
+    as a dashed line), padded a little; tick labels are values / `scale` followed by `unit`, the axis's
+    title `axis` under them. '' without points.
 
     The graphics come first (under the text: a grid line never hides a label), every other row shaded.
     Horizontal coordinates are whole units (a unit is under a pixel wherever the chart is drawn), which
@@ -145,13 +152,15 @@ def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one:
         return round(WIDTH * (min(max(math.log(v), a), b) - a) / (b - a))
 
     marks, texts, axis_y = _dot_rows(points, x)
-    height = axis_y + 18
+    height = axis_y + 18 + (16 if axis else 0)
     ticks = nice_ticks(math.exp(a), math.exp(b))
     marks["grid"] = [f"M{x(t)} 0V{axis_y}" for t in ticks if one is None or abs(x(t) - x(one)) > 1]
     shown = [t for t in ticks if one is None or abs(x(t) - x(one)) > 60] + ([one] if one is not None else [])
     for t in sorted(shown):
         label = tick_label(t / scale) + unit
-        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH, label)} y="{height - 4}">{escape(label)}</text>')
+        texts.append(f'<text {_anchored(PLOT_PCT * x(t) / WIDTH, label)} y="{axis_y + 14}">{escape(label)}</text>')
+    if axis:
+        texts.append(_axis_title(axis, height - 4))
     refline = None if one is None else f"M{x(one)} 0V{axis_y}"
     out = _open("dots", height, title, desc) + [_plot(height)] + _dot_marks(marks, axis_y, refline)
     out.append("</svg>")
@@ -227,8 +236,9 @@ def _tick_label(octave: int) -> str:
     return f"{v:g}×" if v >= 1 else f"1/{2 ** -octave:g}×"
 
 
-def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
-    """One histogram row per series over a shared log-2 axis of speedups; '' without values."""
+def distribution_chart(series: list[Series], title: str, desc: str, axis: str = "speedup (×, log scale)") -> Markup:
+    """One histogram row per series over a shared log-2 axis of speedups, its title `axis` under the
+    ticks; above the rows, what a bar's height counts (each row to its tallest bin); '' without values."""
     series = [s for s in series if s.values]
     if not series:
         return Markup("")
@@ -239,19 +249,19 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
     def x(k: float) -> float:  # bin edge k (in quarter octaves) → user units
         return unit * (k - lo)
 
-    parts: list[str] = []
+    parts: list[str] = ['<text class="yt" y="12">bar height: problems per bin, scaled per row</text>']
     bins, gms, axes, ones = [], [], [], []
-    y = 0.0
+    y = 18.0
     for i, s in enumerate(series):
+        counts: dict[int, int] = {}
+        for k in bins_of[i]:
+            counts[k] = counts.get(k, 0) + 1
+        most = max(counts.values())
         lines = wrap(s.label)
         parts.append(_text_lines(lines, y + 14))
         notes = wrap(s.note, LABEL_CHARS + 4) if s.note else []  # (smaller type)
         parts.append(_text_lines(notes, y + 14 + LINE * len(lines) + 1, "note"))
         base = round(y + LINE * (len(lines) + len(notes)) + 8 + HIST_H)
-        counts: dict[int, int] = {}
-        for k in bins_of[i]:
-            counts[k] = counts.get(k, 0) + 1
-        most = max(counts.values())
         for k in sorted(counts):
             h = _n(max(3.0, HIST_H * counts[k] / most))  # a lone problem stays visible beside a crowded bin
             bins.append(f"M{_n(x(k))} {base}v-{h}h{_n(unit)}v{h}z")
@@ -261,7 +271,7 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
         ones.append(f"M{_n(x(0))} {base - HIST_H - 4}V{base}")
         y = base + 12
     axis_y = round(y)
-    height = axis_y + 16
+    height = axis_y + 32
     first, last = math.ceil(lo / BINS_PER_OCTAVE), math.floor(hi / BINS_PER_OCTAVE)
     # Octaves far enough apart for their labels (about 7 px a character; one at an end is shifted in by
     # half its width) at the narrowest chart, 300 px.
@@ -270,7 +280,8 @@ def distribution_chart(series: list[Series], title: str, desc: str) -> Markup:
     for octave in range(first, last + 1):
         if octave % step == 0:
             at = PLOT_PCT * x(octave * BINS_PER_OCTAVE) / WIDTH
-            parts.append(f'<text {_anchored(at, _tick_label(octave))} y="{height - 4}">{escape(_tick_label(octave))}</text>')
+            parts.append(f'<text {_anchored(at, _tick_label(octave))} y="{axis_y + 12}">{escape(_tick_label(octave))}</text>')
+    parts.append(_axis_title(axis, height - 4))
     parts = _open("dist", height, title, desc) + parts
     parts.append(_plot(height))
     parts.append(f'<path class="axis" d="{"".join(axes)}"/><path class="bar" d="{"".join(bins)}"/>'
@@ -303,19 +314,19 @@ def board_chart(board, reference: str, host_title: str) -> Markup:
         points = [Point(label(e), e.speedup.value, e.speedup.bounds, reference=e is board.reference,
                         beyond=e.speedup.above_1 or e.speedup.below_1) for e in ranked]
         kinds = {e.speedup.kind for e in ranked if e.speedup.kind is not None}
-        lines = {frozenset({"ci95"}): "95% intervals (lines)", frozenset({"rounding"}): "the sources' rounding bounds (lines)",
-                 frozenset(): "no intervals"}.get(frozenset(kinds), "95% intervals or, where a run gave none, rounding bounds (lines)")
+        lines = {frozenset({"ci95"}): "lines: 95% intervals", frozenset({"rounding"}): "lines: the sources' rounding bounds",
+                 frozenset(): "no intervals"}.get(frozenset(kinds), "lines: 95% intervals or, where a run gave none, rounding bounds")
         within = "within noise" if kinds == {"ci95"} else "within rounding" if kinds == {"rounding"} else "within noise or rounding"
         return dot_chart(points, f"Speedup vs {reference} on {host_title}",
-                         f"Speedups (points), {lines}, log axis; dashed: 1×; hollow: {within} "
-                         "of it. Numbers: the table below.")
+                         f"Points: speedups; {lines}; log axis; dashed: 1×; hollow: {within} of it. Numbers: the table.",
+                         axis="speedup (×, log scale)")
     stat = board.statistic
     use_ci = stat == "mean"  # intervals are of the mean
     points = [Point(label(e), primary_value(e, stat), e.ci95 if use_ci else None) for e in ranked]
     return dot_chart(points, f"{stat.capitalize()} latency on {host_title}",
-                     f"{stat.capitalize()} latencies (points){', 95% intervals (lines)' if use_ci else ''}, "
+                     f"Points: {stat} latencies{'; lines: 95% intervals' if use_ci else ''}; "
                      "log axis, not from zero; left is faster. Numbers: the table below.",
-                     unit=" ms", one=None, scale=1_000_000)
+                     unit=" ms", one=None, scale=1_000_000, axis=f"{stat} latency (ms, log scale)")
 
 
 def _note(t) -> str:
@@ -332,7 +343,7 @@ def host_speedup_chart(summaries, reference: str, host_title: str) -> Markup:
         f"Speedups vs {reference} on {host_title}, per implementation",
         f"For each implementation, how many problems reached each speedup over {reference} on this host, "
         "on a logarithmic scale in quarter-octave bins; the dashed line marks 1× (as fast as the reference), "
-        "the short line each geometric mean. The table gives the numbers.",
+        "the short line each geometric mean. The table gives the numbers.", f"speedup vs {reference} (×, log scale)",
     )
 
 
@@ -345,6 +356,7 @@ def implementation_speedup_chart(implementation, summaries, environments, refere
         f"For each timing host, how many problems reached each speedup over {reference}, on a logarithmic scale "
         "in quarter-octave bins; the dashed line marks 1× (as fast as the reference), the short line the "
         "geometric mean. Speedups are within-host ratios. The table gives the numbers.",
+        f"speedup vs {reference} (×, log scale)",
     )
 
 
@@ -538,13 +550,13 @@ def _fp_texts(curves, marks, labels, x, y, right: float, suite: int, reference: 
     for i, ms in enumerate(marks):
         out += [f'<use class="fp fp{i % FASTP_STYLES}" href="#fpm{i % FASTP_STYLES}" x="{_n(PLOT_PCT * mx / WIDTH)}%" '
                 f'y="{_n(my)}"/>' for mx, my in ms]
-    out.append(f'<text class="axis-title" x="-42" y="12">fast_p (% of the {suite} problems)</text>')
+    out.append(f'<text class="yt" x="-42" y="12">fast_p (% of the {suite} problems)</text>')
     out += [f'<text class="tick e" x="-5" y="{_n(y(q / 4) + 4)}">{q * 25}%</text>' for q in range(5)]
     step = 0.5 if right <= 4 else 1 if right <= 6 else 2
     for p in (k * step for k in range(int(right / step) + 1)):
         label = f"{p:g}"
         out.append(f'<text {_anchored(PLOT_PCT * x(p) / WIDTH, label)} y="{FP_BOTTOM + 16}">{label}</text>')
-    out.append(f'<text class="axis-title e" x="100%" y="{FP_H - 4}">p: speedup over {escape(reference)} (×)</text>')
+    out.append(_axis_title(f"p: speedup over {reference} (×)", FP_H - 4))
     for i, spot in enumerate(labels):
         if spot is not None:
             out.append(f'<text class="fp-n" x="{_n(PLOT_PCT * spot[0] / WIDTH)}%" y="{_n(spot[1])}">{i + 1}</text>')
@@ -600,6 +612,9 @@ class Strip:
     note: str = ""  # shown under the label, e.g. "16 hosts, from 4.1% (T4) to 48% (H100)"
 
 
+SOL_AXIS = "% of the GPU's speed of light (log scale)"
+
+
 def _sol_ticks(x, lo: float, hi: float, y: int) -> list[str]:
     """A percentage axis's tick labels at round values, 100% always among them."""
     ticks = [t for t in nice_ticks(lo, hi) if abs(x(t) - x(1.0)) > 60] + [1.0]
@@ -641,10 +656,10 @@ def strip_chart(rows: list[Strip], title: str, desc: str) -> Markup:
         y += height
     axis_y = y + 2
     marks["grid"] = [f"M{x(t)} 0V{axis_y}" for t in nice_ticks(math.exp(a), math.exp(b)) if abs(x(t) - x(1.0)) > 1]
-    height = axis_y + 18
+    height = axis_y + 34
     out = _open("dots sol", height, title, desc) + [_plot(height)]
     out += _dot_marks(marks, axis_y, f"M{x(1.0)} 0V{axis_y}") + ["</svg>"] + texts
-    out += _sol_ticks(x, math.exp(a), math.exp(b), height - 4) + ["</svg>"]
+    out += _sol_ticks(x, math.exp(a), math.exp(b), axis_y + 14) + [_axis_title(SOL_AXIS, height - 4), "</svg>"]
     return Markup("".join(out))
 
 
@@ -690,12 +705,12 @@ def box_chart(rows: list[Box], title: str, desc: str) -> Markup:
         medians.append(f"M{q2} {my - BOX_H // 2 - 2}v{BOX_H + 4}")
         y = my + BOX_H // 2 + 8
     axis_y, grid = y, "".join(f"M{x(t)} 0V{y}" for t in nice_ticks(math.exp(a), math.exp(b)))
-    height = axis_y + 18
+    height = axis_y + 34
     out = _open("box", height, title, desc) + [_plot(height)]
     out.append(f'<path class="grid" d="{grid}"/><path class="axis" d="M0 {axis_y}H{WIDTH}"/>'
                f'<path class="ci" d="{"".join(whiskers)}"/><path class="qbox" d="{"".join(boxes)}"/>'
                f'<path class="gm" d="{"".join(medians)}"/><path class="refline" d="M{x(1.0)} 0V{axis_y}"/></svg>')
-    out += texts + _sol_ticks(x, math.exp(a), math.exp(b), height - 4) + ["</svg>"]
+    out += texts + _sol_ticks(x, math.exp(a), math.exp(b), axis_y + 14) + [_axis_title(SOL_AXIS, height - 4), "</svg>"]
     return Markup("".join(out))
 
 
