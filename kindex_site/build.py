@@ -87,7 +87,6 @@ def check(config: Config) -> tuple[Content, Leaderboard]:
 def build(config: Config, reuse: Reuse | None = None) -> BuildResult:
     """Build the site; `reuse` (kept by a resident builder, watch.Builder) lets a rebuild redo only
     what changed."""
-    Reuse.starting()
     reuse = reuse if reuse is not None else Reuse(config.folder("output_dir"), resident=False)
     progress = _Progress(time.perf_counter(), sys.stderr is not None and sys.stderr.isatty())
     with _collector_off():
@@ -267,7 +266,7 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
                       partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
     _key_outputs(plan, content)
     reuse.planned(plan)
-    plan.let_go()
+    reuse.let_go(plan.groups)
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
     return plan
 
@@ -312,8 +311,7 @@ class _Plan:
 
     def claim_problem(self, group: _ProblemOutputs) -> None:
         self.claim_all(group.outputs, group.claims)
-        if not self.reuse.resident:
-            group.claims = {}  # (kept for the next build by a resident builder only)
+        self.reuse.claimed(group)
 
     def claimant(self, folded: str) -> str:
         """What claims a casefolded path (for an error: a problem's output is looked for by its path)."""
@@ -366,7 +364,7 @@ class _Plan:
         for slug in slugs:
             group = self.groups[slug] = self._problem(of_slug[slug], self.groups[slug].made_from)
             self.outputs.update(group.outputs)
-        self.let_go(slugs)
+        self.reuse.let_go(self.groups, slugs)
 
     def _problem(self, problem, made_from: tuple) -> _ProblemOutputs:
         config = self.config
@@ -378,14 +376,6 @@ class _Plan:
         return self.reuse.row(problem.slug, self.groups[problem.slug], template, variant,
                               lambda: self.renderer.fragment(template, make_context()))
 
-    def let_go(self, slugs=None) -> None:
-        """A one-off build's problems (those of `slugs`, or all) keep their paths as a tuple and their
-        keys in the plan's: their own tables are for a resident builder's next build (a million run
-        pages' would weigh 60 MB)."""
-        if not self.reuse.resident:
-            for slug in self.groups if slugs is None else slugs:
-                group = self.groups[slug]
-                group.outputs, group.keys = tuple(group.outputs), {}
 
 
 def _claim_pages(plan: _Plan) -> None:
@@ -510,7 +500,7 @@ def _shown_sources(content: Content, config: Config) -> Iterator:
             for run in content.runs for kind, file in run.files.items() if kind in kinds)
 
 
-def _highlight_warnings(store: Path, content: Content, config: Config) -> list[str]:
+def _highlight_warnings(kept, content: Content, config: Config) -> list[str]:
     """The source files pages show as plain text because highlighting them took too long
     (highlight.warnings): said by every build that shows them."""
     if not content.sources:
@@ -519,7 +509,7 @@ def _highlight_warnings(store: Path, content: Content, config: Config) -> list[s
 
     return highlight.warnings(((file.shown, file.digest, file.rel, language)
                                for file, language in _shown_sources(content, config)),
-                              store)
+                              kept)
 
 
 def _write(plan: _Plan, changes, publication: publish_swap.Publication,
@@ -589,7 +579,7 @@ class _ProblemOutputs:
     pages: int  # how many of `outputs` are pages: the first ones (its page, then its runs')
     # Output path → its Page, a run page's Board (its Page is made when written: pages.run_page), a
     # dict (JSON) or a function making bytes (or UNPLANNED).
-    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: _Plan.let_go)
+    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: Reuse.let_go)
     keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
     claims: dict[str, None]  # casefolded output paths (what claims each is told from its path: _problem_claim)
     problem_keys: ProblemKeys

@@ -255,6 +255,7 @@ def _build(args: argparse.Namespace) -> int:
     from .build import build  # (the heavy imports: only now that there is work to do)
 
     result = build(config, reuse)  # (it holds what `unchanged` found)
+    args.held.append(reuse)
     _print_warnings(result.warnings, args.verbose)
     for note in result.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -385,9 +386,11 @@ def _new(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, held: list | None = None) -> int:
+    """The command; what a build made goes into `held` (run() frees it with the process, not one by one)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     args = make_parser(argv).parse_args(argv)
+    args.held = held if held is not None else []
     try:
         with sigterm_as_interrupt():  # (what CI cancellation and `docker stop` send: handled as Ctrl-C)
             return args.run(args)
@@ -417,8 +420,9 @@ def run() -> NoReturn:
     keeps until the exit (another half second). `serve`, which runs on, turns it back on.
     """
     gc.disable()
+    held: list = []
     try:
-        code = main()
+        code = main(held=held)
     except BrokenPipeError:  # the reader left (`kindex-site build | head -c 0`): the work is done, the rest unsaid
         code = 1
     for stream in (sys.stdout, sys.stderr):

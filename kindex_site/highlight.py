@@ -7,8 +7,8 @@ Pygments is imported only when a page shows a source: a site without any never l
 
 One kernel is usually shown on many pages (the same file timed on several hosts, each run in a
 folder of its own with a copy): a text is highlighted once per lexer, then taken from this
-process's memory or from the build's store on disk (`Store`, beside the manifest), which keeps it
-for the next build. Both are keyed by the text's sha256 and the lexer; the store also by the
+process's memory or from the build's store on disk beside the manifest (both kept by the build's
+state: state.highlights.Highlights, set by `use`), which keeps it for the next build. Both are keyed by the text's sha256 and the lexer; the store also by the
 program's code and Pygments' version.
 
 A contributor chooses a file's name and its language, and some of Pygments' lexers take time cubic
@@ -35,7 +35,6 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from functools import lru_cache
 from itertools import islice
-from pathlib import Path
 from typing import NamedTuple
 
 from markupsafe import Markup
@@ -44,7 +43,6 @@ from .safetext import CODE_POINT_HTML, HIDDEN, shown_hidden
 
 # The highlighting options: part of what a stored highlight was made with (the code stamp covers them).
 _OPTIONS = {"linenos": "table", "cssclass": "source", "wrapcode": True}
-MEMORY_MAX_CHARS = 32 * 2**20  # HTML kept in a process's memory (bounded: a site of many kernels)
 BUDGET_SECONDS = 2.0  # CPU time one text's highlighting may take; past it, the text is shown as plain text
 OVER = "-over-budget"  # ends the lexer part of the key of a text shown as plain text for want of time
 
@@ -69,15 +67,10 @@ def _made(text_of, digest: str, filename: str, language: str | None) -> tuple[tu
     lexer = _lexer_of(filename, language)
     key = (digest, _lexer_id(type(lexer)))
     over = (digest, key[1] + OVER)
-    for kept in (over, key):  # (a text once over its budget stays plain text, as its warning says)
-        found = _memory.get(kept)
-        if found is not None:
-            return kept, found
-    for kept in (over, key) if _store is not None else ():
-        found = _store.get(kept)
-        if found is not None:
-            _memory.put(kept, found)
-            return kept, found
+    kept = _kept  # (`over` first: a text once over its budget stays plain text, as its warning says)
+    found = kept.find((over, key)) if kept is not None else None
+    if found is not None:
+        return found
     from pygments import highlight
 
     text = text_of()
@@ -88,9 +81,8 @@ def _made(text_of, digest: str, filename: str, language: str | None) -> tuple[tu
         html = shown_hidden(html, CODE_POINT_HTML)
     found = Highlighted(Markup(html), len(text.encode("utf-8")),
                         text.count("\n") + (not text.endswith("\n") and bool(text)))
-    if _store is not None:
-        _store.put(key, found)
-    _memory.put(key, found)
+    if kept is not None:
+        kept.put(key, found)
     return key, found
 
 
@@ -99,14 +91,13 @@ def ahead(sources, workers: int, progress) -> int:
     as `highlighted` takes them) that is neither in this process's memory nor in the store; return how
     many were. The processes forked later to make pages find them in memory (or in the store, beyond
     MEMORY_MAX_CHARS): otherwise a kernel shown on pages that two of them make is highlighted twice."""
-    jobs, seen = [], set()
+    jobs, seen, kept = [], set(), _kept
     for text_of, digest, filename, language in sources:
         lexer = _lexer_of(filename, language)  # (made here, once, for the processes forked below)
         key = (digest, _lexer_id(type(lexer)))
         if key not in seen:
             seen.add(key)
-            if not any(_memory.get(k) is not None or (_store is not None and _store.has(k))
-                       for k in (key, (digest, key[1] + OVER))):
+            if not any(kept.has(k) for k in (key, (digest, key[1] + OVER))):
                 jobs.append((text_of, digest, filename, language))
     if len(jobs) < AHEAD_MIN or workers < 2 or not hasattr(os, "fork"):
         return 0  # (the pages' own processes highlight so few; without fork, one process makes them all)
@@ -123,7 +114,7 @@ def ahead(sources, workers: int, progress) -> int:
                            what="highlighting source files: a process highlighting them")
     for _, _, results in highlighters.results(len(chunks)):
         for key, found in results:
-            _memory.put(key, found)
+            kept.remember(key, found)
         progress.advance(len(results))
     return len(jobs)
 
@@ -132,17 +123,13 @@ AHEAD_MIN = 16  # texts: fewer are highlighted by the processes that make their 
 AHEAD_CHUNK = 4  # texts per task: small, so that the processes end together
 
 
-def warnings(shown: Iterable[tuple[str, str, str, str | None]], folder: Path | None) -> list[str]:
+def warnings(shown: Iterable[tuple[str, str, str, str | None]], kept) -> list[str]:
     """A warning for each of `shown` ((the file as the user names it, its digest, its path, the language
     its run gives)) that pages show as plain text because highlighting it outlasted its budget. Such
-    texts are found in this process's memory and in the store's `folder` (pages made by forked processes
-    leave theirs only there): every build that shows one says so, not only the build that first tried."""
-    over = {key for key in _memory.entries if key[1].endswith(OVER)}
-    try:
-        over.update(tuple(name[:-len(".html")].split(".", 1)) for name in os.listdir(folder)
-                    if name.endswith(OVER + ".html") and not name.startswith("."))
-    except (OSError, TypeError):  # (no store yet, or none)
-        pass
+    texts are found among what the build `kept` (state.highlights.Highlights: pages made by forked
+    processes leave theirs only in its folder): every build that shows one says so, not only the build
+    that first tried."""
+    over = kept.keys_ending(OVER)
     if not over:
         return []
     said = set()
@@ -704,87 +691,14 @@ def _formatter():
     return HtmlFormatter(**_OPTIONS)
 
 
-class _Memory:
-    """This process's highlights, the oldest let go beyond MEMORY_MAX_CHARS."""
-
-    def __init__(self):
-        self.entries: dict[tuple[str, str], Highlighted] = {}
-        self.chars = 0
-
-    def get(self, key: tuple[str, str]) -> Highlighted | None:
-        return self.entries.get(key)
-
-    def put(self, key: tuple[str, str], value: Highlighted) -> None:
-        self.entries[key] = value
-        self.chars += len(value.html)
-        while self.chars > MEMORY_MAX_CHARS and len(self.entries) > 1:
-            oldest = next(iter(self.entries))
-            self.chars -= len(self.entries.pop(oldest).html)
+_kept = None  # the build's Highlights (state.highlights) while it runs: `use`
 
 
-_memory = _Memory()
-
-
-class Store:
-    """Highlights kept on disk for the next build, a file each (`<sha256>.<lexer>.html`: a line with the
-    text's bytes, lines and the HTML's length, then the HTML). The folder's stamp says what made them
-    (this program's code, Pygments' version): when it differs, the folder is emptied. Only a cache: an
-    entry that cannot be read or written means one more highlight, never a failed build. Worker
-    processes share it: each writes an entry whole, under a name of its own, then renames it into place."""
-
-    def __init__(self, folder: Path, code_stamp: str, keep: set[str]):
-        """Open `folder` (made if need be), dropping entries of texts not in `keep` (digests)."""
-        import pygments  # (its version alone: the package's __init__)
-
-        self.folder = folder
-        stamp, mark = f"{code_stamp}\npygments {pygments.__version__}\n", folder / "stamp"
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            same = mark.read_text(encoding="utf-8") == stamp
-        except (OSError, ValueError):
-            same = False
-        try:
-            for entry in os.scandir(folder):
-                if entry.name != "stamp" and (not same or entry.name.split(".", 1)[0] not in keep):
-                    os.unlink(entry.path)
-            if not same:
-                mark.write_text(stamp, encoding="utf-8")
-        except OSError:
-            pass
-
-    def get(self, key: tuple[str, str]) -> Highlighted | None:
-        try:
-            with open(self.folder / f"{key[0]}.{key[1]}.html", encoding="utf-8", newline="") as f:
-                head, html = f.readline(), f.read()
-            size, lines, length = map(int, head.split())
-        except (OSError, ValueError):
-            return None
-        return Highlighted(Markup(html), size, lines) if len(html) == length else None
-
-    def has(self, key: tuple[str, str]) -> bool:
-        return os.path.exists(self.folder / f"{key[0]}.{key[1]}.html")
-
-    def put(self, key: tuple[str, str], value: Highlighted) -> None:
-        path = self.folder / f"{key[0]}.{key[1]}.html"
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        try:
-            with open(temporary, "w", encoding="utf-8", newline="") as f:
-                f.write(f"{value.bytes} {value.lines} {len(value.html)}\n{value.html}")
-            os.replace(temporary, path)
-        except OSError:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-
-
-_store: Store | None = None
-
-
-def keep_in(store: Store | None) -> None:
-    """Where this build keeps highlights (None: in memory only). Worker processes forked later share it."""
-    global _store
-    _store = store
+def use(kept) -> None:
+    """Keep highlights in `kept` (a build's state.highlights.Highlights) while a build runs, None
+    once it ends. Worker processes forked meanwhile share it."""
+    global _kept
+    _kept = kept
 
 
 def stylesheet() -> str:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from .errors import KindexError
 from .jsonread import PLAIN_DECODER, Source, array_elements, file_bytes, is_array, jsonl_lines, prefixed
-from .listing import Listed, stat_key
+from . import listing
+from .listing import Listed
 from .models import BenchmarkProtocol, BenchmarkRun, ExecutionEnvironment
 from .naming import problem_naming
 from .workers import release_free_memory
@@ -285,7 +286,7 @@ def _line_starts(path: Path) -> array:
 
 def _stat_key(path: Path) -> tuple[int, int, int] | None:
     try:
-        return stat_key(path.stat())  # (the snapshot's)
+        return listing.stat_key(path.stat())  # (the snapshot's)
     except OSError:
         return None
 
@@ -321,9 +322,18 @@ class _RereadFiles:
             self.held.clear()
 
 
-_reread_files = _RereadFiles()
+_reread_files = _RereadFiles()  # the files the build under way read again (`read_again_into`)
+
+
+def read_again_into(files: _RereadFiles | None, resident: bool = False) -> _RereadFiles:
+    """Keep the files documents are read again from in `files` (a resident builder's, from its last
+    build), or in new ones (None); returns them. A build's state sets them, and new ones once it ends."""
+    global _reread_files
+    _reread_files = files if files is not None else _RereadFiles()
+    _reread_files.keep(resident)
+    return _reread_files
 
 
 def keep_reread_files(resident: bool) -> None:
-    """After a build: keep the files read again for the next (a resident builder's), or let them go."""
+    """Hold the files read again for a resident builder's next build, or only the last one."""
     _reread_files.keep(resident)

@@ -116,7 +116,6 @@ def test_a_title_full_of_hidden_characters_counts_as_what_it_shows(project):
 def test_a_sources_html_is_within_its_bound(monkeypatch, text):
     """The bound `check` weighs a source by (highlight.shown_sizes) holds for what the build shows:
     highlighted in each language, and as plain text."""
-    monkeypatch.setattr(highlight, "_store", None)
     bound = highlight.shown_sizes(text)
     for language in ("python", "cuda", "c", "cpp", "text"):
         html = highlight.highlighted(lambda: text, f"{language}-{hash(text)}", "k.py", language).html

@@ -236,7 +236,6 @@ def test_an_adversarial_file_for_each_allowed_lexer_builds_at_once_highlighted(p
 @pytest.fixture
 def tiny_budget(monkeypatch):
     monkeypatch.setattr(highlight, "BUDGET_SECONDS", 1e-9)
-    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
 
 
 OVER_BUDGET = "content/k0/kernel.py: shown as plain text: highlighting it took more than 1e-09 s of CPU time"
@@ -255,7 +254,6 @@ def test_a_text_over_its_budget_is_plain_text_with_a_warning_on_every_build(proj
     status, out, err = project.build()
     assert status == 0 and out.startswith("Up to date") and OVER_BUDGET in err, err
     monkeypatch.setattr(highlight, "BUDGET_SECONDS", 2.0)  # (a later build, with time to spare)
-    monkeypatch.setattr(highlight, "_memory", highlight._Memory())  # (and a process of its own)
     project.write("content/k1/other.py", "y = 3\n")
     status, _, err = project.build()
     assert status == 0 and "content/k0/kernel.py: shown as plain text" in err, err
@@ -270,7 +268,6 @@ def test_texts_over_budget_in_worker_processes_are_named_too(project, tiny_budge
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
     for ahead in (16, 10**9):  # (the texts shared out first; or each page's process highlights its own)
         monkeypatch.setattr(highlight, "AHEAD_MIN", ahead)
-        monkeypatch.setattr(highlight, "_memory", highlight._Memory())
         kernels(project, *[(f"kernel{i}.py", f"x = {i} if {ahead} else 0\n", None) for i in range(20)])
         status, _, err = project.build("--clean", "--verbose")
         assert status == 0, err

@@ -171,13 +171,11 @@ def test_a_damaged_record_of_the_sources_checked_means_reading_them_again(projec
 @pytest.fixture
 def new_process(monkeypatch):
     """Each build as in a process of its own: nothing highlighted is remembered in memory between
-    them (the command line), only what the build keeps on disk."""
-    from kindex_site import highlight
-
+    them (the command line), only what the build keeps on disk. (A one-off build's state, memory
+    included, is its own: there is nothing to forget.)"""
     def forget() -> None:
-        monkeypatch.setattr(highlight, "_memory", highlight._Memory())
+        pass
 
-    forget()
     return forget
 
 
@@ -343,7 +341,6 @@ def test_a_parallel_build_highlights_each_kernel_once_and_shows_what_one_process
     import pygments
 
     from kindex_site import build as build_module
-    from kindex_site import highlight
 
     kernels_on_hosts(project)
     log = project.root.parent / "highlighted.log"
@@ -355,13 +352,11 @@ def test_a_parallel_build_highlights_each_kernel_once_and_shows_what_one_process
         return real(text, lexer, formatter)
 
     monkeypatch.setattr(pygments, "highlight", counted)
-    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
     monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 10**9)
     project.built()
     serial = project.snapshot()
     assert sorted(log.read_text().splitlines()) == sorted(f"# kernel {k}" for k in range(24))
     log.unlink()
-    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
     monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
     monkeypatch.setattr(build_module, "CHUNK", 5)
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
@@ -389,9 +384,7 @@ def test_a_source_file_grown_since_its_size_was_asked_is_read_whole(project, mon
 def in_parallel(monkeypatch):
     """Every build's pages made as a big site's are: by two worker processes, kernels highlighted first."""
     from kindex_site import build as build_module
-    from kindex_site import highlight
 
-    monkeypatch.setattr(highlight, "_memory", highlight._Memory())
     monkeypatch.setattr(build_module, "PARALLEL_MIN_OUTPUTS", 0)
     monkeypatch.setattr(build_module, "_workers", lambda: 2)
 

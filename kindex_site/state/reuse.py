@@ -31,7 +31,6 @@ RUNS_CACHE_STALE_SHARE = 1 / 40
 INCREMENTAL_MAX_SHARE = 0.3
 
 _UNSAVED = object()  # the stamp of a manifest committed but not written yet (commit with `resident`)
-_last_build_objects: list = []  # what the last one-off build made (see `commit`)
 
 
 class Reuse:
@@ -66,6 +65,9 @@ class Reuse:
         self._rows = None  # rows.StoredRows: a command-line build's rows of listing pages
         self._site_sizes: tuple = (None, None)  # (the manifest last committed, the sizes of the site it lists)
         self._record: tuple = ()  # (manifest outputs, site sizes, plans) between `written` and `commit`
+        self._highlights = None  # highlights.Highlights: source texts highlighted (a resident builder's, kept)
+        self._reread = None  # runs' files read again for run pages (a resident builder's, kept)
+        self._made: tuple = ()  # what a one-off build made, freed with this object (cli: at the process's end)
 
     # --- around a build --------------------------------------------------------------------------
 
@@ -140,7 +142,11 @@ class Reuse:
         """Start a build: what a killed build left is put right (notes returned); this build's settings
         key, the last build's manifest, and the content files as they are before the build reads
         them (an edit meanwhile shows next time)."""
+        from ..runs import read_again_into
+
         recovered = self.recover()
+        # Run pages read documents again from their files: a resident builder keeps the last ones read.
+        self._reread = read_again_into(self._reread if self.resident else None, self.resident)
         found, self._found = self._found, None
         since, self._since = self._since, ([] if self._watched else None)
         content = config.folder("content_dir")
@@ -283,6 +289,21 @@ class Reuse:
         check()
         self._paths = paths
 
+    def claimed(self, group) -> None:
+        """A problem's outputs are claimed (the plan's table holds their claims): a one-off build lets
+        the problem's own table of them go."""
+        if not self.resident:
+            group.claims = {}
+
+    def let_go(self, groups: dict, slugs=None) -> None:
+        """A one-off build's problems (those of `slugs`, or all) keep their paths as a tuple and their
+        keys in the plan's: their own tables are for a resident builder's next build (a million run
+        pages' would weigh 60 MB)."""
+        if not self.resident:
+            for slug in groups if slugs is None else slugs:
+                group = groups[slug]
+                group.outputs, group.keys = tuple(group.outputs), {}
+
     def planned(self, plan) -> None:
         """The plan is made: its problems' outputs (and a resident builder's downloads) are kept."""
         self._outputs = plan.groups
@@ -321,12 +342,15 @@ class Reuse:
         lexer and template it will need, even with nothing to write: its first rebuild after an edit
         is then as quick as the next; rows made in worker processes would be lost to it."""
         from .. import highlight
+        from .highlights import Highlights
 
+        if self._highlights is None or not self.resident:
+            self._highlights = Highlights(files.path(self.out, "highlights"))
         if not content.sources or (changes is not None and not changes.changed):
-            highlight.keep_in(None)
+            self._highlights.open(None, set())
         else:
-            keep = {source.digest for source in content.sources.values()}
-            highlight.keep_in(highlight.Store(self.highlights, files.code_stamp(), keep))
+            self._highlights.open(files.code_stamp(), {source.digest for source in content.sources.values()})
+        highlight.use(self._highlights)
         if not self.resident:
             return
         first = not self._built
@@ -341,9 +365,9 @@ class Reuse:
             plan.renderer.load_all()
 
     @property
-    def highlights(self) -> Path:
-        """The folder of highlighted source texts (highlight.Store)."""
-        return files.path(self.out, "highlights")
+    def highlights(self):
+        """The highlighted source texts this build keeps (highlights.Highlights)."""
+        return self._highlights
 
     def kept_bytes(self, changes) -> int:
         """The bytes of the site's files a build with these `changes` (`outdated`'s) keeps as they are."""
@@ -432,8 +456,8 @@ class Reuse:
         if not self.resident:
             # A one-off build is followed by the process's end (cli.run skips the interpreter's
             # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
-            # one-run rebuild. They are dropped when the next build in this process starts.
-            _last_build_objects[:] = [content, lb, plan, self]
+            # one-run rebuild. They go with this object, which the command line holds until it exits.
+            self._made = (content, lb, plan)
         return problems
 
     def _write_caches(self, manifest: files.Manifest, content, lb, plans: tuple | None) -> list[str]:
@@ -479,17 +503,14 @@ class Reuse:
 
     def ended(self) -> None:
         """After a build, whether it succeeded or not: work started aside is waited for or dropped, and
-        the files read again are kept (resident) or let go."""
-        from ..runs import keep_reread_files
+        the phases' modules hold nothing of it (what a resident builder keeps, this object does)."""
+        from .. import highlight
+        from ..runs import read_again_into
 
         if self._renderer is not None:
             self._renderer[1].compiled()  # (a build that failed early never asked for them)
         if self._runs_aside is not None:
             self._runs_aside.drop()  # (a build that failed stores no runs)
             self._runs_aside = None
-        keep_reread_files(self.resident)
-
-    @staticmethod
-    def starting() -> None:
-        """Before a build: what the last one-off build in this process kept goes."""
-        _last_build_objects.clear()
+        highlight.use(None)
+        read_again_into(None)
