@@ -24,6 +24,7 @@ import pytest
 
 import crashing
 from conftest import bundle, release, sample, seed_problem_run
+from test_serve import HANG_S
 from kindex_site import build as build_module
 from kindex_site import publish_swap
 from kindex_site.state import files as cache
@@ -203,7 +204,7 @@ def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, sw
         assert tree(work / "site") == new, n
         assert cli("build")[1].startswith("Up to date"), n
         for remover in publish_swap._removers:  # (what the kill left, removed in the background)
-            remover.wait(timeout=60)
+            remover.wait(timeout=HANG_S)
         assert leftovers(work) == [], n
     else:
         pytest.fail("the build never completed")
@@ -314,20 +315,32 @@ run()
 
 # `kindex-site …` that pauses at one file operation: the N-th (tests/crashing.py's crash, made a
 # pause), or with PAUSE_IN=moves the N-th from an incremental build's journal on (N = 0: just
-# before its first move). It writes PAUSED, then waits for GO (or a signal that stops it).
+# before its first move). It writes PAUSED, then waits for GO (or a signal that stops it). Each handler
+# it sets for Ctrl-C or SIGTERM writes SIGNALLED once it has run in this process (not in a forked writer).
 PAUSING = r"""
-import os, sys, time
+import os, signal, sys, time
 sys.path.insert(0, os.environ["TESTS"])
 import crashing
 from kindex_site import build, publish_swap
 from kindex_site.state import reuse
 from kindex_site.cli import run
 counter = crashing.install(int(os.environ["CRASH_AFTER"]))
+MAIN, set_handler = os.getpid(), signal.signal
+def told(handler):
+    def handled(signum, frame):
+        try:
+            return handler(signum, frame)
+        finally:
+            if os.getpid() == MAIN:
+                open(os.environ["SIGNALLED"], "w").close()
+    return handled if callable(handler) else handler
+signal.signal = lambda signum, handler: set_handler(signum, told(handler) if signum in (2, 15) else handler)
 def pause():
     open(os.environ["PAUSED"], "w").close()
-    for _ in range(3000):
-        if os.path.exists(os.environ["GO"]):
-            return
+    waited = time.monotonic()
+    while not os.path.exists(os.environ["GO"]):
+        if time.monotonic() - waited > float(os.environ["HANG_S"]):
+            sys.exit("paused, and never told to go on (a hang in the test)")
         time.sleep(0.01)
 counter.crash = pause
 if os.environ.get("PAUSE_IN") == "moves":
@@ -354,11 +367,12 @@ class Paused:
 
     def __init__(self, root: Path, *argv: str, at: int = 0, in_moves: bool = False, workers: int = 0):
         self.root = root
-        self.paused, self.go = root / "paused.flag", root / "go.flag"
+        self.paused, self.go, self.signalled = root / "paused.flag", root / "go.flag", root / "signalled.flag"
         self.out_path, self.err_path = root / "paused.out", root / "paused.err"
-        for flag in (self.paused, self.go):
+        for flag in (self.paused, self.go, self.signalled):
             flag.unlink(missing_ok=True)
-        env = {**os.environ, "PAUSED": str(self.paused), "GO": str(self.go), "PAUSE_IN": "moves" if in_moves else "",
+        env = {**os.environ, "PAUSED": str(self.paused), "GO": str(self.go), "SIGNALLED": str(self.signalled),
+               "HANG_S": str(HANG_S), "PAUSE_IN": "moves" if in_moves else "",
                "PAUSE_AFTER": str(at), "CRASH_AFTER": str(10**9 if in_moves else at), "TESTS": TESTS,
                "WORKERS": str(workers or ""), "PYTHONUNBUFFERED": "1"}
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
@@ -372,19 +386,27 @@ class Paused:
         return self.err_path.read_text(errors="replace")
 
     def wait_paused(self) -> None:
-        deadline = time.monotonic() + 60
-        while not self.paused.exists():
+        self.wait_for(self.paused, "paused")
+
+    def wait_for(self, flag: Path, what: str) -> None:
+        """Until `flag` is written; a process that ended first fails the test, unless it was signalled."""
+        deadline = time.monotonic() + HANG_S
+        while not flag.exists():
+            if self.proc.poll() is not None and what == "signalled":
+                return
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"never paused: {self.proc.poll()} {self.out()} {self.err()}")
+                pytest.fail(f"never {what}: {self.proc.poll()} {self.out()} {self.err()}")
             time.sleep(0.01)
 
     def finish(self, sig: int | None = None, group: bool = False) -> tuple[int, str, str]:
+        """Send `sig` (to the whole process group with `group`); once its handler has run, let it go on."""
         if sig is not None:
             os.killpg(self.proc.pid, sig) if group else self.proc.send_signal(sig)
-            time.sleep(0.2)
+            if sig != signal.SIGKILL:
+                self.wait_for(self.signalled, "signalled")
         self.go.touch()
         try:
-            self.proc.wait(timeout=60)
+            self.proc.wait(timeout=HANG_S)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
@@ -429,13 +451,13 @@ def test_sigterm_to_the_whole_process_group_while_workers_write(tmp_path):
     code, out, err = build.finish(signal.SIGTERM, group=True)
     assert code == 143 and "interrupted; nothing was written" in err and "Traceback" not in err, err
     assert tree(tmp_path / "site") == old and leftovers(tmp_path) == []
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + HANG_S
     while True:  # no writer outlives it
         try:
             os.killpg(build.proc.pid, 0)
         except ProcessLookupError:
             break
-        assert time.monotonic() < deadline, "a writer process outlived the build"
+        assert time.monotonic() < deadline, f"a writer process outlived the build by {HANG_S} s"
         time.sleep(0.05)
 
 
@@ -479,7 +501,7 @@ def test_build_watch_stopped_by_sigterm_during_a_rebuild(tmp_path):
     _, new = two_sites(tmp_path, one_run_changed)
     old_content(tmp_path)  # back to what site/ shows
     watch = Paused(tmp_path, "build", "--watch", in_moves=True)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_S
     while "Watching " not in watch.out():
         assert time.monotonic() < deadline and watch.proc.poll() is None, watch.err()
         time.sleep(0.05)
@@ -504,7 +526,7 @@ def test_a_killed_builds_site_is_put_right_before_anything_else(tmp_path, monkey
     argv = command.split() + (["--port", str(free_port())] if command == "serve" else [])
     runner = Paused(tmp_path, *argv)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_S
         while not re.search(r"^(Watching|Serving) ", runner.out(), re.M):
             assert time.monotonic() < deadline and runner.proc.poll() is None, runner.err()
             time.sleep(0.05)
@@ -660,7 +682,7 @@ def test_a_writer_process_killed_ends_the_build_with_one_line_not_a_hang(project
     crashing.install(3, monkeypatch).crash = killed  # (the folder's marker is the 1st)
     started = time.monotonic()
     code, out, err = project.build("--clean")
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < HANG_S, "the build waited on the killed writer (a hang)"
     assert code == 1 and "Traceback" not in err
     assert "writing the site: a process writing it was killed by SIGKILL (out of memory?)" in err, err
     assert tree(project.root / "site") == old and leftovers(project.root) == []

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from conftest import tables, visible_text
+from test_serve import HANG_S
 from kindex_site import __version__
 from kindex_site.cli import main
 from kindex_site.scaffold import (RULES_BEGIN, RULES_END, preview_url, published_repository, rules_markdown,
@@ -476,7 +477,7 @@ def serving(root: Path):
     server = subprocess.Popen([sys.executable, "-m", "kindex_site", "serve", "--port", str(port)], cwd=root,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        deadline, printed, said = time.monotonic() + 60, b"", None
+        deadline, printed, said = time.monotonic() + HANG_S, b"", None
         while said is None and time.monotonic() < deadline:
             if select.select([server.stdout], [], [], 0.5)[0]:
                 chunk = os.read(server.stdout.fileno(), 4096)  # (unbuffered: select sees every line)
@@ -488,7 +489,7 @@ def serving(root: Path):
     finally:
         server.send_signal(signal.SIGINT)
         try:
-            server.wait(timeout=10)
+            server.wait(timeout=HANG_S)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
@@ -496,7 +497,7 @@ def serving(root: Path):
 
 def fetched(url: str) -> tuple[int, str]:
     parts = urlsplit(url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=HANG_S)
     try:
         conn.request("GET", parts.path)
         response = conn.getresponse()

@@ -24,6 +24,7 @@ SEED_RUN = SEED["run"]["metadata"]["name"]
 RUN_PAGE = f"/kindex/runs/{SEED_RUN}/"
 PROBLEM = "/kindex/problems/level2-84-gemm-batchnorm-scaling-softmax/"
 OVERLAY = 'id="kindex-serve-errors"'
+HANG_S = 120  # how long a wait lasts before it is a hang: only ever reached when something is wrong
 
 
 def free_port() -> int:
@@ -68,7 +69,7 @@ class Served:
                 cwd=cwd or root, stdout=out, stderr=err, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
     def request(self, path: str, method: str = "GET") -> tuple[int, dict, bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=HANG_S)
         try:
             conn.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
             conn.endheaders()
@@ -84,7 +85,7 @@ class Served:
     def status(self) -> dict:
         return json.loads(self.request("/__kindex/status")[2])
 
-    def wait_until(self, what, timeout: float = 30.0, message: str = ""):
+    def wait_until(self, what, timeout: float = HANG_S, message: str = ""):
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
@@ -96,7 +97,7 @@ class Served:
             if value:
                 return value
             if time.monotonic() > deadline:
-                pytest.fail(f"timed out waiting for {message or what}:\n{self.output()}")
+                pytest.fail(f"still waiting for {message or what} after {timeout:.0f} s (a hang):\n{self.output()}")
             time.sleep(0.02)
 
     def ready(self) -> "Served":
@@ -146,11 +147,12 @@ def site(tmp_path_factory):
 
 
 def stop_process(proc: subprocess.Popen, sig=signal.SIGINT) -> int:
-    """Send `sig` (Ctrl-C by default) to a serve or watch process, and its exit status; killed if it lingers."""
+    """Send `sig` (Ctrl-C by default) to a serve or watch process, and its exit status; killed (so -9) if it
+    is still running after HANG_S."""
     if proc.poll() is None:
         proc.send_signal(sig)
         try:
-            proc.wait(timeout=10)
+            proc.wait(timeout=HANG_S)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -291,38 +293,40 @@ def test_the_status_names_paths_relative_to_the_project_never_absolute(tmp_path,
 # --- under load, and only for this machine ---------------------------------------------------------
 
 
-def test_200_concurrent_requests_are_all_answered_within_seconds(site):
-    """A listen queue of 5 left a quarter of such a burst unanswered for a minute."""
+def test_200_connections_at_once_are_all_queued_and_answered(site):
+    """A listen queue of 5 left a quarter of such a burst unanswered for a minute. With the server
+    stopped (SIGSTOP), 200 connections are each accepted into its listen queue and each sends its
+    request; once it runs again, every one gets its answer."""
     asked = {"/kindex/": 200, RUN_PAGE: 200, "/kindex/static/style.css": 200, "/kindex/api/v1/index.json": 200,
              "/__kindex/status": 200, "/kindex/nope/": 404}
-    paths = list(asked)
-    together = threading.Barrier(200)
+    paths = [list(asked)[i % len(asked)] for i in range(200)]
+    opened: list[socket.socket] = []
+    site.proc.send_signal(signal.SIGSTOP)
+    try:
+        for path in paths:  # (a connection the queue has no room for waits for its SYN to be answered: a hang)
+            try:
+                opened.append(socket.create_connection(("127.0.0.1", site.port), timeout=HANG_S))
+            except TimeoutError:
+                pytest.fail(f"the listen queue of a stopped server held only {len(opened)} connections")
+            opened[-1].sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{site.port}\r\n"
+                               f"Connection: close\r\n\r\n".encode())
+    finally:
+        site.proc.send_signal(signal.SIGCONT)
 
-    def one(i: int) -> tuple[str, int, float]:
-        path = paths[i % len(paths)]
-        together.wait(timeout=30)
-        started = time.monotonic()
-        conn = http.client.HTTPConnection("127.0.0.1", site.port, timeout=15)
-        try:
-            conn.request("GET", path)
-            response = conn.getresponse()
-            response.read()
-            return path, response.status, time.monotonic() - started
-        finally:
-            conn.close()
+    def answer(conn: socket.socket) -> int:
+        with conn:
+            received = b""
+            while chunk := conn.recv(65536):
+                received += chunk
+            return int(received.split(b" ", 2)[1])
 
-    started = time.monotonic()
-    with ThreadPoolExecutor(200) as pool:
-        answers = list(pool.map(one, range(200)))
-    took = time.monotonic() - started
-    assert [(path, status) for path, status, _ in answers] == [(path, asked[path]) for path, _, _ in answers]
-    slowest = max(seconds for _, _, seconds in answers)
-    assert took < 5 and slowest < 4, f"200 requests took {took:.2f} s, the slowest {slowest:.2f} s"
+    with ThreadPoolExecutor(16) as pool:
+        assert list(pool.map(answer, opened)) == [asked[path] for path in paths]
 
 
 def ask_as(server: Served, path: str, hosts: list[str]) -> tuple[int, bytes]:
     """GET `path` with these Host headers (none, one or several)."""
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=HANG_S)
     try:
         conn.putrequest("GET", path, skip_host=True, skip_accept_encoding=True)
         for host in hosts:
@@ -373,7 +377,7 @@ def test_bound_to_every_address_it_answers_to_ip_addresses_and_this_machines_nam
 
 def test_slow_clients_are_cut_off_and_never_hold_every_handler(monkeypatch):
     """In-process, with 4 handlers and 0.3 s for a request head: a client that trickles its headers is
-    cut off all the same, and a burst of them delays a normal request by that long, not for ever."""
+    cut off all the same, and a burst of them, still open, does not keep a normal request from its answer."""
     from types import SimpleNamespace
 
     from kindex_site import serve
@@ -390,29 +394,27 @@ def test_slow_clients_are_cut_off_and_never_hold_every_handler(monkeypatch):
         trickling = socket.create_connection(("127.0.0.1", port), timeout=0.1)
         slow.append(trickling)
         trickling.sendall(head)
-        started = time.monotonic()
-        while True:  # a header line every 0.1 s, never the end of the head
+        sent, closed = 0, False
+        while not closed:  # a header line every 0.1 s, never the end of the head: the server must end it
+            assert sent < HANG_S * 10, f"a client trickling its head for {HANG_S} s was never cut off"
             try:
                 trickling.sendall(b"X-Slow: 1\r\n")
+                sent += 1
                 closed = trickling.recv(100) == b""
             except TimeoutError:
-                closed = False
+                pass
             except ConnectionError:
                 closed = True
-            if closed or time.monotonic() - started > 5:
-                break
-        assert closed and time.monotonic() - started < 2
 
-        for _ in range(12):  # three times as many as there are handlers
+        for _ in range(12):  # three times as many as there are handlers, each holding its connection open
             slow.append(socket.create_connection(("127.0.0.1", port)))
             slow[-1].sendall(head)
-        started = time.monotonic()
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG_S)
         conn.request("GET", "/__kindex/reload.js")
         response = conn.getresponse()
         assert response.status == 200 and b"location.reload()" in response.read()
         conn.close()
-        assert time.monotonic() - started < 3
+        assert [cut_off(s) for s in slow[1:]] == [True] * 12  # by the server: the client never closed them
     finally:
         for s in slow:
             s.close()
@@ -420,20 +422,25 @@ def test_slow_clients_are_cut_off_and_never_hold_every_handler(monkeypatch):
         server.server_close()
 
 
+def cut_off(conn: socket.socket) -> bool:
+    """Whether the server closes this connection (within HANG_S) without a byte of answer."""
+    conn.settimeout(HANG_S)
+    try:
+        return conn.recv(100) == b""
+    except ConnectionResetError:
+        return True
+
+
 # --- rebuilding -----------------------------------------------------------------------------------
 
 
-def wait_for_page(server: Served, path: str, wanted, within: float, what: str) -> str:
-    """The page once it shows what is wanted. How soon is measured by benchmarks, not judged here: on a
-    busy machine a rebuild may take many times `within`, which only bounds the wait (× WAIT_FACTOR)."""
+def wait_for_page(server: Served, path: str, wanted, what: str) -> str:
+    """The page once it shows what is wanted. How soon is measured by benchmarks, not judged here."""
     def page_if_wanted() -> str | None:
         page = server.get(path)[1]
         return page if wanted(page) else None
 
-    return server.wait_until(page_if_wanted, timeout=within * WAIT_FACTOR + 30, message=what)
-
-
-WAIT_FACTOR = 20  # (a rebuild that takes 20 times its idle time is a hang, not a busy machine)
+    return server.wait_until(page_if_wanted, message=what)
 
 
 def test_a_change_is_served_at_once_and_a_broken_file_keeps_the_last_good_site(tmp_path, serving):
@@ -444,7 +451,7 @@ def test_a_change_is_served_at_once_and_a_broken_file_keeps_the_last_good_site(t
     version = server.status()["version"]
 
     write(root, "content/seed.json", bundle(mean=5_120_000))
-    html = wait_for_page(server, RUN_PAGE, lambda page: "5.12" in page, 2.0, "the new mean")
+    html = wait_for_page(server, RUN_PAGE, lambda page: "5.12" in page, "the new mean")
     assert OVERLAY not in html
     # An open page's long poll answers with the new version, and the page reloads itself.
     events = json.loads(server.request(f"/kindex/__kindex/events?since={version}")[2])
@@ -455,7 +462,7 @@ def test_a_change_is_served_at_once_and_a_broken_file_keeps_the_last_good_site(t
     write(root, "content/evil.json", '{"run": 1, "run": 2, "<img src=x onerror=alert(1)>": 3, '
                                      '"<img src=x onerror=alert(1)>": 4}')
     state = server.wait_until(lambda: (s := server.status())["build"] and not s["ok"] and len(s["errors"]) == 2
-                              and s, timeout=5, message="the problems")
+                              and s, message="the problems")
     lines = sorted(e["line"] for e in state["errors"])
     assert lines == ["content/evil.json: duplicate key 'run'",
                      "content/seed.json: run.spec.timing.samples: Input should be greater than or equal to 1"]
@@ -473,14 +480,14 @@ def test_a_change_is_served_at_once_and_a_broken_file_keeps_the_last_good_site(t
     assert "still serving the last good site" in err
 
     write(root, "content/evil.json", '{"run": 1, "<img src=x onerror=alert(1)>": 3, "<img src=x onerror=alert(1)>": 4}')
-    html = wait_for_page(server, RUN_PAGE, lambda page: "&lt;img src=x onerror=alert(1)&gt;" in page, 2.0,
+    html = wait_for_page(server, RUN_PAGE, lambda page: "&lt;img src=x onerror=alert(1)&gt;" in page,
                          "the escaped key")
     assert "<img src=x" not in html
 
     # Fix everything: the overlay goes, the new value is there.
     (root / "content" / "evil.json").unlink()
     write(root, "content/seed.json", bundle(mean=6_000_000))
-    html = wait_for_page(server, RUN_PAGE, lambda page: "6.00" in page and OVERLAY not in page, 2.0,
+    html = wait_for_page(server, RUN_PAGE, lambda page: "6.00" in page and OVERLAY not in page,
                          "the fixed site")
     assert server.status()["ok"] is True
     # After all these incremental rebuilds the folder is exactly what a build of the same content gives.
@@ -499,16 +506,16 @@ def test_a_template_error_shows_over_the_last_good_site(tmp_path, serving):
     page = root / "templates" / "run.html"
     good = page.read_text()
     page.write_text(good.replace("{% block main %}", "{% block main %}{% if %}", 1))
-    state = server.wait_until(lambda: not (s := server.status())["ok"] and s, timeout=5, message="the error")
+    state = server.wait_until(lambda: not (s := server.status())["ok"] and s, message="the error")
     [error] = state["errors"]
     assert error["file"].endswith("run.html") and "template syntax error" in error["message"]
     status, html = server.get(RUN_PAGE)
     assert status == 200 and "4.94" in html and OVERLAY in html and "template syntax error" in html
     page.write_text(good)
-    wait_for_page(server, RUN_PAGE, lambda html: OVERLAY not in html, 2.0, "the fixed template")
+    wait_for_page(server, RUN_PAGE, lambda html: OVERLAY not in html, "the fixed template")
     # The config file is watched too.
     write(root, "kindex.toml", 'title = "Renamed"\nbase_url = "https://owner.github.io/kindex/"\n')
-    wait_for_page(server, "/kindex/", lambda html: "<title>Renamed</title>" in html, 2.0, "the new title")
+    wait_for_page(server, "/kindex/", lambda html: "<title>Renamed</title>" in html, "the new title")
     kindex_build(root, "--out", "built")
     assert snapshot(root / ".kindex-serve" / "site") == snapshot(root / "built")
 
@@ -524,7 +531,7 @@ def test_content_broken_from_the_start_is_shown_until_fixed(tmp_path, serving):
     status, html = server.get("/")
     assert status == 503 and OVERLAY in html and "run.spec.status" in html
     write(root, "content/seed.json", SEED)
-    html = wait_for_page(server, f"/runs/{SEED_RUN}/", lambda page: "4.94" in page, 3.0, "the first good site")
+    html = wait_for_page(server, f"/runs/{SEED_RUN}/", lambda page: "4.94" in page, "the first good site")
     assert OVERLAY not in html and '<script src="/__kindex/reload.js"' in html
 
 
@@ -538,7 +545,7 @@ def test_a_port_in_use_is_one_clear_line(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         done = subprocess.run([sys.executable, "-m", "kindex_site", "serve", "--port", str(port)], cwd=tmp_path,
-                              capture_output=True, text=True, timeout=30)
+                              capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert f"port {port}" in done.stderr and "--port" in done.stderr and "Traceback" not in done.stderr
@@ -550,7 +557,7 @@ def test_a_second_server_on_one_project_is_refused(tmp_path, serving):
     make_project(tmp_path)
     first = serving(tmp_path).ready()
     done = subprocess.run([sys.executable, "-m", "kindex_site", "serve", "--port", str(free_port())], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=30)
+                          capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1, done.stderr
     assert f"another kindex-site serve (pid {first.proc.pid}) is serving this project" in done.stderr
@@ -563,9 +570,8 @@ def test_a_second_server_on_one_project_is_refused(tmp_path, serving):
 def test_ctrl_c_stops_at_once_without_a_traceback(tmp_path, serving):
     make_project(tmp_path)
     server = serving(tmp_path).ready()
-    started = time.monotonic()
-    code, out, err = server.stop(signal.SIGINT)
-    assert code in (0, 130) and time.monotonic() - started < 5
+    code, out, err = server.stop(signal.SIGINT)  # (killed, so -9, had it not stopped)
+    assert code in (0, 130)
     assert "Traceback" not in err and out.rstrip().endswith("Stopped.")
     assert f"Serving http://127.0.0.1:{server.port}/kindex/" in out
     assert (tmp_path / ".kindex-serve" / ".gitignore").read_text().strip().endswith("*")
@@ -598,12 +604,12 @@ def test_changes_during_a_rebuild_fold_into_the_next(project, monkeypatch):
 
     monkeypatch.setattr(build_module, "build", build_meanwhile_changed)
     builder.request([str(project.root / "content" / "seed.json")])
-    assert builder.next_rebuild(timeout=5)
+    assert builder.next_rebuild(timeout=HANG_S)
     assert builder.status()["pending"] and runs == [4]  # this one happened to see them already
-    assert builder.next_rebuild(timeout=5)
+    assert builder.next_rebuild(timeout=HANG_S)
     assert runs == [4, 4] and builder.status()["last"]["changed"] == 0
     assert [p.rsplit("/", 1)[1] for p in builder.status()["last"]["paths"]] == [f"new-{i}.json" for i in range(3)]
-    assert not builder.next_rebuild(timeout=0.2)  # nothing more to do
+    assert not builder.next_rebuild(timeout=0)  # nothing more to do
     assert builder.status()["build"] == 2 and builder.status()["ok"]
     assert (project.root / ".kindex-serve" / "site" / "index.html").is_file()
     assert not (project.root / "site").exists()
@@ -638,20 +644,20 @@ def test_an_open_page_reloads_by_itself_and_shows_then_drops_the_overlay(tmp_pat
 
             write(root, "content/seed.json", bundle(mean=5_120_000))
             page.wait_for_function("!window.kindexNotReloaded && document.body.innerText.includes('5.12')",
-                                   timeout=5000)
+                                   timeout=HANG_S * 1000)
 
             write(root, "content/seed.json", bundle({"run.spec.timing.samples": 0}, mean=6_000_000))
             overlay = page.locator("#kindex-serve-errors")
-            overlay.wait_for(state="visible", timeout=5000)
+            overlay.wait_for(state="visible", timeout=HANG_S * 1000)
             assert "content/seed.json: run.spec.timing.samples: Input should be greater than or equal to 1" \
                 in overlay.inner_text()
             assert "5.12" in page.inner_text("main")  # the last good page beneath
             overlay.locator("button").click()
-            overlay.wait_for(state="hidden", timeout=2000)
+            overlay.wait_for(state="hidden", timeout=HANG_S * 1000)
 
             write(root, "content/seed.json", bundle(mean=6_000_000))
             page.wait_for_function("document.body.innerText.includes('6.00') && "
-                                   "!document.getElementById('kindex-serve-errors')", timeout=5000)
+                                   "!document.getElementById('kindex-serve-errors')", timeout=HANG_S * 1000)
             assert errors == []
         finally:
             browser.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SEED, bundle
-from test_serve import kindex_build, make_project, snapshot, stop_process, write
+from test_serve import HANG_S, kindex_build, make_project, snapshot, stop_process, write
 
 SEED_RUN = SEED["run"]["metadata"]["name"]
 
@@ -32,13 +32,13 @@ class Watching:
     def err(self) -> str:
         return self.err_path.read_text(errors="replace")
 
-    def wait_for(self, text: str, where: str = "out", times: int = 1, timeout: float = 30.0) -> None:
+    def wait_for(self, text: str, where: str = "out", times: int = 1, timeout: float = HANG_S) -> None:
         deadline = time.monotonic() + timeout
         while getattr(self, where)().count(text) < times:
             if self.proc.poll() is not None:
                 pytest.fail(f"build --watch exited with {self.proc.returncode}:\n{self.out()}{self.err()}")
             if time.monotonic() > deadline:
-                pytest.fail(f"timed out waiting for {text!r}:\n{self.out()}{self.err()}")
+                pytest.fail(f"still waiting for {text!r} after {timeout:.0f} s (a hang):\n{self.out()}{self.err()}")
             time.sleep(0.02)
 
     def stop(self, sig=signal.SIGINT) -> int:
@@ -98,10 +98,10 @@ def test_build_watch_rebuilds_the_site_on_every_change_and_keeps_the_last_good_o
                     encoding="utf-8")
     w.wait_for("Rebuilt in ", times=rebuilt + 1)
     home = root / "site" / "index.html"
-    deadline = time.monotonic() + 10  # (a save split in two events: the second rebuild has it)
-    while "built by the watcher" not in home.read_text(encoding="utf-8") and time.monotonic() < deadline:
+    deadline = time.monotonic() + HANG_S  # (a save split in two events: the second rebuild has it)
+    while "built by the watcher" not in home.read_text(encoding="utf-8"):
+        assert time.monotonic() < deadline, f"the template's edit not in site/ after {HANG_S} s (a hang)"
         time.sleep(0.05)
-    assert "built by the watcher" in home.read_text(encoding="utf-8")
 
     # After these incremental rebuilds site/ is exactly what a build of the same inputs gives.
     kindex_build(root, "--out", "built")
@@ -122,14 +122,14 @@ def test_build_watch_from_nothing_then_a_second_watcher_is_refused_and_sigterm_s
     assert (root / "public" / "runs" / SEED_RUN / "index.html").is_file()
 
     second = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--watch", "--out", "public"], cwd=root,
-                            capture_output=True, text=True, timeout=30)
+                            capture_output=True, text=True, timeout=HANG_S)
     assert second.returncode == 1 and "Traceback" not in second.stderr
     assert f"another kindex-site build --watch (pid {w.proc.pid}) is building into public/" in second.stderr
 
     # A one-off build into the folder the watcher owns would race it: refused, the site untouched.
     before = snapshot(root / "public")
     one_off = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--out", "public", "--clean"], cwd=root,
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=HANG_S)
     assert one_off.returncode == 1 and "Traceback" not in one_off.stderr
     assert (f"public/: a kindex-site build --watch (pid {w.proc.pid}) is building into it" in one_off.stderr)
     assert snapshot(root / "public") == before
@@ -145,7 +145,7 @@ def test_build_watch_from_nothing_then_a_second_watcher_is_refused_and_sigterm_s
 def test_build_watch_refuses_an_unsafe_output_folder_at_once(tmp_path):
     root = make_project(tmp_path)
     done = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--watch", "--out", "content/site"],
-                          cwd=root, capture_output=True, text=True, timeout=60)
+                          cwd=root, capture_output=True, text=True, timeout=HANG_S)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "content/site: refusing to write the site there: it is inside the content folder" in done.stderr
     assert not (root / "content" / ".kindex-cache").exists() and not (root / "content" / "site").exists()
