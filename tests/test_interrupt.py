@@ -214,7 +214,7 @@ def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, sw
 
 @pytest.mark.release
 def test_a_full_build_killed_after_any_file_operation_leaves_the_old_site_or_the_new(scratch, monkeypatch):
-    seen = crash_series(scratch, monkeypatch, incremental=False, share=0.25, name="full build")
+    seen = crash_series(scratch, monkeypatch, incremental=False, share=0.15, name="full build")
     # One atomic exchange: never a moment without one whole site.
     assert seen["old"] and seen["new"] and seen["recovered"] == 0, seen
     assert seen["operations"] > 30, seen  # (every page written is a point it was killed at)
@@ -233,7 +233,7 @@ def test_a_full_build_swapping_with_two_renames_is_completed_or_undone_by_the_ne
 @pytest.mark.release
 def test_an_incremental_build_killed_after_any_file_operation_is_completed_by_the_next(
         scratch, monkeypatch, always_incremental):
-    seen = crash_series(scratch, monkeypatch, incremental=True, share=0.25, name="incremental build")
+    seen = crash_series(scratch, monkeypatch, incremental=True, share=0.15, name="incremental build")
     # Killed among its moves, the site is a mix until the next command rolls the journal forward.
     assert seen["old"] and seen["new"] and seen["recovered"] >= 5, seen
 

@@ -1,7 +1,7 @@
 """Property-based: any content builds or fails cleanly, check and build agree, valid corpora lose no number.
 
 Each property runs from a fixed seed (derandomize). A release run (`--release`, scripts/release-test)
-takes each property's whole budget; any other run a fifth of it, a few seconds each. To try still more
+takes each property's whole budget; any other run a tenth of it, a few seconds each. To try still more
 examples: `KINDEX_HYPOTHESIS_EXAMPLES=2000 pytest tests/test_properties.py`.
 """
 
@@ -26,14 +26,14 @@ from hypothesis import strategies as st
 from conftest import SEED, release
 from kindex_site.cli import main
 
-# The budget: each property's own in a release run, a fifth of it otherwise, or this many examples for
+# The budget: each property's own in a release run, a tenth of it otherwise, or this many examples for
 # every one.
 EXAMPLES = int(os.environ.get("KINDEX_HYPOTHESIS_EXAMPLES") or 0)
 pytestmark = pytest.mark.release
 
 
 def budget(examples: int) -> settings:
-    return settings(max_examples=EXAMPLES or (examples if release() else max(1, examples // 5)), deadline=None,
+    return settings(max_examples=EXAMPLES or (examples if release() else max(1, examples // 10)), deadline=None,
                     derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
