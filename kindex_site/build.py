@@ -1,10 +1,11 @@
 """Write phase: the only code that writes the site.
 
 `_build` reads top to bottom as the build's steps (DEVELOPERS.md draws them): `_read`, `_rank`,
-`_plan` (every output, with its key; nothing made yet), `Reuse.outdated` (which outputs to write
-and delete), `_write` (a fresh folder swapped in, or the changed files moved in by a journal:
-publish_swap.py), then `Reuse.written` and `commit`. What a later build reuses is behind
-`reuse.Reuse`, which each step asks for its part; no step knows how it is kept.
+`_plan` (every output, with its key; nothing made yet: planning.py), `Reuse.outdated` (which outputs
+to write and delete), `_write` (a fresh folder swapped in, or the changed files moved in by a journal:
+publish_swap.py), then `Reuse.written` and `commit` (the record, kept by the state package). What a
+later build reuses is behind `state.reuse.Reuse`, which each step asks for its part; no step knows
+how it is kept.
 
 The site is committed when the new folder is swapped in or the journal is on disk; what is written
 after it (the manifest and the other caches) is only cache: failing to write it is a warning. An
@@ -20,19 +21,16 @@ file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EP
 from __future__ import annotations
 
 import gc
-import heapq
-import json
 import os
 import sys
 import time
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import NamedTuple
 
 import jinja2
 from markupsafe import Markup
@@ -40,18 +38,15 @@ from markupsafe import Markup
 from . import publish, publish_swap
 from .config import Config, bundled
 from .errors import KindexError, display
-from .keys import OutputKeys, ProblemKeys, base_key, list_key, problem_keys, run_key
+from .keys import base_key
 from .leaderboard import Board, Leaderboard, Rules, build_leaderboard
 from .load import Content, load_content
-from .numbers import format_ms
-from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, files_of, heaviest_files, problem_document,
-                    problem_page, run_of_page, run_page, run_page_path, site_pages, source_budget, source_path,
-                    weigh_site)
-from .render import MAX_ITEMS, make_environment, markdown_html
-from .state.records import StoredPlan
+from .pages import Page, Urls, files_of, heaviest_files, run_of_page, run_page, source_budget, weigh_site
+from .planning import (Plan, TableLinks, claim_documents, claim_files, claim_pages, json_bytes, key_outputs,
+                       refuse_file_folder_clashes)
+from .render import MAX_ITEMS, make_environment
 from .state.reuse import Reuse
 from .state.rows import StoredRows
-from .search import index_output as search_index_output
 from .workers import Aside, Workers, cores, release_free_memory
 
 
@@ -237,14 +232,14 @@ def _over(size: int, cap: int) -> tuple[str, str]:
 
 
 def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updated: str | None,
-          progress: _Progress) -> _Plan:
+          progress: _Progress) -> Plan:
     """Everything the site will hold, each output with its key. Nothing is rendered yet: claims are
     checked first, then files are made and written one by one (in worker processes for big sites),
     so memory does not grow with the site."""
     progress.phase("planning pages")
     urls = Urls(config.base_path)
     if not config.run_pages:
-        urls = Urls(config.base_path, _TableLinks(urls, lb.board_of_run))
+        urls = Urls(config.base_path, TableLinks(urls, lb.board_of_run))
     renderer = reuse.renderer(partial(_Renderer.of, config.folder("templates_dir")))
     renderer.set_globals({
         "site": {"title": config.title, "description": config.description, "absolute_url": config.absolute_url,
@@ -252,227 +247,23 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
         "urls": urls,
         "nav_pages": [(p.slug, p.title) for p in content.pages],
     })
-    # (Run pages are planned by path and board: see _problem_outputs.)
+    # (Run pages are planned by path and board: see problem_outputs.)
     renderer.run_page = partial(run_page, lb, urls, source_budget=source_budget(config.max_page_bytes))
     renderer.max_page_bytes = config.max_page_bytes
     renderer.env.max_items = max(MAX_ITEMS, config.max_page_bytes)  # (what one template expression may make)
-    plan = _Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse)
+    plan = Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse)
     plan.downloads = reuse.downloads
     plan.take_problems(*reuse.problem_outputs())  # (unchanged problems' paths and keys, as last planned)
-    _claim_pages(plan)
-    _claim_documents(plan, config, updated)
-    _claim_files(plan, config, content)
+    claim_pages(plan)
+    claim_documents(plan, config, updated)
+    claim_files(plan, config, content)
     reuse.check_paths(plan.outputs.keys(),
-                      partial(_refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
-    _key_outputs(plan, content)
+                      partial(refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
+    key_outputs(plan, content)
     reuse.planned(plan)
     reuse.let_go(plan.groups)
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
     return plan
-
-
-class _Plan:
-    """Every output of the site: path → what makes it (bytes, a Page to render, a run page's Board, a
-    dict to write as JSON, a function making bytes, or UNPLANNED) and path → key. Two outputs may never
-    claim one path, case-insensitively (for macOS and Windows disks): Pelican's rule."""
-
-    def __init__(self, config: Config, lb: Leaderboard, urls: Urls, renderer: _Renderer, base: str, reuse: Reuse):
-        self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, renderer, base
-        self.reuse = reuse
-        self.outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
-        # Casefolded path → what claims it; None: a problem's output, told from its path (`claimant`).
-        self.claimed_by: dict[str, str | None] = {}
-        self.others: list[str] = []  # paths claimed one by one, not with a problem's outputs
-        self.groups: dict[str, _ProblemOutputs] = {}  # problem slug → its outputs
-        self.listing: list[Page] = []  # the pages that are not a problem's own
-        self.page_urls: list[str] = []  # the pages' that are no problem's own (page_count, all_page_urls)
-        self.sitemap: list[str] = []  # every page's URL, sorted (made only for a sitemap)
-        self.keys: dict[str, str] = {}  # path → key
-        self.notes: list[str] = []
-        self.files = 0  # how many outputs were planned (once written: `written`)
-        self.downloads: _Downloads | None = None  # the source files' outputs (a resident builder's, from the last build)
-
-    def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str | None) -> None:
-        key = path.casefold()
-        if key in self.claimed_by:
-            raise KindexError(f"{path}: claimed by both {self.claimant(key)} and {what or _problem_claim(path)}")
-        self.claimed_by[key] = what
-        self.outputs[path] = data
-        self.others.append(path)
-
-    def claim_all(self, outputs: dict, claims: dict[str, str | None], whats: dict[str, str] | None = None) -> None:
-        """Outputs claimed at once (a problem's: tens of thousands of paths on a big site): `claims`
-        says what claims each casefolded path (None: a problem's output), `whats` each path."""
-        if len(claims) != len(outputs) or not self.claimed_by.keys().isdisjoint(claims):
-            for path, data in outputs.items():  # one of them clashes: say which
-                self.claim(path, data, whats[path] if whats else None)
-        self.claimed_by.update(claims)
-        self.outputs.update(outputs)
-
-    def claim_problem(self, group: _ProblemOutputs) -> None:
-        self.claim_all(group.outputs, group.claims)
-        self.reuse.claimed(group)
-
-    def claimant(self, folded: str) -> str:
-        """What claims a casefolded path (for an error: a problem's output is looked for by its path)."""
-        what = self.claimed_by[folded]
-        if what is None:
-            what = _problem_claim(next(p for p in self.outputs if p.casefold() == folded))
-        return what
-
-    def written(self) -> None:
-        """The site is written: what made its files goes (at a million runs, a table of a million
-        paths and their makers, held while the manifest is made), their count stays."""
-        self.files = len(self.outputs)
-        self.outputs = {}
-
-    def page_count(self) -> int:
-        return len(self.page_urls) + sum(group.pages for group in self.groups.values())
-
-    def all_page_urls(self) -> list[str]:
-        """Every page's URL (for the sitemap), sorted."""
-        return sorted(self.page_urls + [path.removesuffix("index.html") for group in self.groups.values()
-                                        for path in group.page_paths()])
-
-    def take_problems(self, held: dict[str, _ProblemOutputs], stored: dict) -> None:
-        """Each problem's outputs: those `held` (this process's last plan) or `stored` (the last command-line
-        build's plans) when made from the same inputs, else planned anew."""
-        for problem in self.lb.problems:
-            made_from = (self.lb.problem_keys[problem.slug], self.base, self.urls.base_path, self.config.run_pages)
-            group = held.get(problem.slug)
-            if group is None or group.made_from != made_from:
-                plan = stored.get(problem.slug)
-                plan = StoredPlan._make(plan) if plan is not None else None
-                if plan is not None and plan.made_from == made_from:
-                    group = _planned(problem.slug, plan)
-                else:
-                    group = self._problem(problem, made_from)
-            self.groups[problem.slug] = group
-
-    def make(self, paths: list[str] | None = None) -> None:
-        """Make for real the outputs of problems taken from stored plans (UNPLANNED) that are to be
-        written: those among `paths`, or all. (A file of an unchanged problem to write: the site is not
-        the one its plan was stored with.)"""
-        if paths is None:
-            slugs = [slug for slug, g in self.groups.items() if g.plan is not None]
-        else:
-            unplanned = {p for p in paths if self.outputs[p] is UNPLANNED}
-            if not unplanned:
-                return
-            slugs = [slug for slug, g in self.groups.items() if g.plan is not None and not unplanned.isdisjoint(g.outputs)]
-        of_slug = {p.slug: p for p in self.lb.problems}
-        for slug in slugs:
-            group = self.groups[slug] = self._problem(of_slug[slug], self.groups[slug].made_from)
-            self.outputs.update(group.outputs)
-        self.reuse.let_go(self.groups, slugs)
-
-    def _problem(self, problem, made_from: tuple) -> _ProblemOutputs:
-        config = self.config
-        return _problem_outputs(self.lb, problem, self.urls, config.run_pages, self.base, made_from,
-                                config.board_csvs, config.api_entries, source_budget(config.max_page_bytes))
-
-    def row(self, template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
-        """A problem's row on a page listing problems (pages.ProblemRow), for page and columns `variant`."""
-        return self.reuse.row(problem.slug, self.groups[problem.slug], template, variant,
-                              lambda: self.renderer.fragment(template, make_context()))
-
-
-
-def _claim_pages(plan: _Plan) -> None:
-    """The pages listing problems, hosts and implementations; each problem's outputs; the 404 page."""
-    plan.listing = site_pages(plan.lb, plan.urls, markdown_html, plan.row)
-    # (A redirect is no page to index.)
-    plan.page_urls = [page.url for page in plan.listing if page.template != "redirect.html"]
-    for page in plan.listing:
-        plan.claim(page.output_path, page, f"page /{page.url}")
-    for group in plan.groups.values():
-        plan.claim_problem(group)
-    # GitHub Pages serves /404.html for any missing path, at any depth: its links are all absolute paths.
-    plan.claim("404.html", Page("404.html", "404.html", "Page not found", {}), "the 404 page")
-
-
-def _claim_documents(plan: _Plan, config: Config, updated: str | None) -> None:
-    """The JSON API, the content format's schema, the search index, the sitemap and feed, robots.txt."""
-    lb, urls, absolute = plan.lb, plan.urls, config.absolute_url
-    for path, make_doc in api_documents(lb, urls).items():
-        plan.claim(path, partial(_json_of, make_doc), f"API document /{path}")
-    plan.claim(publish.SCHEMA_PATH, publish.json_schema_bytes, "the content format's JSON Schema")  # (made if changed)
-    plan.claim(*search_index_output(lb, urls))  # the nav search box's index (kindex_site/search.py)
-    if absolute:
-        plan.sitemap = plan.all_page_urls()
-        plan.claim("sitemap.xml", partial(publish.sitemap_xml, absolute, plan.sitemap), "the sitemap")
-        plan.claim("feed.xml", partial(_feed, config, lb, urls, updated), "the Atom feed")  # (made if changed)
-    # (else none of them: the command says so where it matters, cli._base_url_note)
-    plan.claim("robots.txt", publish.robots_txt(absolute or "", bool(absolute)), "robots.txt")
-
-
-def _claim_files(plan: _Plan, config: Config, content: Content) -> None:
-    """The project's static files, then any bundled one it lacks (the bundled templates link them,
-    as missing templates come from the bundled ones); the source files runs refer to, for download."""
-    for folder in dict.fromkeys([config.folder("static_dir"), bundled("static")]):
-        if not folder.is_dir():
-            continue
-        for file in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
-            rel = file.relative_to(folder).as_posix()
-            if any(part.startswith(".") for part in rel.split("/")):
-                continue  # dotfiles are not published (GitHub's upload-pages-artifact drops them too)
-            if "static/" + rel not in plan.outputs:
-                plan.claim("static/" + rel, file.read_bytes(), f"static file {display(file)}")
-    plan.downloads = _Downloads.of(content, plan.downloads)
-    plan.claim_all(plan.downloads.outputs, plan.downloads.claims, plan.downloads.whats)
-    plan.others += plan.downloads.outputs
-
-
-@dataclass
-class _Downloads:
-    """The source files runs refer to, each an output of its own (`sources/…`, its bytes for download):
-    made again only when the source files change (a resident builder keeps them: a site of one folder
-    per submission has as many as runs)."""
-
-    files: tuple  # the SourceTexts they are made from
-    outputs: dict[str, Callable[[], bytes]]  # path → what makes its bytes
-    whats: dict[str, str]  # path → what claims it (for a clash's error)
-    claims: dict[str, str]  # casefolded path → what claims it
-    base: str = ""  # the key base `keys` are for
-    keys: dict[str, str] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, content: Content, kept: _Downloads | None) -> _Downloads:
-        files = tuple(content.sources.values())
-        if kept is not None and kept.files == files:
-            return kept
-        outputs, whats = {}, {}
-        for source in files:
-            path = source_path(source.rel)
-            outputs[path] = partial(_source_bytes, source)
-            whats[path] = f"source file {source.shown}"
-        return cls(files, outputs, whats, {path.casefold(): what for path, what in whats.items()})
-
-    def keyed(self, base: str) -> dict[str, str]:
-        """Each one's key: its bytes are all it shows."""
-        if self.base != base:
-            self.keys = {source_path(s.rel): list_key(base, [s.digest]) for s in self.files}
-            self.base = base
-        return self.keys
-
-
-def _key_outputs(plan: _Plan, content: Content) -> None:
-    """Each output's key: it covers what the output shows (keys.py), so an output whose key the last
-    build wrote is unchanged."""
-    base = plan.base
-    by_output = OutputKeys(plan.lb, base, {slug: g.problem_keys for slug, g in plan.groups.items()},
-                            {p.slug: p.markdown for p in content.pages})
-    output_keys: dict[str, str] = {}
-    for group in plan.groups.values():
-        output_keys.update(group.keys)
-    output_keys.update(plan.downloads.keyed(base))
-    for path in plan.others:
-        if path not in output_keys:
-            item = plan.outputs[path]
-            output_keys[path] = by_output.of_page(item) if isinstance(item, Page) else by_output.of_file(path)
-    if plan.config.absolute_url:
-        output_keys["sitemap.xml"] = list_key(base, plan.sitemap)  # it lists pages: their URLs are its key
-    plan.keys = output_keys
 
 
 # --- 5. write, 6. record ---------------------------------------------------------------------------
@@ -512,7 +303,7 @@ def _highlight_warnings(kept, content: Content, config: Config) -> list[str]:
                               kept)
 
 
-def _write(plan: _Plan, changes, publication: publish_swap.Publication,
+def _write(plan: Plan, changes, publication: publish_swap.Publication,
            progress: _Progress) -> dict[str, int] | _SizesInOrder:
     """Make and write the outputs to write, and put them in place (the commit point): every one, into
     a new folder swapped in whole, or (`changes`) only the changed ones, moved in by a journal, and
@@ -538,7 +329,7 @@ def _write(plan: _Plan, changes, publication: publish_swap.Publication,
         raise KindexError(_site_too_big(plan, e, 0 if changes is None else plan.reuse.kept_bytes(changes))) from None
 
 
-def _site_too_big(plan: _Plan, e: _SiteTooBig, kept: int) -> str:
+def _site_too_big(plan: Plan, e: _SiteTooBig, kept: int) -> str:
     """The problem of a site over max_site_bytes (`kept`: the bytes of the files a rebuild keeps as
     they were), naming the content files whose run pages weigh most and, for a whole site, each
     setting that would make it smaller."""
@@ -566,191 +357,6 @@ def _warnings(config: Config, reuse: Reuse, content: Content, lb: Leaderboard, s
     warnings = list(content.warnings) + lb.warnings + _highlight_warnings(reuse.highlights, content, config)
     warnings += publish.size_warnings(sizes, display(reuse.out), config.max_site_bytes)
     return warnings + publish.size_advice(sizes, config.api_entries, config.max_site_bytes)
-
-
-# --- a problem's outputs ---------------------------------------------------------------------------
-
-
-@dataclass
-class _ProblemOutputs:
-    """Everything that shows one problem's runs: its page, run pages, API document and CSVs."""
-
-    made_from: tuple
-    pages: int  # how many of `outputs` are pages: the first ones (its page, then its runs')
-    # Output path → its Page, a run page's Board (its Page is made when written: pages.run_page), a
-    # dict (JSON) or a function making bytes (or UNPLANNED).
-    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: Reuse.let_go)
-    keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
-    claims: dict[str, None]  # casefolded output paths (what claims each is told from its path: _problem_claim)
-    problem_keys: ProblemKeys
-    # This problem's rows on other pages, rendered: (template, page) → (what else they depend on, HTML).
-    fragments: dict[tuple, tuple] = field(default_factory=dict)
-    plan: StoredPlan | None = None  # as the last command-line build stored it, if taken from there
-
-    def page_paths(self) -> islice:
-        return islice(self.outputs, self.pages)
-
-    def stored(self, keys: dict[str, str | bytes]) -> tuple:
-        """What the plans cache keeps of it (StoredPlan): all but the outputs' makers (`keys`: the plan's)."""
-        if self.plan is not None:
-            return tuple(self.plan)
-        paths = tuple(self.outputs)
-        pk = self.problem_keys
-        return tuple(StoredPlan(self.made_from, paths[:self.pages], paths[self.pages:], tuple(keys[p] for p in paths),
-                                (pk.problem, pk.board, pk.host, pk.implementation)))
-
-
-# The maker of an output a stored plan names: made for real (_problem_outputs) only if it must be written.
-UNPLANNED = object()
-
-
-def _planned(slug: str, plan: StoredPlan) -> _ProblemOutputs:
-    """A problem's outputs as a command-line build stored them: the same `made_from` gives the same
-    paths, keys and claims (they are made from nothing else), so an unchanged problem is not planned
-    again. (Their makers are not stored: see UNPLANNED.)"""
-    paths = plan.pages + plan.files
-    return _ProblemOutputs(plan.made_from, len(plan.pages), dict.fromkeys(paths, UNPLANNED),
-                           dict(zip(paths, plan.keys)), _claims(paths), ProblemKeys(*plan.problem_keys), plan=plan)
-
-
-def _problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base: str, made_from: tuple,
-                     board_csvs: bool = True, api_entries: str = "objects",
-                     budget: int | None = None) -> _ProblemOutputs:
-    boards = lb.boards[problem.slug]
-    pk = problem_keys(base, problem.slug, boards)
-    page = problem_page(lb, problem, urls, board_csvs, budget)
-    outputs: dict[str, object] = {page.output_path: page}
-    keys: dict[str, str | bytes] = {page.output_path: pk.problem}
-    # A run page is planned as its path and its board, not as a Page: a million of them would weigh
-    # a gigabyte (its Page is made when it is written: pages.run_page).
-    runs = sorted(((e.run.name, b, e.run) for b in boards for e in b.runs), key=_first) if run_pages else ()
-    for name, board, run in runs:
-        path = run_page_path(name)
-        outputs[path] = board
-        keys[path] = run_key(pk, board.anchor, run)
-    api_path = f"api/v1/problems/{problem.slug}.json"
-    # Made when written, like the problem page's context: nothing holds every table's rows at once.
-    outputs[api_path] = partial(_json_of, partial(problem_document, lb, problem, urls, api_entries))
-    keys[api_path] = pk.problem
-    for board in boards if board_csvs else ():  # (the problem page links them: board_csv_path)
-        path = board_csv_path(board)
-        outputs[path] = partial(_board_csv, board, urls)
-        keys[path] = pk.board[board.anchor]
-    return _ProblemOutputs(made_from, 1 + len(runs), outputs, keys, _claims(outputs), pk)
-
-
-def _first(items: tuple):
-    return items[0]
-
-
-def _claims(paths) -> dict[str, None]:
-    """A problem's output paths, casefolded (what claims each is told from its path when it clashes)."""
-    return dict.fromkeys(map(_casefolded, paths))
-
-
-def _problem_claim(path: str) -> str:
-    """What claims a problem's output path, for an error naming it."""
-    if path.endswith(".json"):
-        return f"API document /{path}"
-    if path.endswith(".csv"):
-        return f"CSV of a table of {path.split('/')[1]}"
-    return f"page /{path.removesuffix('index.html')}"
-
-
-def _casefolded(path: str) -> str:
-    folded = path.casefold()
-    return path if folded == path else folded  # (the path's own string when equal: one fewer per page)
-
-
-# --- what outputs are made of ----------------------------------------------------------------------
-
-
-def _feed(config: Config, lb: Leaderboard, urls: Urls, updated: str | None) -> bytes:
-    return publish.atom_feed(base_url=config.absolute_url, title=config.title, description=config.description,
-                             items=_feed_items(lb, urls), updated=updated)
-
-
-class _TableLinks(Mapping):
-    """Run name → the URL of the table that shows it (without run pages), made when asked: a
-    million URLs kept would weigh 100 MB."""
-
-    def __init__(self, urls: Urls, board_of_run: dict):
-        self.urls, self.board_of_run = urls, board_of_run
-
-    def __getitem__(self, name: str) -> str:
-        return self.urls.board(self.board_of_run[name])
-
-    def __iter__(self):
-        return iter(self.board_of_run)
-
-    def __len__(self) -> int:
-        return len(self.board_of_run)
-
-
-def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
-    """The feed's items: its FEED_ENTRIES newest runs."""
-    # The feed's own order (newest first, ties by URL) picks them here, one run at a time: every
-    # run's item made and sorted would be a million dicts on a big corpus.
-    def order(run) -> tuple:
-        return (-publish.utc_instant(run.facts.observed_at).timestamp(), urls.run(run.name).removeprefix(urls.base_path))
-
-    newest = heapq.nsmallest(publish.FEED_ENTRIES, (r for r in lb.content.runs if r.facts.observed_at), key=order)
-    wanted = {r.name for r in newest}
-    shown = {e.run.name: (b, e) for boards in lb.boards.values() for b in boards for e in b.runs if e.run.name in wanted}
-    items = []
-    for run in newest:  # in the feed's order: equal times and URLs (one table's runs) stay in content order
-        board, entry = shown[run.name]
-        facts = run.facts
-        host = lb.content.environments[run.environment].metadata.title
-        result = (f"rank {entry.rank} of {sum(e.rank is not None for e in board.entries)} ranked, "
-                  if entry.rank is not None else "not ranked, ")
-        result += f"mean {format_ms(facts.mean)} ms" if facts.timed else "no timing"
-        items.append({
-            "url": urls.run(run.name).removeprefix(urls.base_path),
-            "title": facts.title,
-            "summary": f"{board.problem.title}: {entry.implementation} on {host}, "
-                       f"{facts.status}, {result} (within its own table only).",
-            "observed_at": facts.observed_at,
-        })
-    return items
-
-
-def _refuse_file_folder_clashes(outputs: dict[str, bytes], files: Mapping[str, object],
-                                claimant: Callable[[str], str]) -> None:
-    """A path can be a file or a folder, not both (a page named feed.xml would need feed.xml/index.html).
-    `files`: every output's casefolded path. Each path's folders are looked up among them, not
-    gathered: at a million run pages a table of every folder would weigh 200 MB at once."""
-    folders: dict[str, str] = {}  # a casefolded file's path → the first output inside it as in a folder
-    for path in outputs:
-        parts = path.casefold().split("/")
-        for i in range(1, len(parts)):
-            folder = "/".join(parts[:i])
-            if folder in files:
-                folders.setdefault(folder, path)
-    if not folders:
-        return
-    clashes = [f"{path}: claimed as a file by {claimant(path.casefold())} and as a folder by "
-               f"{claimant(folders[path.casefold()].casefold())}"
-               for path in sorted(outputs) if path.casefold() in folders]
-    if clashes:
-        raise KindexError(clashes)
-
-
-def _board_csv(board, urls: Urls) -> bytes:
-    return publish.board_csv([entry_row(e, urls, board.significant_figures) for e in board.runs])
-
-
-def _source_bytes(source) -> bytes:
-    return source.data()
-
-
-def _json_of(make_doc: Callable[[], dict]) -> bytes:
-    return _json_bytes(make_doc())
-
-
-def _json_bytes(doc: dict) -> bytes:
-    # Compact: the C encoder only runs without indent, and API readers parse rather than read it.
-    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 class _Renderer:
@@ -850,7 +456,7 @@ class _Renderer:
         if callable(item):
             return item()
         if isinstance(item, dict):
-            return _json_bytes(item)
+            return json_bytes(item)
         try:
             data = self._render(item.template, {"page": item, **item.values()}).encode("utf-8")
         except _TooBig:

@@ -369,7 +369,7 @@ def test_a_long_build_says_what_it_is_doing_on_a_terminal_and_nothing_elsewhere(
 
 def test_a_problems_outputs_are_named_as_before_when_a_path_clashes():
     """A problem's outputs keep no description each (a million run pages): one that clashes is named from its path."""
-    from kindex_site.build import _problem_claim
+    from kindex_site.planning import problem_claim as _problem_claim
 
     assert _problem_claim("runs/r-1/index.html") == "page /runs/r-1/"
     assert _problem_claim("problems/p/index.html") == "page /problems/p/"

@@ -684,20 +684,20 @@ def test_the_runs_cache_is_written_again_once_enough_runs_were_read_anew(project
 
 
 def test_a_command_line_rebuild_plans_only_the_changed_problem(project, monkeypatch, always_incremental):
-    from kindex_site import build as build_module
+    from kindex_site import planning as build_module
 
     corpus(project)
     project.built()
     assert (project.root / ".kindex-cache/site.plans").is_file()
     planned = []
-    real = build_module._problem_outputs
-    monkeypatch.setattr(build_module, "_problem_outputs",
+    real = build_module.problem_outputs
+    monkeypatch.setattr(build_module, "problem_outputs",
                         lambda lb, problem, *rest: planned.append(problem.slug) or real(lb, problem, *rest))
     CHANGES["a-mean-reorders-a-board"](project)  # one run of one problem
     code, out, err = project.build()
     assert code == 0 and "changed" in out, err
     assert len(planned) == 1  # the others' paths and keys came from the last build's plans
-    monkeypatch.setattr(build_module, "_problem_outputs", real)
+    monkeypatch.setattr(build_module, "problem_outputs", real)
     rebuild_matches_clean(project)
 
 

@@ -220,7 +220,7 @@ def write_sources(out: Path, records: list) -> None:
     _write_whole(path(out, "sources"), SOURCES_FORMAT, (marshal.dumps(records),))
 
 
-# --- planned outputs, for the next command-line build (build._ProblemOutputs.stored / _planned) --
+# --- planned outputs, for the next command-line build (planning.ProblemOutputs.stored, planned) ---
 
 
 def read_plans(out: Path, header: bytes) -> dict:

@@ -58,9 +58,9 @@ class Reuse:
         self._last_load = None  # loadstate.LoadState: the last clean load, to patch
         self._problems: dict = {}  # problem slug → its boards (leaderboard.py's memo)
         self._stored_rankings: dict = {}  # as the last command-line build stored them
-        self._outputs: dict = {}  # problem slug → its planned outputs (build._ProblemOutputs)
+        self._outputs: dict = {}  # problem slug → its planned outputs (planning.ProblemOutputs)
         self._stored_plans: dict = {}  # as the last command-line build stored them
-        self._downloads = None  # the source files' outputs (build._Downloads)
+        self._downloads = None  # the source files' outputs (planning.Downloads)
         self._renderer: tuple | None = None  # (settings key, build._Renderer): compiled once per look
         self._rows = None  # rows.StoredRows: a command-line build's rows of listing pages
         self._site_sizes: tuple = (None, None)  # (the manifest last committed, the sizes of the site it lists)
@@ -241,7 +241,7 @@ class Reuse:
             if not self.resident and not any(files.path(self.out, "templates").glob("*.cache")):
                 self._renderer[1].compile_aside()
         renderer = self._renderer[1]
-        # A resident builder keeps the rows of listing pages in memory (build._Plan.row); a command-line
+        # A resident builder keeps the rows of listing pages in memory (planning.Plan.row); a command-line
         # build takes those of unchanged problems from the last builds' and stores those it renders.
         from .rows import StoredRows
 
@@ -250,7 +250,7 @@ class Reuse:
 
     def problem_outputs(self) -> tuple[dict, dict]:
         """Each problem's planned outputs as this process last planned them, and as the last
-        command-line build stored them (build._planned reads those)."""
+        command-line build stored them (planning.planned reads those)."""
         from .records import plans_format
 
         self._stored_plans = {} if self.resident else files.read_plans(self.out, plans_format())
