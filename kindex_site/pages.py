@@ -19,7 +19,7 @@ from markupsafe import Markup
 from .charts import Box, Strip, format_si, format_sol, quartiles
 from .gpus import GpuFigures, GpuTable, load_gpus
 from .leaderboard import (ALL_LEVELS, EARLIER, FAST_P, Board, Entry, Leaderboard, Problem, Summary, Tally, Trend, Warning,
-                          group_order, group_title, lab_folder, primary_value, std_ns, utc)
+                          group_order, group_title, lab_folder, level_group, primary_value, std_ns, utc)
 from .models import HELD_VERDICTS
 from .physics import NO_COST, NS_PER_S, Limits, duration
 from .safetext import CODE_POINT_HTML, escape, shown_hidden
@@ -956,7 +956,9 @@ class _Overview:
 
 
 def host_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Page]:
-    """The list of timing hosts, then each host's page: its summaries and a row per problem timed there."""
+    """The list of timing hosts, then each host's page (what it is, its summaries over all levels, a line per
+    level) and, per level, a page of that level's summaries and a row per problem timed there, split into
+    pages of at most TABLES_PER_HOST_PAGE tables: a host's page has a bounded length whatever the data."""
     boards_of_host: dict[str, list[Board]] = {}
     for p in lb.problems:
         for b in lb.boards[p.slug]:
@@ -968,37 +970,68 @@ def host_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Pag
                   for e in hosts],
     })]
     for e in hosts:
-        boards = boards_of_host.get(e.metadata.name, [])
-        timed_here = len({b.problem.slug for b in boards})
-        pages += paged(urls, f"hosts/{e.metadata.name}/", "host.html", e.metadata.title, timed_here,
-                       partial(_host_context, lb, urls, problem_row, e, boards))
+        name = e.metadata.name
+        levels = _host_levels(boards_of_host.get(name, []))
+        pages.append(Page(f"hosts/{name}/", "host.html", e.metadata.title,
+                          partial(_host_context, lb, urls, e, boards_of_host.get(name, []), levels)))
+        if levels:  # (trimming a level page's URL lands on a page too)
+            pages.append(Page(f"hosts/{name}/levels/", "folder.html", f"{e.metadata.title}: levels", {
+                "folder": "host-levels", "host_url": urls.host(name), "problems": sum(map(len, levels.values())),
+                "levels": _host_level_links(urls, name, levels, {})}))
+        for group, problems in levels.items():
+            title = f"{e.metadata.title} · {group_title(group)}"
+            pages += paged(urls, f"hosts/{name}/levels/{group}/", "host.html", title, len(problems),
+                           partial(_host_level_context, lb, urls, problem_row, e, group, problems),
+                           weights=[len(bs) for bs in problems], limit=TABLES_PER_HOST_PAGE)
     return pages
+
+
+def _host_levels(boards: list[Board]) -> dict[str, list[list[Board]]]:
+    """A host's boards by the suite's group (level) of their problem, then by problem, in page order."""
+    found: dict[str, dict[str, list[Board]]] = {}
+    for b in boards:
+        found.setdefault(level_group(b.problem), {}).setdefault(b.problem.slug, []).append(b)
+    return {g: list(found[g].values()) for g in sorted(found, key=group_order)}
 
 
 def _host_rows(problem_row: ProblemRow, name: str, problem: Problem, boards: list[Board]) -> str:
     return problem_row("host_row.html", problem, (name, ()), lambda: {"boards": [
         {"board": b, "best": _best(b), "tied_with": _tied_with(b), "runs": len(b.runs), "several": len(boards) > 1,
-         "implementations": len({x.implementation_slug for x in b.entries})} for b in boards]})
+         "implementations": len({e.implementation_slug for e in b.entries})} for b in boards]})
 
 
-def _host_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, boards: list[Board],
-                  pager: Pager | None) -> dict:
+def _host_context(lb: Leaderboard, urls: Urls, e, boards: list[Board], levels: dict[str, list[list[Board]]]) -> dict:
     name = e.metadata.name
-    by_problem: dict[str, list[Board]] = {}
-    for b in boards:
-        by_problem.setdefault(b.problem.slug, []).append(b)
-    shown = pager.part(list(by_problem.values())) if pager else by_problem.values()
-    first = pager is None or pager.number == 1  # (what the host is, and its summaries, go on the first page)
-    summaries = lb.summaries[name] if first else []
+    summaries = lb.summaries[name]
+    tallies = summaries[0].tallies if summaries else {}
     return {
-        "environment": e, "summaries": summaries, "reference": lb.reference,
-        "held_why": held_out_reasons(lb, summaries), "physics": host_physics(boards) if first else None,
+        "environment": e, "summaries": summaries, "reference": lb.reference, "level": None,
+        "held_why": held_out_reasons(lb, summaries), "physics": host_physics(boards),
         "off_by": off_by(lb.off_hosts.get(name)),
-        "groups": [(g, t.suite, t.title) for g, t in summaries[0].tallies.items()] if summaries else [],
-        "group_titles": GROUP_TITLES,
-        "compared": lb.compared_boards.get(name, 0),
-        "api_url": urls.api_host(name), "boards": boards, "pager": pager, "first": first,
-        "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in shown], "columns": TABLES,
+        "everything": tallies[ALL_LEVELS] if tallies else None,
+        "levels": _host_level_links(urls, name, levels, tallies),
+        "levels_urls": {g: urls(f"hosts/{name}/levels/{g}/") for g in levels},
+        "compared": lb.compared_boards.get(name, 0), "api_url": urls.api_host(name),
+    }
+
+
+def _host_level_links(urls: Urls, name: str, levels: dict[str, list[list[Board]]], tallies: dict) -> list[dict]:
+    return [{"group": g, "title": group_title(g), "url": urls(f"hosts/{name}/levels/{g}/"), "problems": len(problems),
+             "tables": sum(len(bs) for bs in problems), "suite": tallies[g].suite if g in tallies else None}
+            for g, problems in levels.items()]
+
+
+def _host_level_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e, group: str,
+                        problems: list[list[Board]], pager: Pager | None) -> dict:
+    name = e.metadata.name
+    summaries = [s for s in lb.summaries[name] if group in s.tallies] if pager is None or pager.number == 1 else []
+    return {
+        "environment": e, "summaries": summaries, "reference": lb.reference, "level": group,
+        "level_title": group_title(group), "suite": summaries[0].tallies[group].suite if summaries else None,
+        "held_why": held_out_reasons(lb, summaries), "host_url": urls.host(name), "api_url": urls.api_host(name),
+        "tables": sum(len(bs) for bs in problems), "problems": len(problems), "pager": pager,
+        "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in (pager.part(problems) if pager else problems)],
+        "columns": TABLES,
     }
 
 
@@ -1085,6 +1118,12 @@ def markdown_pages(lb: Leaderboard, markdown_html: Callable[[str], str]) -> list
 PROBLEMS_PER_PAGE = 500
 
 
+# A host's page of one level lists at most this many latency tables (a problem's tables on one page): a
+# table's row is about 75 px tall at 1280 px and 225 px as a card on a phone, so the page stays under
+# 8,000 and 25,000 px with room for long names (tests/test_host_pages.py measures it).
+TABLES_PER_HOST_PAGE = 60
+
+
 @dataclass(frozen=True)
 class Pager:
     """Which page of a list split into pages this is (numbers from 1), and every page's URL."""
@@ -1092,33 +1131,45 @@ class Pager:
     number: int
     urls: tuple[str, ...]
     items: int  # problems in the whole list
-
-    @property
-    def first_item(self) -> int:  # (numbers from 1, as shown)
-        return (self.number - 1) * PROBLEMS_PER_PAGE + 1
-
-    @property
-    def last_item(self) -> int:
-        return min(self.number * PROBLEMS_PER_PAGE, self.items)
+    first_item: int  # (numbers from 1, as shown)
+    last_item: int
 
     def part(self, items: list) -> list:
         return items[self.first_item - 1:self.last_item]
 
 
+def page_bounds(weights: list[int], limit: int) -> list[tuple[int, int]]:
+    """The (first, last) item of each page (numbers from 1), in order: as many items as fit in `limit`,
+    each weighing its weight (one that weighs more than `limit` has a page of its own)."""
+    bounds: list[tuple[int, int]] = []
+    first, load = 1, 0
+    for n, w in enumerate(weights, start=1):
+        if load and load + w > limit:
+            bounds.append((first, n - 1))
+            first, load = n, 0
+        load += w
+    return bounds + [(first, len(weights))] if weights else [(1, 0)]
+
+
 def paged(urls: Urls, url: str, template: str, title: str, items: int,
-          context: Callable[[Pager | None], dict], later_title: str | None = None) -> list[Page]:
-    """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE, its first page at `url`
-    and the others at url/page/<n>/, titled `later_title` (default: `title`) and their number.
-    The pages' keys are the first's (keys.OutputKeys.of_page reads the host or implementation from
-    the URL; the level pages' is the whole site's), which covers every problem listed on any of them."""
-    count = -(-items // PROBLEMS_PER_PAGE)
+          context: Callable[[Pager | None], dict], later_title: str | None = None,
+          weights: list[int] | None = None, limit: int | None = None) -> list[Page]:
+    """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE (or, with `weights`, more than
+    `limit` of their weight), its first page at `url` and the others at url/page/<n>/, titled `later_title`
+    (default: `title`) and their number. The pages' keys are the first's (keys.OutputKeys.of_page reads the
+    host or implementation from the URL; the level pages' is the whole site's), which covers every problem
+    listed on any of them."""
+    bounds = page_bounds(weights if weights is not None else [1] * items, limit or PROBLEMS_PER_PAGE)
+    count = len(bounds)
     if count <= 1:
         return [Page(url, template, title, partial(context, None))]
     page_urls = [url] + [f"{url}page/{n}/" for n in range(2, count + 1)]
     absolute = tuple(urls(u) for u in page_urls)
     return [Page(u, template, title if n == 1 else f"{later_title or title} (page {n} of {count})",
-                 partial(context, Pager(n, absolute, items)))
-            for n, u in enumerate(page_urls, start=1)]
+                 partial(context, Pager(n, absolute, items, *bounds[n - 1])))
+            for n, u in enumerate(page_urls, start=1)] + [
+        # (url/page/, a trimmed page's URL, leads to the first page)
+        Page(f"{url}page/", "redirect.html", title, {"former": None, "target": absolute[0], "list_title": title})]
 
 
 def _best(board: Board) -> Entry | None:
@@ -1573,7 +1624,7 @@ def _weigh_host_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes, ov
         groups = sum(len(s.tallies) for s in summaries)
         boards_here = boards_of_host.get(host, [])
         page = (PAGE_BYTES + SUMMARY_BYTES[0] * len(summaries) + SUMMARY_BYTES[1] * groups
-                + BOARD_ROW_BYTES * min(len(boards_here), PROBLEMS_PER_PAGE)
+                + BOARD_ROW_BYTES * min(len(boards_here), TABLES_PER_HOST_PAGE)
                 + sum(text.extra(s.implementation) * (len(s.tallies) + 2) for s in summaries))  # (rows and charts)
         headline += HEADLINE_BYTES[0] * len(summaries) + HEADLINE_BYTES[1] * groups
         total += page + API_SUMMARY_BYTES * len(summaries)

@@ -230,13 +230,14 @@ def test_filter_narrows_rows_as_you_type(visit, site):
         "Square matrix multiplication", "Standard matrix multiplication", "Batched matrix multiplication"]
     box.fill("")
     assert all(r.is_visible() for r in rows.all())
-    # Host and implementation pages filter their long tables too.
-    for url in (PAGES["host"], "implementations/triton-kernel/"):
+    # A host's level pages and implementation pages filter their long tables too.
+    for url, found in ((PAGES["host"] + "levels/1/", ["ReLU"]), (PAGES["host"] + "levels/2/", ["Gemm Multiply LeakyReLU"]),
+                       ("implementations/triton-kernel/", ["ReLU", "Gemm Multiply LeakyReLU"])):
         page = visit().goto(site + url)
         page.get_by_label("Filter this table").fill("relu")
         shown = [r.locator("th").inner_text() for r in page.locator("table[data-filter] tbody tr").all()
                  if r.is_visible()]
-        assert [re.sub(r" L\d #\d+$", "", name) for name in shown] == ["ReLU", "Gemm Multiply LeakyReLU"]
+        assert [re.sub(r" L\d #\d+$", "", name) for name in shown] == found
 
 
 def test_focus_is_visible_from_the_keyboard(visit, site):

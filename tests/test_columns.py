@@ -141,7 +141,7 @@ def test_each_table_s_head_row_and_cells_follow_its_columns(project):
     assert history and all(t["rows"][0] == [c.head for c in pages.HISTORY.columns] for t in history)
     assert all(len(row) == len(pages.HISTORY.columns) for t in history for row in t["rows"])
     assert html.count(f'<details class="more"><summary>{pages.LATENCY.more}</summary></details>') == len(latency)
-    host = project.page("hosts/gpu-a")
+    host = project.page("hosts/gpu-a/levels/2")
     [boards] = tables(host, "boards")
     assert boards["rows"][0] == [c.head for c in pages.BOARDS.columns]
     assert all(len(row) == len(pages.BOARDS.columns) for row in boards["rows"])
@@ -222,7 +222,7 @@ def test_latency_and_history_columns_as_a_reader_sees_them(browser, site, width)
 
 @pytest.mark.parametrize("width", [1280, 400])
 def test_a_host_s_boards_as_a_reader_sees_them(browser, site, width):  # noqa: F811
-    page = _page(browser, site + PAGES["host"], width)
+    page = _page(browser, site + PAGES["host"] + "levels/2/", width)
     [boards] = page.evaluate(SEEN, "table.boards")
     (_check_wide if width == 1280 else _check_cards)(boards, pages.BOARDS, False)
 

@@ -59,7 +59,7 @@ def test_without_run_pages_rows_do_not_link_to_their_own_table(project):
     page = project.page("problems/level1-1-problem-1")
     assert 'href="/kindex/problems/level1-1-problem-1/#' not in page.split('<section class="board"', 1)[1]
     assert every_run_in_its_table(project) == 8
-    host = project.page("hosts/gpu-a")
+    host = project.page("hosts/gpu-a/levels/1")
     assert host.count('href="/kindex/problems/level1-1-problem-1/#board-gpu-a"') == 1  # the problem, not its fastest run too
     implementation = project.page("implementations/triton-kernel")
     assert "/#gpu-a" not in implementation and format_ms(1_001_007) in implementation
@@ -149,10 +149,11 @@ def listed_problems(html: str) -> list[str]:
 
 def test_long_host_and_implementation_pages_are_split_and_list_every_problem_once(project, monkeypatch):
     monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(pages, "TABLES_PER_HOST_PAGE", 2)  # (a table per problem on the host here)
     problems(project, 5)
     project.built("--base-url", "https://example.org/kindex/")
     site = project.root / "site"
-    for first in ("hosts/gpu-a/", "implementations/triton-kernel/"):
+    for first in ("hosts/gpu-a/levels/1/", "implementations/triton-kernel/"):
         urls = [first, f"{first}page/2/", f"{first}page/3/"]
         assert not (site / first / "page/4").exists()
         listed = []
@@ -164,10 +165,12 @@ def test_long_host_and_implementation_pages_are_split_and_list_every_problem_onc
                 assert f'href="/kindex/{other}"' in html
         assert listed == [f"Problem {n}" for n in range(1, 6)]
         assert "(page 2 of 3)" in project.page(urls[1]).split("</title>")[0]
-    assert "Hardware" in project.page("hosts/gpu-a") and "Hardware" not in project.page("hosts/gpu-a/page/2")
+    assert "Hardware" in project.page("hosts/gpu-a") and "Hardware" not in project.page("hosts/gpu-a/levels/1/page/2")
+    assert "Level 1 against" in project.page("hosts/gpu-a/levels/1") and \
+        "Level 1 against" not in project.page("hosts/gpu-a/levels/1/page/2")
     assert crawl(site, "https://example.org/kindex/") > 0
     sitemap = (site / "sitemap.xml").read_text()
-    assert "https://example.org/kindex/hosts/gpu-a/page/3/" in sitemap
+    assert "https://example.org/kindex/hosts/gpu-a/levels/1/page/3/" in sitemap
 
 
 def test_short_lists_stay_on_one_page(project, monkeypatch):

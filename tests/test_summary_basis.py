@@ -85,7 +85,7 @@ def test_coverage_stands_beside_fast_p_with_what_is_timed_elsewhere(project):
     [home] = tables(project.page(""), "best")
     assert home["rows"][0][-2] == "Attempted, all"
     assert home["rows"][1][-2] == "1 of 3 (+1 on earlier workloads only)"
-    level = next(t for t in tables(project.page("hosts/h")) if t["caption"].startswith("Level 1 on Host h"))
+    level = next(t for t in tables(project.page("hosts/h/levels/1")) if t["caption"].startswith("Level 1 on Host h"))
     assert level["rows"][1][1] == "1 of 3 (+1 on earlier workloads only)"
 
 
