@@ -283,6 +283,37 @@ def project(tmp_path, monkeypatch, capsys) -> Project:
     return Project(tmp_path, capsys)
 
 
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def bundled_site(tmp_path_factory) -> Path:
+    """This repository's content/ and kindex.toml built into a site folder once per session, by
+    `kindex-site build` in a subprocess (the product's modules never enter this process): under
+    xdist the first worker to ask builds it, the others wait on its lock and read the same folder.
+    Read it; never write there."""
+    import fcntl
+    import subprocess
+    import sys
+
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # (every worker's basetemp is a folder in the session's)
+    site = shared / "bundled-site" / "site"
+    with open(shared / "bundled-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (site.parent / "built").is_file():
+            shutil.rmtree(site.parent, ignore_errors=True)
+            site.parent.mkdir()
+            done = subprocess.run(
+                [sys.executable, "-c", "import sys; from kindex_site.cli import main; sys.exit(main(sys.argv[1:]))",
+                 "build", "--config", str(REPOSITORY / "kindex.toml"), "--content", str(REPOSITORY / "content"),
+                 "--out", str(site)], cwd=site.parent, capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, f"the bundled site did not build:\n{done.stdout}\n{done.stderr}"
+            (site.parent / "built").touch()
+    return site
+
+
 class _Reader(HTMLParser):
     """Collects visible text and tables (caption + rows of cell texts) from a page."""
 

@@ -46,14 +46,6 @@ def build(content: Path, config: Path, out: Path) -> None:
     assert done.returncode == 0, f"build failed:\n{done.stdout}\n{done.stderr}"
 
 
-@pytest.fixture(scope="session")
-def bundled_site(tmp_path_factory) -> Path:
-    """This repository's content/ and kindex.toml, built once per session."""
-    site = tmp_path_factory.mktemp("recompute-bundled") / "site"
-    build(ROOT / "content", ROOT / "kindex.toml", site)
-    return site
-
-
 def test_every_statistic_of_the_bundled_site_follows_the_about_page(bundled_site):
     report = recompute(ROOT / "content", ROOT / "kindex.toml", bundled_site)
     assert report.checked["boards"] > 1000 and report.checked["summary values"] > 100, report.summary()
