@@ -13,17 +13,22 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from . import publish
+from .api import api_documents, problem_document
 from .config import Config, bundled
+from .entry_rows import entry_row
 from .errors import KindexError, display
 from .keys import OutputKeys, ProblemKeys, list_key, problem_keys, run_key
 from .leaderboard import Leaderboard
 from .load import Content
 from .numbers import format_ms
-from .pages import (Page, Urls, api_documents, board_csv_path, entry_row, problem_document, problem_page, run_page_path,
-                    site_pages, source_budget, source_path)
+from .pages import site_pages
+from .paging import Page
+from .problem_pages import problem_page
 from .render import markdown_html
 from .search import index_output as search_index_output
 from .state.records import StoredPlan
+from .urls import Urls, board_csv_path, run_page_path, source_path
+from .weights import source_budget
 
 if TYPE_CHECKING:
     from .state.reuse import Reuse

@@ -17,7 +17,7 @@ import pytest
 
 from browser_support import PAGES, browser, site  # noqa: F401 (fixtures)
 from conftest import tables
-from kindex_site import pages
+from kindex_site import tables as pages
 from test_frontend import representative_content
 
 STYLE = Path(__file__).parent.parent / "static" / "style.css"

@@ -7,7 +7,7 @@ import json
 import re
 
 from conftest import bundle, tables, visible_text
-from kindex_site import pages
+from kindex_site import paging
 from test_incremental import rebuild_matches_clean
 
 HOSTS = ("gpu-a", "gpu-b")
@@ -155,7 +155,7 @@ def test_a_problem_without_a_level_is_on_the_other_page(project):
 
 
 def test_a_long_level_is_split_into_pages_and_rows_are_kept_between_builds(project, monkeypatch, always_incremental):
-    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(paging, "PROBLEMS_PER_PAGE", 2)
     write_levels(project)
     project.built("--base-url", "https://example.org/kindex/")
     first, second = project.page("levels/1"), project.page("levels/1/page/2")

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from conftest import read_html, seed_problem_run, tables, visible_text
-from kindex_site import pages, publish
+from kindex_site import paging, publish
 from kindex_site.render import format_ms
 from test_incremental import rebuild_matches_clean
 from test_publish import crawl
@@ -148,8 +148,8 @@ def listed_problems(html: str) -> list[str]:
 
 
 def test_long_host_and_implementation_pages_are_split_and_list_every_problem_once(project, monkeypatch):
-    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
-    monkeypatch.setattr(pages, "TABLES_PER_HOST_PAGE", 2)  # (a table per problem on the host here)
+    monkeypatch.setattr(paging, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(paging, "TABLES_PER_HOST_PAGE", 2)  # (a table per problem on the host here)
     problems(project, 5)
     project.built("--base-url", "https://example.org/kindex/")
     site = project.root / "site"
@@ -174,7 +174,7 @@ def test_long_host_and_implementation_pages_are_split_and_list_every_problem_onc
 
 
 def test_short_lists_stay_on_one_page(project, monkeypatch):
-    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(paging, "PROBLEMS_PER_PAGE", 2)
     problems(project, 2)
     project.built()
     assert not (project.root / "site/hosts/gpu-a/page").exists()
@@ -186,7 +186,7 @@ def test_a_site_at_the_limit_is_the_same_as_one_far_under_it(project, monkeypatc
     problems(project, 2, level=lambda n: n)
     project.built()
     unsplit = project.snapshot()
-    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(paging, "PROBLEMS_PER_PAGE", 2)
     project.built("--clean")  # (no input changed: without it, the build would do nothing)
     assert project.snapshot() == unsplit
 
@@ -204,7 +204,7 @@ def test_a_long_level_page_is_split_and_lists_every_problem_once_in_order(projec
     project.built("--base-url", "https://example.org/kindex/")
     unsplit = level_listed(project.page("levels/1"))
     assert len(unsplit) == 5
-    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(paging, "PROBLEMS_PER_PAGE", 2)
     project.built("--base-url", "https://example.org/kindex/", "--clean")  # (no input changed)
     site = project.root / "site"
     urls = ["levels/1/", "levels/1/page/2/", "levels/1/page/3/"]
@@ -242,7 +242,7 @@ def test_a_markdown_page_may_not_take_the_home_pages_folder(project):
 
 
 def test_pages_added_and_dropped_incrementally_equal_a_clean_build(project, monkeypatch, always_incremental):
-    monkeypatch.setattr(pages, "PROBLEMS_PER_PAGE", 2)
+    monkeypatch.setattr(paging, "PROBLEMS_PER_PAGE", 2)
     problems(project, 5)
     project.built()
     problems(project, 3)  # three pages become two
@@ -397,7 +397,7 @@ def test_a_file_rewritten_unseen_by_its_stat_is_read_again(tmp_path, monkeypatch
 
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)
     monkeypatch.setattr(runs, "_reread_files", runs._RereadFiles())
-    runs.keep_reread_files(resident)
+    runs.read_again_into(None, resident)
     monkeypatch.setattr(runs, "_stat_key", lambda path: (1, 2, 3))  # (the same stat whatever happens)
     path = tmp_path / f"a{suffix}"
 
