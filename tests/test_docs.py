@@ -171,8 +171,8 @@ def _module(path: Path):
 
 
 def _constants() -> dict[str, object]:
-    from kindex_site import (bundles, config, jsonread, leaderboard, listing, load, models, pages, publish, publish_swap,
-                             stats, strictjson)
+    from kindex_site import (bundles, config, home_pages, jsonread, leaderboard, listing, load, models, paging, problem_pages,
+                             publish, publish_swap, stats, strictjson)
     from kindex_site.importers import kernelbench
 
     import test_page_weight as page_weight
@@ -188,9 +188,9 @@ def _constants() -> dict[str, object]:
         "reference": config.FIELDS["reference"][0],
         "high_variance_percent": Fraction(str(leaderboard.HIGH_VARIANCE)) * 100,
         "outlier_factor": Fraction(leaderboard.OUTLIER_FACTOR),
-        "bands": sorted(Fraction(str(low)) for _, low, _ in pages.SPEEDUP_BANDS if low > 0),
-        "matrix_columns": pages.MATRIX_COLUMNS,
-        "per_page": pages.PROBLEMS_PER_PAGE,
+        "bands": sorted(Fraction(str(low)) for _, low, _ in home_pages.SPEEDUP_BANDS if low > 0),
+        "matrix_columns": problem_pages.MATRIX_COLUMNS,
+        "per_page": paging.PROBLEMS_PER_PAGE,
         "json_bytes": jsonread.MAX_JSON_BYTES,
         "line_bytes": jsonread.MAX_LINE_BYTES,
         "page_bytes": load.MAX_PAGE_BYTES,
