@@ -26,8 +26,7 @@ def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, Callable[[], dict]]:
 
 def _index_document(lb: Leaderboard, urls: Urls) -> dict:
     return {
-        "apiVersion": API_VERSION,
-        "runs": len(lb.content.runs),
+        "apiVersion": API_VERSION, "runs": len(lb.content.runs),
         # The suite's problems per group, a KernelBench number once however often its problem was replaced.
         "suite": dict(sorted(lb.suite.items(), key=lambda kv: group_order(kv[0]))),
         "problems": [
@@ -46,13 +45,9 @@ def _index_document(lb: Leaderboard, urls: Urls) -> dict:
 def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
     e = lb.content.environments[name]
     return {
-        "apiVersion": API_VERSION,
-        "name": name,
-        "title": e.metadata.title,
-        "url": urls.host(name),
+        "apiVersion": API_VERSION, "name": name, "title": e.metadata.title, "url": urls.host(name),
         "hardware": e.spec.hardware.model_dump(mode="json", exclude_unset=True),
-        "software": e.spec.software,
-        "reference": lb.reference,
+        "software": e.spec.software, "reference": lb.reference,
         "implementations": [summary_json(s, urls, lb.reference) for s in lb.summaries[name]],
         "boards": [
             {"problem": b.problem.slug, "workload": b.workload, "protocol": b.protocol,
@@ -72,9 +67,7 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
     """/api/v1/problems/<slug>.json: every board of the problem with its entries, and each workload's cost."""
     costs = lb.content.costs
     doc = {
-        "apiVersion": API_VERSION,
-        "slug": p.slug,
-        "title": p.title,
+        "apiVersion": API_VERSION, "slug": p.slug, "title": p.title,
         "aliases": [{"slug": a.slug, "title": a.title} for a in p.aliases],
         "workloads": [
             {"digest": w.digest, "first_observed": w.first_observed, "last_observed": w.last_observed,
@@ -88,9 +81,7 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
     if entries == "objects":
         doc["boards"] = [
             {
-                "host": b.host,
-                "workload": b.workload,
-                "protocol": b.protocol,
+                "host": b.host, "workload": b.workload, "protocol": b.protocol,
                 "comparability": _comparability(protocols[b.protocol]),
                 "reference": b.reference.run.name if b.reference else None,
                 "entries": [entry_row(e, urls, b.significant_figures, b.statistic, reviews) for e in b.entries],
@@ -112,10 +103,7 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
     for b in boards:
         row_of = {e.run.name: i for i, e in enumerate(b.runs)}  # (history rows follow the entries')
         doc["boards"].append({
-            "host": b.host,
-            "workload": b.workload,
-            "protocol": b.protocol,
-            "url": urls.board(b),
+            "host": b.host, "workload": b.workload, "protocol": b.protocol, "url": urls.board(b),
             "reference": row_of[b.reference.run.name] if b.reference else None,
             "rows": [list(_flat_entry(e, urls, label_index, b.significant_figures, b.statistic, reviews).values())
                      for e in b.entries],
@@ -151,9 +139,7 @@ def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: 
 
 def summary_json(s: Summary, urls: Urls, reference: str) -> dict:
     return {
-        "implementation": s.implementation,
-        "url": urls.implementation(s.implementation_slug),
-        "host": s.host,
+        "implementation": s.implementation, "url": urls.implementation(s.implementation_slug), "host": s.host,
         "basis": s.basis,
         "observed": {"first": s.observed[0], "last": s.observed[1]} if s.basis == EARLIER else None,
         "why_not_compared": s.why_not_compared(reference) or None,
@@ -164,17 +150,13 @@ def summary_json(s: Summary, urls: Urls, reference: str) -> dict:
 def tally_json(t: Tally) -> dict:
     """A summary over one group of the suite: counts, and shares of the suite (exact quotients)."""
     return {
-        "suite": t.suite,
-        "attempted": t.attempted,
-        "passed": t.passed,
+        "suite": t.suite, "attempted": t.attempted, "passed": t.passed,
         "held_out_implausible": len(t.held_out),
         "held_out_runs": list(t.held_out),
         "fast_p": {f"{p:g}": t.share(p) for p in FAST_P},
         "fast_p_count": {f"{p:g}": n for p, n in t.fast_p.items()},
         "faster_beyond_noise": t.beyond_noise,
-        "geomean_speedup": t.geomean_speedup,
-        "geomean_over": t.geomean_over,
-        "timed_elsewhere": t.elsewhere,
+        "geomean_speedup": t.geomean_speedup, "geomean_over": t.geomean_over, "timed_elsewhere": t.elsewhere,
         "uncompared_runs": t.uncompared, "uncompared_passed": t.uncompared_passed,
         **({"over_levels": list(t.levels), "title": t.title} if t.levels else {}),
     }

@@ -1,9 +1,5 @@
-"""What the site holds: every page but the problems' own (`site_pages`), in order: home and levels
-(home_pages.py), search, hosts, implementations, protocols, former problem names and Markdown pages.
-
-Nothing here renders or writes; `build.py` does that. A problem's pages are problem_pages.py's, the
-JSON API documents api.py's, the URLs urls.py's.
-"""
+"""What the site holds, but a problem's pages (problem_pages.py) and the API (api.py): every other page, in
+order (`site_pages`). Nothing here renders or writes; `build.py` does that."""
 
 from __future__ import annotations
 
@@ -22,7 +18,6 @@ from .physics import Limits
 from .search import page_context
 from .tables import TABLES
 from .urls import Urls
-from .weights import counted
 
 
 def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str], problem_row: ProblemRow) -> list[Page]:
@@ -37,10 +32,7 @@ def host_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Pag
     """The list of timing hosts, then each host's page (what it is, its summaries over all levels, a line per
     level) and, per level, a page of that level's summaries and a row per problem timed there, split into
     pages of at most TABLES_PER_HOST_PAGE tables: a host's page has a bounded length whatever the data."""
-    boards_of_host: dict[str, list[Board]] = {}
-    for p in lb.problems:
-        for b in lb.boards[p.slug]:
-            boards_of_host.setdefault(b.host, []).append(b)
+    boards_of_host = boards_by_host(lb)
     hosts = overview_hosts(lb)  # (by title)
     pages = [Page("hosts/", "hosts.html", "Timing hosts", {
         "hosts": [{"environment": e, "boards": len(boards_of_host.get(e.metadata.name, [])),
@@ -62,6 +54,19 @@ def host_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Pag
                            partial(_host_level_context, lb, urls, problem_row, e, group, problems),
                            weights=[len(bs) for bs in problems], limit=paging.TABLES_PER_HOST_PAGE)
     return pages
+
+
+def boards_by_host(lb: Leaderboard) -> dict[str, list[Board]]:
+    """Each host's boards, in page order."""
+    found: dict[str, list[Board]] = {}
+    for p in lb.problems:
+        for b in lb.boards[p.slug]:
+            found.setdefault(b.host, []).append(b)
+    return found
+
+
+def counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun if n == 1 else noun + 's'}"
 
 
 def _host_levels(boards: list[Board]) -> dict[str, list[list[Board]]]:
@@ -145,8 +150,9 @@ class _Implementations:
         first = pager is None or pager.number == 1
         summaries = [s for n in host_names for s in _by_implementation(
             self.summaries, n, lb.summaries[n], lambda s: [(s.implementation_slug, s)]).get(impl.slug, ())]
+        groups = sorted({g for s in summaries for g in s.tallies}, key=group_order)
         return {
-            "groups": sorted({g for s in summaries for g in s.tallies}, key=group_order), "group_titles": GROUP_TITLES,
+            "groups": groups, "group_titles": {g: group_title(g) for g in groups},
             "implementation": impl, "hosts": [envs[n] for n in host_names], "problems": problems,
             "pager": pager, "first": first,
             "rows": [self.problem_row("implementation_row.html", p, (impl.slug, host_names),
@@ -286,16 +292,6 @@ def host_physics(boards: list[Board]) -> dict:
         values.sort()
         boxes.append(Box(label, values, f"{counted(len(values), 'table')}, median {format_sol(quartiles(values)[1])}"))
     return {"boxes": boxes, "compared": compared, "judged": judged, "by_speedup": sum(judged.values()), "off_units": off}
-
-
-class _GroupTitles(dict):
-    """Templates' titles of the suite's groups ("Level 1", "Other problems", "All levels")."""
-
-    def __missing__(self, group: str) -> str:
-        return group_title(group)
-
-
-GROUP_TITLES = _GroupTitles()
 
 
 def _cell(e: Entry, urls: Urls) -> dict:

@@ -24,7 +24,7 @@ class Urls:
         return self.run_boards is None
 
     def problem(self, slug: str) -> str:
-        return self(f"problems/{slug}/")
+        return self(problem_url(slug))
 
     def board(self, board: Board) -> str:
         return self(f"problems/{board.problem.slug}/#{board_id(board)}")

@@ -1,5 +1,12 @@
 """What pages weigh, without making them: `check`, and a build before it writes anything, weigh the pages
-the content can make big, and the site, against max_page_bytes and max_site_bytes (build.bounds_problems)."""
+the content can make big, and the site, against max_page_bytes and max_site_bytes (build.bounds_problems).
+
+A source counts by the bound of its HTML (highlight.shown_sizes); the rest by what the bundled templates give
+each part, measured on a site of one run and on one table of 1,000 and of 3,000 runs, each its own
+implementation (benchmarks/one_table.py's tables), rounded down, plus what a label or title holds beyond a
+short one's: a site weighed over a cap is over it. A project's own templates may weigh otherwise: the build
+measures every file it writes.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +14,11 @@ from html import escape as html_escape
 from typing import NamedTuple
 
 from . import paging
-from .leaderboard import Board, Leaderboard
+from .leaderboard import Leaderboard
+from .pages import boards_by_host, counted
 from .safetext import CODE_POINT_HTML, escape, shown_hidden
 from .urls import problem_url, run_page_url
 
-
-# site, against max_page_bytes and max_site_bytes (build.bounds_problems). A source counts by the
-# bound of its HTML (highlight.shown_sizes); the rest by what the bundled templates give each part,
-# measured on a site of one run and on one table of 1,000 and of 3,000 runs, each its own
-# implementation (benchmarks/one_table.py's tables), rounded down, plus what a label or title holds
-# beyond a short one's: a site weighed over a cap is over it. A project's own templates may weigh
-# otherwise: the build measures every file it writes.
 RUN_PAGE_BYTES = 6_000  # a run page but its source and title (6.3 kB measured)
 TITLE_TIMES = 3  # a run page says its title in <title>, its description and its heading (and its document)
 # The most a title can add to its page (models.Text: 10,000 characters, each a hidden one at worst:
@@ -93,12 +94,11 @@ def _weigh_run_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes, ove
             runs_total += source.sizes[1] - shown  # (the site counts it as plain text)
         if page + TITLE_MOST_BYTES > max_page_bytes:
             page += text.extra_title(run.facts.title_parts)
-            if page > max_page_bytes and source is not None and 2 * shown > page:
-                over.append(Weight(run_page_url(run.name), page, f"{run.source}: run.spec.implementationSource",
-                                   f"the page of run {run.name}", f"with this source ({source.shown})"))
-            elif page > max_page_bytes:
-                over.append(Weight(run_page_url(run.name), page, f"{run.source}: run.metadata.title",
-                                   f"the page of run {run.name}", "with this title"))
+            if page > max_page_bytes:
+                by_source = source is not None and 2 * shown > page
+                over.append(Weight(run_page_url(run.name), page, f"{run.source}: run." + (
+                    "spec.implementationSource" if by_source else "metadata.title"), f"the page of run {run.name}",
+                    f"with this source ({source.shown})" if by_source else "with this title"))
         runs_total += page
     return runs_total
 
@@ -145,10 +145,7 @@ def _weigh_problem_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes,
 def _weigh_host_pages(lb: Leaderboard, max_page_bytes: int, text: _TextBytes, over: list[Weight]) -> tuple[int, int]:
     """The host pages' weight with their API summaries, and what their summaries add to the home page."""
     total = headline = 0
-    boards_of_host: dict[str, list[Board]] = {}
-    for boards in lb.boards.values():
-        for b in boards:
-            boards_of_host.setdefault(b.host, []).append(b)
+    boards_of_host = boards_by_host(lb)
     for host, summaries in lb.summaries.items():
         groups = sum(len(s.tallies) for s in summaries)
         boards_here = boards_of_host.get(host, [])
@@ -198,10 +195,6 @@ def _shown_bound(source, ref: tuple[str, str | None], budget: int) -> int:
     from .highlight import shown_as  # (its bounds alone: no Pygments)
 
     return shown_as(source.rel, ref[1], source.sizes, budget)[1]
-
-
-def counted(n: int, noun: str) -> str:
-    return f"{n:,} {noun if n == 1 else noun + 's'}"
 
 
 def files_of(runs, most: int = 3) -> str:
