@@ -566,7 +566,7 @@ def _fp_texts(curves, marks, labels, x, y, right: float, suite: int, reference: 
 def _fp_legend(summaries) -> str:
     """The legend under the chart: each line's number, its sample (dash and marker) and its name."""
     items = "".join(
-        f'<li><b>{i + 1}</b> <svg width="32" height="12" aria-hidden="true"><path class="fp fp{i % FASTP_STYLES}" '
+        f'<li><strong>{i + 1}</strong> <svg width="32" height="12" aria-hidden="true"><path class="fp fp{i % FASTP_STYLES}" '
         f'd="M0 6H32"/><use class="fp fp{i % FASTP_STYLES}" href="#fpm{i % FASTP_STYLES}" x="16" y="6"/></svg> '
         f"{escape(s.implementation)} <small>fast_0 {s.all.fast_p[0.0]}, fast_1 {s.all.fast_p[1.0]} of {s.all.suite}</small></li>"
         for i, s in enumerate(summaries))

@@ -74,7 +74,7 @@ def test_the_crowded_fast_p_chart_has_axis_titles_a_number_per_line_and_a_matchi
     assert len(set(styles[:6])) == min(6, len(styles))
     for i in range(legend.count()):
         item = legend.nth(i)
-        assert item.locator("b").inner_text() == str(i + 1)
+        assert item.locator("strong").inner_text() == str(i + 1)
         assert item.locator("path").get_attribute("class") == lines.nth(i).get_attribute("class")
         assert item.locator("use").get_attribute("href") == f"#fpm{i % 6}"
     numbers = [t for t in texts if t.isdigit()]
