@@ -71,7 +71,7 @@ KERNELBENCH = KernelBench()
 # sourceNative.source → how its runs name problems; a key ending in "*" stands for every source
 # starting with what is before it. One entry an importer, or a family of sources.
 NAMINGS: dict[str, Naming] = {
-    "kernelbench": KERNELBENCH,  # importers/kernelbench.py
+    "kernelbench": KERNELBENCH,  # importers/kernelbench_files.py
     "kernelbench-*": KERNELBENCH,  # importers/kernelbench_leaderboard.py, and any source made from KernelBench
 }
 

@@ -46,7 +46,10 @@ BUNDLED = {"home": "", "level": "levels/2/", "problem": "problems/level2-84-gemm
 # The bundled site's other page kinds: lists, index pages of folders, a protocol, search, the 404 page.
 BUNDLED_MORE = {"search": "search/?q=softmax", "hosts": "hosts/", "implementations": "implementations/",
                 "protocols": "protocols/", "protocol": "protocols/kernelbench-timing-v1/", "levels": "levels/",
-                "problems": "problems/", "runs": "runs/", "not-found": "404.html"}
+                "problems": "problems/", "runs": "runs/", "not-found": "404.html",
+                "host-level": "hosts/kernelbench-h100-pcie-lambdalabs/levels/1/page/2/",
+                "host-levels": "hosts/kernelbench-h100-pcie-lambdalabs/levels/", "pages-of-a-list":
+                "hosts/kernelbench-h100-pcie-lambdalabs/levels/1/page/"}
 
 
 def unavailable(reason: str):
