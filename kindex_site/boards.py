@@ -3,6 +3,7 @@ their entries and warnings, and the warnings' codes."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -105,6 +106,16 @@ class Warning:
     code: str
     message: str
     runs: list[str]
+
+    @property
+    def counted(self) -> tuple[str, str]:
+        """("2 runs", "had …") for a message that opens with how many of its table's runs it is about, else
+        ("", the message): a page of many tables says the count at each table and the rest once."""
+        found = _COUNTED.fullmatch(self.message)
+        return (found[1], found[2]) if found else ("", self.message)
+
+
+_COUNTED = re.compile(r"(\d[\d,]* runs?) (.+)", re.S)
 
 
 @dataclass
