@@ -1,18 +1,7 @@
-"""Write phase: the only code that writes the site.
-
-`_build` reads top to bottom as the build's steps (DEVELOPERS.md draws them): `_read`, `_rank`,
-`_plan` (every output, with its key; nothing made yet: planning.py), `Reuse.outdated` (which outputs
-to write and delete), `_write` (a fresh folder swapped in, or the changed files moved in by a journal:
-publish_swap.py), then `Reuse.written` and `commit` (the record, kept by the state package). What a
-later build reuses is behind `state.reuse.Reuse`, which each step asks for its part; no step knows
-how it is kept.
-
-The site is committed when the new folder is swapped in or the journal is on disk; what is written
-after it (the manifest and the other caches) is only cache: failing to write it is a warning. An
-error, Ctrl-C or SIGTERM before the commit leaves the previous site exactly as it was and no
-temporary folder behind; from the commit on, Ctrl-C and SIGTERM are held until the build ends (they
-then stop it, the new site in place). A build killed outright leaves the old site or the new one,
-or a journal the next build completes first.
+"""Write phase: the only code that writes the site. `_build` reads top to bottom as the build's steps
+(DEVELOPERS.md draws them: read, rank, plan in planning.py, compare, write, record); what a later build
+reuses is behind `state.reuse.Reuse`, which each step asks for its part. The commit point, and what an
+error, Ctrl-C, SIGTERM or a kill leaves: publish_swap.py; what is written after it is only cache.
 
 Output is deterministic: the same content gives byte-identical files whatever PYTHONHASHSEED,
 file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EPOCH aside).
@@ -26,7 +15,7 @@ import sys
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
@@ -46,8 +35,8 @@ from .planning import (Plan, TableLinks, claim_documents, claim_files, claim_pag
                        refuse_file_folder_clashes)
 from .problem_pages import run_of_page, run_page
 from .render import MAX_ITEMS, make_environment
+from .state.records import StoredRows
 from .state.reuse import Reuse
-from .state.rows import StoredRows
 from .urls import Urls
 from .weights import files_of, heaviest_files, source_budget, weigh_site
 from .workers import Aside, Workers, cores, release_free_memory
@@ -403,10 +392,8 @@ class _Renderer:
         self.compiled()
         for name in self.env.list_templates(filter_func=lambda n: n.endswith(".html")):
             if name not in self.templates:
-                try:
+                with suppress(Exception):  # (an unused broken template must not fail the build: it is only warm-up)
                     self.templates[name] = self.env.get_template(name)
-                except Exception:  # (an unused broken template must not fail the build: it is only warm-up)
-                    pass
 
     def fragment(self, name: str, context: dict) -> Markup:
         """A part of a page, rendered on its own (and kept by the caller while its inputs stay)."""
@@ -702,31 +689,22 @@ def refuse_unsafe_output(out: Path, config: Config) -> None:
         home = Path.home().resolve()
     except (RuntimeError, KeyError):  # no home folder known
         home = None
-    reason = None
-    if resolved == Path(resolved.anchor):
-        reason = "is the file system root"
-    elif resolved == home:
-        reason = "is your home folder"
-    elif resolved == root:
-        reason = "is the project folder"
-    elif resolved.is_relative_to(content):  # the content folder itself too
-        reason = "is inside the content folder"
-    elif content.is_relative_to(resolved):
-        reason = "contains the content folder"
-    elif root.is_relative_to(resolved):
-        reason = "contains the project folder"
-    elif any(resolved.is_relative_to(folder) for folder in _own_folders(config, "static_dir")):
-        reason = "is the static folder, or inside it"  # each build would copy the last one into itself
-    elif any(resolved.is_relative_to(folder) for folder in _own_folders(config, "templates_dir")):
-        reason = "is the templates folder, or inside it"
-    elif ".git" in resolved.parts:
-        reason = "is inside a .git folder"  # (a site written there breaks the repository)
-    elif (resolved / ".git").exists():
-        reason = "holds a .git folder"
-    elif resolved.exists() and not resolved.is_dir():
-        reason = "is a file"
-    elif resolved.is_dir() and any(resolved.iterdir()) and not (resolved / MARKER).is_file():
-        reason = "is a non-empty folder kindex-site did not create"
+    within = [*_own_folders(config, "static_dir"), *_own_folders(config, "templates_dir")]
+    reason = next((why for refused, why in (  # (in this order: the first that holds is said)
+        (lambda: resolved == Path(resolved.anchor), "is the file system root"),
+        (lambda: resolved == home, "is your home folder"),
+        (lambda: resolved == root, "is the project folder"),
+        (lambda: resolved.is_relative_to(content), "is inside the content folder"),  # the content folder itself too
+        (lambda: content.is_relative_to(resolved), "contains the content folder"),
+        (lambda: root.is_relative_to(resolved), "contains the project folder"),
+        # (a build would copy the last one into itself)
+        (lambda: any(resolved.is_relative_to(f) for f in within[:2]), "is the static folder, or inside it"),
+        (lambda: any(resolved.is_relative_to(f) for f in within[2:]), "is the templates folder, or inside it"),
+        (lambda: ".git" in resolved.parts, "is inside a .git folder"),  # (a site written there breaks the repository)
+        (lambda: (resolved / ".git").exists(), "holds a .git folder"),
+        (lambda: resolved.exists() and not resolved.is_dir(), "is a file"),
+        (lambda: resolved.is_dir() and any(resolved.iterdir()) and not (resolved / MARKER).is_file(),
+         "is a non-empty folder kindex-site did not create")) if refused()), None)
     if reason:
         raise KindexError(f"{display(out)}: refusing to write the site there: it {reason}")
 

@@ -412,13 +412,9 @@ def main(argv: list[str] | None = None, held: list | None = None) -> int:
 
 
 def run() -> NoReturn:
-    """The `kindex-site` command: main(), then the process ends at once.
-
-    The interpreter's own teardown would free every object a big build made, one by one (half a
-    second at 100,000 runs) for nothing: the operating system takes the memory back whole. For the
-    same reason the cycle collector is off: run after a build, it would walk every object the build
-    keeps until the exit (another half second). `serve`, which runs on, turns it back on.
-    """
+    """The `kindex-site` command: main(), then the process ends at once, what a build made `held` until
+    then: freeing a big build's objects one by one, or the cycle collector walking them, would only delay
+    the exit (the system takes the memory back whole). `serve`, which runs on, turns the collector back on."""
     gc.disable()
     held: list = []
     try:

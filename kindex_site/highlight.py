@@ -5,22 +5,16 @@ it holds; it is never executed and never put inside a <script>. A control or bid
 in it (safetext.HIDDEN) is shown as its code point: the download keeps the file's own bytes.
 Pygments is imported only when a page shows a source: a site without any never loads it.
 
-One kernel is usually shown on many pages (the same file timed on several hosts, each run in a
-folder of its own with a copy): a text is highlighted once per lexer, then taken from this
-process's memory or from the build's store on disk beside the manifest (both kept by the build's
-state: state.highlights.Highlights, set by `use`), which keeps it for the next build. Both are keyed by the text's sha256 and the lexer; the store also by the
-program's code and Pygments' version.
+One kernel is usually shown on many pages (the same file timed on several hosts): a text is
+highlighted once per lexer, then taken from what the build's state keeps (state.highlights.Highlights,
+set by `use`: this process's memory, and a store on disk for the next build), keyed by the text's
+sha256 and the lexer.
 
-A contributor chooses a file's name and its language, and some of Pygments' lexers take time cubic
-in a text's size (its systemd lexer spends minutes on 4 KB of spaces). So work per file is bounded
-twice (docs/security.md, "Highlighting"):
-
-- an allowlist (`lexer_name`): Python (Triton too), CUDA (and HIP), C and C++, each shown by a lexer
-  of our own on Pygments' public `RegexLexer` whose rules take time linear in the text (`_lexer_classes`;
-  tests/test_highlight_bounds.py, benchmarks/highlight_bounds.py); any other file is plain text,
-  escaped, with line numbers;
-- a budget of CPU time per text (`BUDGET_SECONDS`): past it, the text is shown as plain text, kept so
-  under a key of its own (`OVER`) and named by a warning on every build that shows it (`warnings`).
+A contributor chooses a file's name and its language, so work per file is bounded twice
+(docs/security.md, "Highlighting"): an allowlist (`lexer_name`: Python, CUDA, C and C++, each by a
+lexer of our own on Pygments' public `RegexLexer` whose rules take time linear in the text,
+`_lexer_classes`; any other file is plain text), and a budget of CPU time per text (`BUDGET_SECONDS`:
+past it, plain text, kept under a key of its own, `OVER`, and named by a warning on every build).
 """
 
 from __future__ import annotations

@@ -142,13 +142,10 @@ def _named(path: Path) -> str:
 
 
 def snapshot(content: Path) -> dict[str, tuple[int, ...]]:
-    """Every entry under `content` the loader might read (dotfiles aside), by its path there (a
-    folder's ends with '/'): a plain file (a regular file, not a symlink, named in printable ASCII)
-    by its `stat_key`; anything else by a tuple starting with -1, which makes the loader look at it
-    itself (listing.content_files): a symlinked file (with its target's key), a symlinked folder (not
-    followed), a name in other characters (with the key); `UNKNOWN` for what could not be listed or
-    stat'ed or is not a regular file, which no manifest holds: the build goes on to load, which
-    names it."""
+    """Every entry under `content` the loader might read (dotfiles aside), by its path there (a folder's
+    ends with '/'): a plain file (regular, not a symlink, named in printable ASCII) by its `stat_key`;
+    anything else by a tuple starting with -1, which `content_files` looks at itself (a symlink, a name
+    in other characters, `UNKNOWN` for what could not be listed or stat'ed: no manifest holds it)."""
     found: dict[str, tuple[int, ...]] = {}
     _walk([(os.fspath(content), "")], found)
     return found

@@ -41,7 +41,7 @@ import signal
 import stat
 import sys
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .errors import KindexError, display
@@ -333,15 +333,13 @@ def _remove_empty_folders(out: Path, folder: Path) -> None:
 def _read_journal(folder: Path) -> tuple[list[str], list[str]] | None:
     """The journal's (deleted, changed), or None when it is missing or incomplete (then it was never
     acted on: the moves start after it is whole on disk)."""
-    try:
+    with suppress(OSError, ValueError, KeyError, TypeError):
         doc = json.loads((folder / JOURNAL).read_bytes())
         deleted, changed = doc["deleted"], doc["changed"]
         if doc.get("end") is True and isinstance(deleted, list) and isinstance(changed, list):
             paths = [str(p) for p in deleted + changed]
             if not any(p.startswith("/") or ".." in p.split("/") or "\\" in p for p in paths):  # (only the site's)
                 return paths[:len(deleted)], paths[len(deleted):]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
     return None
 
 
@@ -540,15 +538,13 @@ def _remove(trash: Path | None, files: int = 0) -> None:
 
         _removers[:] = [p for p in _removers if p.poll() is None]
         prefix = trash.name[:trash.name.index(".trash-") + len(".trash-")]
-        try:
+        with suppress(OSError):  # no process to be had: remove it here
             _removers.append(subprocess.Popen(
                 [sys.executable, "-I", "-c", _REMOVE_SCRIPT, str(trash), prefix,
                  str(Path(__file__).resolve().parents[1])],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 start_new_session=True))  # (Ctrl-C: not its)
             return
-        except OSError:
-            pass  # no process to be had: remove it here
     remove_tree(trash)
 
 
@@ -568,7 +564,7 @@ def remove_tree(folder: Path) -> None:
     """Delete a folder of ours whatever its folders' permissions (a site someone made read-only),
     marker and journal last (so that a deletion cut short is still known for ours)."""
     def writable(function, path, exc_info) -> None:
-        try:
+        with suppress(OSError):  # removed meanwhile, or not ours to remove after all
             parent = os.path.dirname(path)
             os.chmod(parent, stat.S_IMODE(os.lstat(parent).st_mode) | stat.S_IRWXU)
             if function in (os.rmdir, os.unlink, os.remove):
@@ -576,8 +572,6 @@ def remove_tree(folder: Path) -> None:
             elif function is os.open or function is os.scandir:  # (a folder that cannot be read)
                 os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) | stat.S_IRWXU)
                 shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            pass  # removed meanwhile, or not ours to remove after all
 
     try:
         entries = list(os.scandir(folder))

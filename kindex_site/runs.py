@@ -7,6 +7,7 @@ import hashlib
 import sys
 from array import array
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -275,12 +276,10 @@ def _element_spans(text: str, ascii: bool) -> array:
 def _line_starts(path: Path) -> array:
     """Where each line of a .jsonl file starts (and where the last ends), numbered as jsonread numbers them."""
     starts = array("q", [0])
-    try:
+    with suppress(OSError):  # (then no line is found: the caller says the file changed)
         with path.open("rb") as f:
             for _ in jsonl_lines(f, starts=starts):
                 pass
-    except OSError:
-        pass  # (then no line is found: the caller says the file changed)
     return starts
 
 
@@ -332,8 +331,3 @@ def read_again_into(files: _RereadFiles | None, resident: bool = False) -> _Rere
     _reread_files = files if files is not None else _RereadFiles()
     _reread_files.keep(resident)
     return _reread_files
-
-
-def keep_reread_files(resident: bool) -> None:
-    """Hold the files read again for a resident builder's next build, or only the last one."""
-    _reread_files.keep(resident)

@@ -1,31 +1,19 @@
-"""`kindex-site serve`: a live preview that rebuilds on change and never serves a broken site.
+"""`kindex-site serve`: a live preview that rebuilds on change and never serves a broken site (docs/serve.md).
 
-The site is built by `build()` itself, with what rebuilds reuse (validated files, ranked problems, planned pages) kept across them, into a
-private folder (`.kindex-serve/site` beside kindex.toml), never into the publishable output. That
-folder is byte for byte what `kindex-site build` writes: the reload script and the error overlay are
-added to HTML responses on the way out, and exist nowhere on disk.
-
-Three kinds of thread:
-
-- the main thread builds, and a daemon thread watches content/, templates/, static/ and the config
-  file: both as in `kindex-site build --watch` (watch.py);
-- `ThreadingHTTPServer` answers requests in daemon threads, under the base path as GitHub Pages
-  would: `x/` → `x/index.html`, `x` → 301 to `x/` for a folder, anything missing → `404.html`
-  with status 404; anything leaving the folder (`..`, encoded slashes, backslashes, NUL, dotfiles,
-  symlinks) → 404.
+The site is built by `build()` itself (what rebuilds reuse kept across them, as `build --watch` keeps it:
+watch.py, whose daemon thread watches the project) into a private folder (`.kindex-serve/site` beside
+kindex.toml), never the publishable output, byte for byte what `kindex-site build` writes: the reload
+script and the error overlay are added to HTML responses on the way out. `ThreadingHTTPServer` answers
+under the base path as GitHub Pages would (`resolve`: anything leaving the folder is a 404).
 
 Under load: a listen queue of REQUEST_QUEUE connections, at most MAX_HANDLERS answered at once (more
 wait their turn in that queue), a request head that must arrive within HEAD_TIMEOUT_S of the
 connection's start however it is trickled, and an answer the client must take at a pace
-(SEND_TIMEOUT_S a SEND_CHUNK): a slow client holds one thread for seconds, never the server.
+(SEND_TIMEOUT_S a SEND_CHUNK): a slow client holds one thread for seconds, never the server. Only
+requests addressed to this server are answered (`Hosts`: DNS rebinding gets 403; docs/security.md).
 
-Only requests addressed to this server are answered (`Hosts`: localhost, 127.0.0.1, [::1] or the
-bound address, with the port): a page on another site whose name an attacker re-points at
-127.0.0.1 (DNS rebinding) gets 403, not the preview or its status.
-
-Pages poll `<base>__kindex/events` (a long poll, standard library only) and reload when the site
-or its list of problems changes. `<base>__kindex/status` (and `/__kindex/status`) is the state as JSON,
-with every path relative to the project folder (`public_status`).
+Pages poll `<base>__kindex/events` (a long poll) and reload when the site or its list of problems
+changes; `<base>__kindex/status` is the state as JSON, every path relative to the project (`public_status`).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ import selectors
 import signal
 from collections import deque
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 
 from .errors import KindexError
 from .publish_swap import Interrupted
@@ -31,12 +32,10 @@ def release_free_memory() -> None:
     """Give the C allocator's free pages back to the system (glibc's malloc_trim; elsewhere nothing):
     a forked process's resident size counts every page its parent held when it was forked, and at
     a million runs the pages freed since the content was read are a hundred megabytes."""
-    try:
+    with suppress(OSError, AttributeError, TypeError):
         import ctypes
 
         ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError, TypeError):
-        pass
 
 
 def cores() -> int:
@@ -88,10 +87,8 @@ class Aside:
 
     def put(self) -> bool:
         """Have the work put in place; False if the job failed (its work is then the caller's)."""
-        try:
+        with suppress(OSError):
             os.write(self.tell, b"1")
-        except OSError:
-            pass
         return self.drop() == 0
 
     def drop(self) -> int | None:
@@ -195,12 +192,10 @@ class Workers:
         tasks_r, tasks_w = os.pipe()
         results_r, results_w = os.pipe()
         if self.pipe_bytes is not None:
-            try:  # (room for a result: the worker goes on while its last one waits to be taken)
+            with suppress(ImportError, AttributeError, OSError):  # (room for a result while the last one waits)
                 import fcntl
 
                 fcntl.fcntl(results_w, fcntl.F_SETPIPE_SZ, self.pipe_bytes)
-            except (ImportError, AttributeError, OSError):
-                pass
         pid = os.fork()
         if pid == 0:  # the worker: it never returns from here
             code = 0

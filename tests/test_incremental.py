@@ -626,7 +626,7 @@ def test_damaged_rows_are_read_around(project, always_incremental, damage):
 
 def test_rows_out_of_use_are_dropped(project, monkeypatch, always_incremental):
     from kindex_site import build as build_module
-    from kindex_site.state import rows as cache
+    from kindex_site.state import records as cache
 
     corpus(project)
     project.built()
@@ -650,7 +650,7 @@ def test_rows_out_of_use_are_dropped(project, monkeypatch, always_incremental):
 
 
 def test_rows_of_another_look_are_dropped(project, always_incremental):
-    from kindex_site.state import rows as cache
+    from kindex_site.state import records as cache
 
     corpus(project)
     project.built()

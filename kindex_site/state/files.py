@@ -1,10 +1,6 @@
-"""The files beside an output folder (`.kindex-cache/<output name>.*`, `path`) that `reuse.Reuse`
-keeps, and how they are read and written (no phase of a build uses this module; Reuse does).
-
-The manifest holds the inputs the last build saw (content files by size and times, settings and
-templates by hash) and, per output file, its key (keys.py: a hash of exactly what it shows) and
-size: an output whose key is unchanged is not made again, one no longer made is deleted.
-"""
+"""The files beside an output folder (`.kindex-cache/<output name>.*`, `path`) that `reuse.Reuse` keeps,
+read and written here alone. The manifest holds the inputs the last build saw and each output's key
+(keys.py) and size: an output whose key is unchanged is not made again, one no longer made is deleted."""
 
 from __future__ import annotations
 
@@ -15,6 +11,7 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import suppress
 from itertools import chain, islice
 from pathlib import Path
 
@@ -30,10 +27,8 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]  # kindex_site/
 
 
 def path(out: Path, kind: str) -> Path:
-    """The cache file (or folder) of this kind beside the output folder: "manifest", "runs",
-    "sources", "plans", "rankings", "rows" (a folder of files, one per process that rendered rows),
-    "templates" (render.CompiledTemplates), "highlights" (highlight.Store), "watch-lock" (held by
-    the resident builder that builds into `out`: reuse.Reuse.hold)."""
+    """The cache file (or folder) of this kind beside the output folder: "manifest", "runs", "sources",
+    "plans", "rankings", "rows", "templates", "highlights" (folders), "watch-lock" (reuse.Reuse.hold)."""
     out = out.resolve()
     return out.parent / ".kindex-cache" / f"{out.name}.{kind}"
 
@@ -124,55 +119,10 @@ def manifest_stamp(out: Path) -> tuple | None:
 def forget(out: Path, runs: bool = False) -> None:
     """Drop the manifest (and with `runs`, every other cache: a --clean build starts from nothing)."""
     for kind in ("manifest", "runs", "plans", "sources", "rankings") if runs else ("manifest",):
-        try:
+        with suppress(OSError):
             path(out, kind).unlink()
-        except OSError:
-            pass
     for kind in ("templates", "highlights", "rows") if runs else ():
         shutil.rmtree(path(out, kind), ignore_errors=True)
-
-
-def take(lock: Path):
-    """Hold `lock` for this process: the open lock file, kept until the process ends; or, when
-    another holds it, " (pid N)" or ""; None where the system has no such locks."""
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system: no lock
-        return None
-    handle = open(lock, "a+", encoding="utf-8")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.seek(0)
-        holder = handle.read().strip()
-        handle.close()
-        return f" (pid {holder})" if holder.isdigit() else ""
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    # A build's forked workers would hold it too (a worker outliving a killed parent would keep
-    # the folder locked): theirs is closed; the lock stays with this process's own.
-    os.register_at_fork(after_in_child=handle.close)
-    return handle
-
-
-def holder(lock: Path) -> str | None:
-    """Who holds `lock` (" (pid N)", or "" if it says not), or None when no one does."""
-    try:
-        import fcntl
-
-        handle = open(lock, "r", encoding="utf-8")
-    except (ImportError, OSError):  # no locks here, or no lock file: no resident builder
-        return None
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            text = handle.read().strip()
-            return f" (pid {text})" if text.isdigit() else ""
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return None
 
 
 # --- validated runs, for the next command-line build (reading.file_records / restore_files) -----------
@@ -243,12 +193,10 @@ def read_rankings(out: Path, header: bytes) -> dict[str, tuple[str, bytes]]:
     # Each entry is two frames: (slug, key) marshal'd, then the ranking's bytes, which are only
     # read (leaderboard.restored_ranking) for a problem whose key is still the same.
     parts = frames(path(out, "rankings"), header)
-    try:
+    with suppress(ValueError, EOFError, TypeError):
         for head, body in zip(parts, parts):
             slug, key = marshal.loads(head)
             rankings[slug] = (key, body)
-    except (ValueError, EOFError, TypeError):
-        pass
     return rankings
 
 

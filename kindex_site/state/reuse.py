@@ -1,19 +1,13 @@
-"""What a later build reuses, behind one object: `Reuse`, one per output folder.
-
-Around a build (standard library only: a no-op build answers before the heavy imports): `hold`,
-`held_by`, `recover`, `forget` (--clean) and `unchanged`. In a build, each phase asks it for its
-part (`for_load`, `for_ranking`, `renderer`, `problem_outputs`), then which outputs are `outdated`,
-and at its end it records what the site now is (`written`, `commit`). It keeps files.py's files
-on disk and, for a resident builder (`build --watch`, `serve`: one object kept across rebuilds),
-what the last build made in memory (DEVELOPERS.md, "Reuse: one door", lists both).
-
-Everything kept is keyed by exactly the inputs it was made from, so a build that reuses is
-byte-identical to a clean one (tests/test_incremental.py).
-"""
+"""`Reuse`, one per output folder: around a build (standard library only, for a no-op build) `hold`,
+`held_by`, `recover`, `forget`, `unchanged`; in a build, each phase's part (`for_load`, `for_ranking`,
+`renderer`, `problem_outputs`), which outputs are `outdated`, then `written` and `commit`. Everything
+kept is keyed by exactly the inputs it was made from, so a build that reuses is byte-identical to a
+clean one (tests/test_incremental.py)."""
 
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from pathlib import Path
 
 from . import files
@@ -60,12 +54,12 @@ class Reuse:
         self._stored_rankings: dict = {}  # as the last command-line build stored them
         self._outputs: dict = {}  # problem slug → its planned outputs (planning.ProblemOutputs)
         self._stored_plans: dict = {}  # as the last command-line build stored them
-        self._downloads = None  # the source files' outputs (planning.Downloads)
+        self.downloads = None  # the source files' outputs (planning.Downloads)
         self._renderer: tuple | None = None  # (settings key, build._Renderer): compiled once per look
-        self._rows = None  # rows.StoredRows: a command-line build's rows of listing pages
+        self._rows = None  # records.StoredRows: a command-line build's rows of listing pages
         self._site_sizes: tuple = (None, None)  # (the manifest last committed, the sizes of the site it lists)
         self._record: tuple = ()  # (manifest outputs, site sizes, plans) between `written` and `commit`
-        self._highlights = None  # highlights.Highlights: source texts highlighted (a resident builder's, kept)
+        self.highlights = None  # highlights.Highlights: source texts highlighted (a resident builder's, kept)
         self._reread = None  # runs' files read again for run pages (a resident builder's, kept)
         self._made: tuple = ()  # what a one-off build made, freed with this object (cli: at the process's end)
 
@@ -73,20 +67,47 @@ class Reuse:
 
     def held_by(self) -> str | None:
         """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
-        return files.holder(files.path(self.out, "watch-lock"))
+        try:
+            import fcntl
+
+            handle = open(files.path(self.out, "watch-lock"), encoding="utf-8")
+        except (ImportError, OSError):  # no locks here, or no lock file: no resident builder
+            return None
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return _pid_said(handle)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        return None
 
     def hold(self) -> str | None:
         """Take the folder's lock for this process, for as long as it runs (two resident builders
         would build into one folder at once); when another holds it, who (as `held_by` says)."""
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: no lock
+            return None
         path = files.path(self.out, "watch-lock")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            held = files.take(path)
+            handle = open(path, "a+", encoding="utf-8")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                with handle:
+                    handle.seek(0)
+                    return _pid_said(handle)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"{os.getpid()}\n")
+            handle.flush()
         except OSError as e:
             raise KindexError(f"{display(path)}: cannot lock it: {e.strerror or e}") from None
-        if isinstance(held, str):
-            return held
-        self._lock = held
+        # A build's forked workers would hold it too (one outliving a killed parent would keep the
+        # folder locked): theirs is closed; the lock stays with this process's own.
+        os.register_at_fork(after_in_child=handle.close)
+        self._lock = handle
         return None
 
     def recover(self) -> list[str]:
@@ -229,9 +250,9 @@ class Reuse:
 
     def renderer(self, make):
         """The templates, compiled once per look (the settings key covers every template's bytes):
-        `make(the compiled templates' store, templates.CompiledTemplates)` when the look is new; compiled aside when none are stored."""
+        `make(records.CompiledTemplates)` when the look is new; compiled aside when none are stored."""
         if self._renderer is None or self._renderer[0] != self.settings:
-            from .templates import CompiledTemplates
+            from .records import CompiledTemplates
 
             try:
                 compiled = CompiledTemplates(files.path(self.out, "templates"), files.code_stamp())
@@ -243,7 +264,7 @@ class Reuse:
         renderer = self._renderer[1]
         # A resident builder keeps the rows of listing pages in memory (planning.Plan.row); a command-line
         # build takes those of unchanged problems from the last builds' and stores those it renders.
-        from .rows import StoredRows
+        from .records import StoredRows
 
         self._rows = renderer.rows = None if self.resident else StoredRows(self.out)
         return renderer
@@ -276,11 +297,6 @@ class Reuse:
                 group.fragments[template, variant[0]] = held
         return held[1]
 
-    @property
-    def downloads(self):
-        """The source files' outputs, as the last build in this process planned them."""
-        return self._downloads
-
     def check_paths(self, paths: frozenset, check) -> None:
         """Call `check` (the clash check) unless `paths` are the last build's, checked then (by this
         process, or the one that wrote the manifest)."""
@@ -307,7 +323,7 @@ class Reuse:
     def planned(self, plan) -> None:
         """The plan is made: its problems' outputs (and a resident builder's downloads) are kept."""
         self._outputs = plan.groups
-        self._downloads = plan.downloads if self.resident else None
+        self.downloads = plan.downloads if self.resident else None
         if self._rows is not None:
             self._rows.keep({slug: g.made_from for slug, g in plan.groups.items()})
 
@@ -344,13 +360,13 @@ class Reuse:
         from .. import highlight
         from .highlights import Highlights
 
-        if self._highlights is None or not self.resident:
-            self._highlights = Highlights(files.path(self.out, "highlights"))
+        if self.highlights is None or not self.resident:
+            self.highlights = Highlights(files.path(self.out, "highlights"))
         if not content.sources or (changes is not None and not changes.changed):
-            self._highlights.open(None, set())
+            self.highlights.open(None, set())
         else:
-            self._highlights.open(files.code_stamp(), {source.digest for source in content.sources.values()})
-        highlight.use(self._highlights)
+            self.highlights.open(files.code_stamp(), {source.digest for source in content.sources.values()})
+        highlight.use(self.highlights)
         if not self.resident:
             return
         first = not self._built
@@ -363,11 +379,6 @@ class Reuse:
                     page.values()
         if first:
             plan.renderer.load_all()
-
-    @property
-    def highlights(self):
-        """The highlighted source texts this build keeps (highlights.Highlights)."""
-        return self._highlights
 
     def kept_bytes(self, changes) -> int:
         """The bytes of the site's files a build with these `changes` (`outdated`'s) keeps as they are."""
@@ -447,11 +458,9 @@ class Reuse:
             else (None, None)
         self._record, self._validated, self._stored_plans = (), None, {}
         if self._sources.changed:  # (only a cache: if it cannot be written, the next build reads them all)
-            try:
+            with suppress(OSError):
                 files.write_sources(self.out, self._sources.records())
                 self._sources.changed = False
-            except OSError:
-                pass
         self._built = True
         if not self.resident:
             # A one-off build is followed by the process's end (cli.run skips the interpreter's
@@ -514,3 +523,9 @@ class Reuse:
             self._runs_aside = None
         highlight.use(None)
         read_again_into(None)
+
+
+def _pid_said(lock) -> str:
+    """Who holds a lock, as its file says: " (pid N)", or "" when it says not."""
+    text = lock.read().strip()
+    return f" (pid {text})" if text.isdigit() else ""
