@@ -548,14 +548,14 @@ def test_a_command_line_rebuild_ranks_only_the_changed_problem(project, monkeypa
     project.built()
     assert (project.root / ".kindex-cache/site.rankings").is_file()
     ranked = []
-    real = leaderboard._problem_boards
-    monkeypatch.setattr(leaderboard, "_problem_boards",
+    real = leaderboard.problem_boards
+    monkeypatch.setattr(leaderboard, "problem_boards",
                         lambda problem, *rest: ranked.append(problem.slug) or real(problem, *rest))
     CHANGES["a-mean-reorders-a-board"](project)  # one run of problem 1
     code, out, err = project.build()
     assert code == 0 and "changed" in out, err
     assert ranked == ["level1-1-problem-1"]  # the others, the rich one too, as the last build stored them
-    monkeypatch.setattr(leaderboard, "_problem_boards", real)
+    monkeypatch.setattr(leaderboard, "problem_boards", real)
     rebuild_matches_clean(project)
 
 
