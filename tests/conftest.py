@@ -8,6 +8,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -52,6 +53,8 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:  # (a background job of a script: the tests send Ctrl-C)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if config.getoption("--release"):
         os.environ["KINDEX_RELEASE"] = "1"  # (seen by worker processes and the commands tests start)
     _in_memory_basetemp(config)
