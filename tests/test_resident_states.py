@@ -41,8 +41,8 @@ from kindex_site.cli import main
 from kindex_site.config import load_config
 from kindex_site.watch import Builder
 
-EXAMPLES = int(os.environ.get("KINDEX_HYPOTHESIS_EXAMPLES") or 0) or (20 if release() else 10)
-STEPS = int(os.environ.get("KINDEX_HYPOTHESIS_STEPS") or 0) or (12 if release() else 8)
+EXAMPLES = int(os.environ.get("KINDEX_HYPOTHESIS_EXAMPLES") or 0) or (20 if release() else 4)
+STEPS = int(os.environ.get("KINDEX_HYPOTHESIS_STEPS") or 0) or (12 if release() else 6)
 # (no explain phase: replaying a failing sequence line by line took minutes, its shrinking seconds)
 SETTINGS = settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, derandomize=True,
                     database=None, phases=[phase for phase in Phase if phase is not Phase.explain],
