@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_build
 from kindex_site.cli import main
 from test_frontend import representative_content
 
@@ -96,11 +97,13 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def bundled(tmp_path_factory):
-    """Base URL of the bundled site (this repository's content/ and kindex.toml), served under /kindex/."""
-    root = tmp_path_factory.mktemp("bundled")
-    base, httpd = _served(root, ["--config", str(ROOT / "kindex.toml"), "--content", str(ROOT / "content")])
+    """Base URL of the bundled site (this repository's content/ and kindex.toml), served under /kindex/:
+    built once per session for every browser test (conftest.shared_build), each module serving it."""
+    site = shared_build(tmp_path_factory, "bundled-browser", "public/kindex", "--base-url", "/kindex/")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site.parent)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        yield base
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/kindex/"
     finally:
         httpd.shutdown()
         httpd.server_close()

@@ -291,10 +291,15 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def bundled_site(tmp_path_factory) -> Path:
-    """This repository's content/ and kindex.toml built into a site folder once per session, by
-    `kindex-site build` in a subprocess (the product's modules never enter this process): under
-    xdist the first worker to ask builds it, the others wait on its lock and read the same folder.
-    Read it; never write there."""
+    """This repository's content/ and kindex.toml built into a site folder once per session. Read it;
+    never write there."""
+    return shared_build(tmp_path_factory, "bundled-site", "site")
+
+
+def shared_build(tmp_path_factory, name: str, out: str, *args: str) -> Path:
+    """The bundled content built once per session into <name>/<out> (with `args`), by `kindex-site build`
+    in a subprocess (the product's modules never enter this process): under xdist the first worker to
+    ask builds it, the others wait on its lock and read the same folder."""
     import fcntl
     import subprocess
     import sys
@@ -302,18 +307,18 @@ def bundled_site(tmp_path_factory) -> Path:
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # (every worker's basetemp is a folder in the session's)
-    site = shared / "bundled-site" / "site"
-    with open(shared / "bundled-site.lock", "w") as lock:
+    site = shared / name / out
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (site.parent / "built").is_file():
-            shutil.rmtree(site.parent, ignore_errors=True)
-            site.parent.mkdir()
+        if not (shared / name / "built").is_file():
+            shutil.rmtree(shared / name, ignore_errors=True)
+            site.parent.mkdir(parents=True)
             done = subprocess.run(
                 [sys.executable, "-c", "import sys; from kindex_site.cli import main; sys.exit(main(sys.argv[1:]))",
                  "build", "--config", str(REPOSITORY / "kindex.toml"), "--content", str(REPOSITORY / "content"),
-                 "--out", str(site)], cwd=site.parent, capture_output=True, text=True, timeout=600)
+                 "--out", str(site), *args], cwd=shared / name, capture_output=True, text=True, timeout=600)
             assert done.returncode == 0, f"the bundled site did not build:\n{done.stdout}\n{done.stderr}"
-            (site.parent / "built").touch()
+            (shared / name / "built").touch()
     return site
 
 

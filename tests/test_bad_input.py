@@ -226,7 +226,7 @@ def test_the_command_says_everything_then_exits_and_a_closed_pipe_is_no_tracebac
     command = [sys.executable, "-m", "kindex_site", "build", "--timings"]
     done = subprocess.run(command, cwd=project.root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("Built 14 pages from 1 run in ") and done.stdout.endswith(" → site/\n")
+    assert done.stdout.startswith("Built 16 pages from 1 run in ") and done.stdout.endswith(" → site/\n")
     assert "render and write" in done.stderr and "save the manifest" in done.stderr
     assert (project.root / "site/index.html").is_file()
 

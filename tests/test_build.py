@@ -77,7 +77,8 @@ def test_seed_api_has_exact_nanoseconds(project):
         "apiVersion": "kindex-site/v1", "runs": 1,
         "problems": [{"slug": "level2-84-gemm-batchnorm-scaling-softmax", "title": "Gemm BatchNorm Scaling Softmax",
                       "url": f"/{SEED_PAGE}/", "api": "/api/v1/problems/level2-84-gemm-batchnorm-scaling-softmax.json",
-                      "runs": 1}],
+                      "runs": 1, "level": 2, "number": 84}],
+        "suite": {"2": 1, "all": 1},
         "hosts": [{"name": "kernelbench-h100-pcie-lambdalabs", "title": "KernelBench host · H100 PCIe (Lambda Labs)",
                    "url": "/hosts/kernelbench-h100-pcie-lambdalabs/",
                    "api": "/api/v1/hosts/kernelbench-h100-pcie-lambdalabs.json"}],
@@ -222,7 +223,8 @@ def test_host_implementation_and_protocol_pages(project):
                                      seed_problem_run("gpu-b", "PyTorch eager", 1_500_000)])
     project.built()
     host = visible_text(project.page("hosts/gpu-a"))
-    assert "NVIDIA H100" in host and "sm_90" in host and "Gemm BatchNorm Scaling Softmax" in host
+    assert "NVIDIA H100" in host and "sm_90" in host and "Level 2: 1 problem, 1 latency table" in host
+    assert "Gemm BatchNorm Scaling Softmax" in visible_text(project.page("hosts/gpu-a/levels/2"))
     impl = project.page("implementations/pytorch-eager")
     [matrix] = tables(impl)
     assert matrix["rows"][0] == ["Problem", "Host gpu-a", "Host gpu-b"]
