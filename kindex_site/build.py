@@ -163,7 +163,7 @@ def _rank(config: Config, content: Content, reuse: Reuse, progress: _Progress) -
 def _within_bounds(config: Config, content: Content, lb: Leaderboard) -> None:
     """KindexError when the content would make more than kindex.toml's caps allow (docs/security.md,
     "Bounds"): a table of more than max_runs_per_table runs, a page over max_page_bytes, a site over
-    max_site_bytes. Pages are weighed without being made (pages.weigh_site): `check` says what a
+    max_site_bytes. Pages are weighed without being made (weights.weigh_site): `check` says what a
     build would, before anything is written; the build measures each file as it writes it too."""
     problems = bounds_problems(config, lb)
     if problems:
@@ -274,7 +274,7 @@ def _highlight_ahead(content: Content, config: Config, progress: _Progress) -> N
 
 def _shown_sources(content: Content, config: Config) -> Iterator:
     """Each source file a page shows, with the language it is shown in: its run's, or plain text when
-    highlighted it might take too much of its page (pages.shown_source). Files shown twice, twice."""
+    highlighted it might take too much of its page (problem_pages.shown_source). Files shown twice, twice."""
     from .highlight import shown_as
 
     kinds = ("implementation", "workload") if config.run_pages else ("workload",)  # (run pages show the first)

@@ -716,7 +716,7 @@ def box_chart(rows: list[Box], title: str, desc: str) -> Markup:
 
 def problem_sol_chart(strips: list[Strip], problem_title: str) -> Markup:
     """On a problem page, per workload: each implementation's fraction of the speed of light on each
-    timing host (pages.sol_strips)."""
+    timing host (problem_pages.sol_strips)."""
     return strip_chart(
         strips, f"{problem_title}: fraction of the speed of light per implementation, across timing hosts",
         "For each implementation, its latest passed run on each timing host as a point: the share of its GPU's "

@@ -34,7 +34,7 @@ FIELDS: dict[str, tuple] = {
     # table's CSV takes about 2 KB, 16% of a big site without run pages (docs/scale.md).
     "board_csvs": (True, bool, None, None),
     # How a problem's API document holds its runs: "objects" (one per entry, as first published) or
-    # "arrays" (one array per entry under the document's "columns"; 40% smaller). pages.API_ENTRIES.
+    # "arrays" (one array per entry under the document's "columns"; 40% smaller). api.API_ENTRIES.
     "api_entries": ("objects", ("objects", "arrays"), None, None),
     # Where no floor judges a run (no cost, an unknown GPU, a cache-resident workload), a speedup at or
     # above this against the reference on its board is flagged `implausible` and held out of summaries

@@ -135,7 +135,7 @@ class Plan:
                                 config.board_csvs, config.api_entries, source_budget(config.max_page_bytes))
 
     def row(self, template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
-        """A problem's row on a page listing problems (pages.ProblemRow), for page and columns `variant`."""
+        """A problem's row on a page listing problems (paging.ProblemRow), for page and columns `variant`."""
         return self.reuse.row(problem.slug, self.groups[problem.slug], template, variant,
                               lambda: self.renderer.fragment(template, make_context()))
 
@@ -247,7 +247,7 @@ class ProblemOutputs:
 
     made_from: tuple
     pages: int  # how many of `outputs` are pages: the first ones (its page, then its runs')
-    # Output path → its Page, a run page's Board (its Page is made when written: pages.run_page), a
+    # Output path → its Page, a run page's Board (its Page is made when written: problem_pages.run_page), a
     # dict (JSON) or a function making bytes (or UNPLANNED).
     outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: Reuse.let_go)
     keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
@@ -292,7 +292,7 @@ def problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base:
     outputs: dict[str, object] = {page.output_path: page}
     keys: dict[str, str | bytes] = {page.output_path: pk.problem}
     # A run page is planned as its path and its board, not as a Page: a million of them would weigh
-    # a gigabyte (its Page is made when it is written: pages.run_page).
+    # a gigabyte (its Page is made when it is written: problem_pages.run_page).
     runs = sorted(((e.run.name, b, e.run) for b in boards for e in b.runs), key=_first) if run_pages else ()
     for name, board, run in runs:
         path = run_page_path(name)

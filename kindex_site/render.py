@@ -229,7 +229,7 @@ def _once(env: jinja2.Environment):
 
 def _physics_facts():
     """The `physics_facts` filter: a run page's floor, speed of light, GPU figures and workload cost
-    (templates/run_physics.html, given pages.run_physics' facts' context), rendered the first time for a
+    (templates/run_physics.html, given problem_pages.run_physics' facts' context), rendered the first time for a
     workload on a GPU (its "key") and given again while its cost, GPU figures and environment are the
     same objects: a table's runs share them, and rendering them again for each was a third of a run
     page. Bounded, for a long-running `serve`."""

@@ -49,8 +49,7 @@ BUNDLED_MORE = {"search": "search/?q=softmax", "hosts": "hosts/", "implementatio
                 "protocols": "protocols/", "protocol": "protocols/kernelbench-timing-v1/", "levels": "levels/",
                 "problems": "problems/", "runs": "runs/", "not-found": "404.html",
                 "host-level": "hosts/kernelbench-h100-pcie-lambdalabs/levels/1/page/2/",
-                "host-levels": "hosts/kernelbench-h100-pcie-lambdalabs/levels/", "pages-of-a-list":
-                "hosts/kernelbench-h100-pcie-lambdalabs/levels/1/page/"}
+                "host-levels": "hosts/kernelbench-h100-pcie-lambdalabs/levels/"}
 
 
 def unavailable(reason: str):
