@@ -88,8 +88,9 @@ def pytest_collection_modifyitems(session, config, items):
 # xdist (scripts/test: --dist loadfile --no-loadscope-reorder) each file goes whole to the next free
 # worker, in the order collected. These are collected first, so that they run beside the many short
 # files rather than after them, where the last one started would finish alone.
-LONGEST_FIRST = ("test_browser.py", "test_browser_axe.py", "test_interrupt.py", "test_incremental.py",
-                 "test_serve.py", "test_highlight_bounds.py", "test_layouts.py", "test_recompute.py")
+LONGEST_FIRST = ("test_browser.py", "test_browser_axe.py", "test_browser_axe_lists.py", "test_resident_states.py",
+                 "test_host_pages.py", "test_interrupt.py", "test_incremental.py", "test_charts_browser.py",
+                 "test_properties.py", "test_html_valid.py", "test_layouts.py", "test_recompute.py", "test_serve.py")
 
 
 def _longest_first(items) -> None:
