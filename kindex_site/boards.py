@@ -174,3 +174,9 @@ def runs_counted(n: int) -> str:
 @lru_cache(maxsize=4096)
 def utc(timestamp: str) -> str:
     return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
+
+
+def observed_span(workloads: list[Workload]) -> tuple[str | None, str | None]:
+    """When the earliest of `workloads` was first timed and the latest last, as given."""
+    times = sorted((t for w in workloads for t in (w.first_observed, w.last_observed) if t), key=utc)
+    return (times[0], times[-1]) if times else (None, None)

@@ -8,6 +8,7 @@ from functools import partial
 
 from . import paging
 from .entry_rows import entry_row
+from .boards import observed_span
 from .leaderboard import ALL_LEVELS, Board, Entry, Leaderboard, Problem, utc
 from .paging import Page, Pager, ProblemRow, paged
 from .urls import Urls
@@ -88,14 +89,9 @@ def _replaced(lb: Leaderboard, problems: list[Problem]) -> tuple:
     found = []
     for number, versions in sorted(by_number.items()):
         if len(versions) > 1:
-            dated = [(p, *_observed_span(lb.workloads[p.slug])) for p in versions]
+            dated = [(p, *observed_span(lb.workloads[p.slug])) for p in versions]
             found.append((number, tuple(sorted(dated, key=lambda d: (d[1] is None, utc(d[1]) if d[1] else "", d[0].slug)))))
     return tuple(found)
-
-
-def _observed_span(workloads: list) -> tuple[str | None, str | None]:
-    times = sorted((t for w in workloads for t in (w.first_observed, w.last_observed) if t), key=utc)
-    return (times[0], times[-1]) if times else (None, None)
 
 
 def level_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, levels: list[Level]) -> list[Page]:

@@ -9,7 +9,7 @@ from fractions import Fraction
 from .errors import plural
 from .load import Content
 from .stats import Speedup, geometric_mean
-from .boards import Board, Entry, Implementation, Problem, Workload, primary_value, utc
+from .boards import Board, Entry, Implementation, Problem, Workload, observed_span, primary_value
 from .rules import Rules
 
 
@@ -239,10 +239,8 @@ def _summaries(results: dict[tuple[str, str], dict[str, list[Result]]], suite: d
         tallies[ALL_LEVELS] = replace(
             _tally(ALL_LEVELS, sum(suite[g] for g in groups), [r for g in groups for r in counted[g]], every),
             levels=groups, some_levels=len(groups) < len(suite) - 1)
-        times = sorted((t for r in every if r.earlier for t in (r.earlier.first_observed, r.earlier.last_observed)
-                        if t), key=utc)
-        result[host].append(Summary(implementations[slug].label, slug, host, tallies, basis,
-                                    (times[0], times[-1]) if basis == EARLIER and times else (None, None)))
+        observed = observed_span([r.earlier for r in every if r.earlier]) if basis == EARLIER else (None, None)
+        result[host].append(Summary(implementations[slug].label, slug, host, tallies, basis, observed))
     for summaries in result.values():
         summaries.sort(key=lambda s: s.order)
     return result
