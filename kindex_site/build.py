@@ -1,7 +1,8 @@
 """Write phase: the only code that writes the site. `_build` reads top to bottom as the build's steps
 (DEVELOPERS.md draws them: read, rank, plan in planning.py, compare, write, record); what a later build
-reuses is behind `state.reuse.Reuse`, which each step asks for its part. The commit point, and what an
-error, Ctrl-C, SIGTERM or a kill leaves: publish_swap.py; what is written after it is only cache.
+reuses is behind `state.reuse.Reuse`, which a step asks a question of at most once. The commit point,
+and what an error, Ctrl-C, SIGTERM or a kill leaves: publish_swap.py; what is written after it is only
+cache.
 
 Output is deterministic: the same content gives byte-identical files whatever PYTHONHASHSEED,
 file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EPOCH aside).
@@ -81,37 +82,33 @@ def build(config: Config, reuse: Reuse | None = None) -> BuildResult:
             return _build(config, reuse, progress)
         finally:
             progress.done()
-            reuse.ended()
 
 
 def _build(config: Config, reuse: Reuse, progress: _Progress) -> BuildResult:
     started, lap = time.perf_counter(), _Lap({})
     out = config.folder("output_dir")
     refuse_unsafe_output(out, config)
-    recovered = reuse.open(config, os.environ)  # (what a killed build left is put right before anything reads the site)
-    updated = _source_date()
-    lap("start")
-    content = _read(config, reuse, progress)
-    lap("read and validate content")
-    lb = _rank(config, content, reuse, progress)
-    _within_bounds(config, content, lb)
-    lap("group and rank")
-    plan = _plan(config, content, lb, reuse, updated, progress)
-    lap("plan pages and files")
-    changes = reuse.outdated(plan)
-    lap("compare with the last build")
-    reuse.before_write(plan, content, changes)
-    if changes is None and len(plan.outputs) >= PARALLEL_MIN_OUTPUTS:
-        _highlight_ahead(content, config, progress)
-    with publish_swap.Publication(out) as publication:
-        sizes = _write(plan, changes, publication, progress)
-        plan.written()
-        lap("render and write")
-        # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
-        # for it (a fraction of the build), and a cache that cannot be written is a warning.
-        sizes_now = reuse.written(plan, sizes, changes)
-        warnings = _warnings(config, reuse, content, lb, sizes_now)
-        warnings = warnings + reuse.commit(plan, content, lb, warnings)  # (a new list: the manifest holds the one it was given)
+    with reuse.opened(config, os.environ) as recovered:  # (what a killed build left is put right before anything reads the site)
+        updated = _source_date()
+        lap("start")
+        content = _read(config, reuse, progress)
+        lap("read and validate content")
+        lb = _rank(config, content, reuse, progress)
+        _within_bounds(config, content, lb)
+        lap("group and rank")
+        plan = _plan(config, content, lb, reuse, updated, progress)
+        lap("plan pages and files")
+        changes = reuse.outdated(plan, content)
+        lap("compare with the last build")
+        if changes is None and len(plan.outputs) >= PARALLEL_MIN_OUTPUTS:
+            _highlight_ahead(content, config, progress)
+        with publish_swap.Publication(out) as publication:
+            sizes = _write(plan, changes, publication, progress)
+            plan.written()
+            lap("render and write")
+            # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
+            # for it (a fraction of the build), and a cache that cannot be written is a warning.
+            warnings = reuse.commit(plan, content, lb, sizes, changes, partial(_warnings, config, out, content, lb))
     return BuildResult(
         pages=plan.page_count(), runs=len(content.runs), files=plan.files,
         seconds=time.perf_counter() - started, output=out, warnings=warnings, notes=recovered + plan.notes,
@@ -148,16 +145,14 @@ def _read(config: Config, reuse: Reuse, progress: _Progress) -> Content:
     Run pages show whole documents; otherwise a run keeps its facts and its document is read again if asked."""
     progress.phase("reading content")
     content_dir = config.folder("content_dir")
-    content = load_content(content_dir, keep_documents=config.run_pages, progress=progress.at,
-                           reuse=reuse.for_load(content_dir))
-    reuse.loaded(content)
-    return content
+    return load_content(content_dir, keep_documents=config.run_pages, progress=progress.at,
+                        reuse=reuse.for_load(content_dir))
 
 
 def _rank(config: Config, content: Content, reuse: Reuse, progress: _Progress) -> Leaderboard:
     """Boards (problem × workload × host × protocol), ranked (unchanged problems' as they were)."""
     progress.phase("grouping and ranking")
-    return build_leaderboard(content, Rules.of(config), reuse=reuse.for_ranking())
+    return build_leaderboard(content, Rules.of(config), reuse=reuse.for_ranking(content))
 
 
 def _within_bounds(config: Config, content: Content, lb: Leaderboard) -> None:
@@ -232,7 +227,8 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
     urls = Urls(config.base_path)
     if not config.run_pages:
         urls = Urls(config.base_path, TableLinks(urls, lb.board_of_run))
-    renderer = reuse.renderer(partial(_Renderer.of, config.folder("templates_dir")))
+    kept = reuse.for_plan(partial(_Renderer.of, config.folder("templates_dir")))
+    renderer = kept.renderer
     renderer.set_globals({
         "site": {"title": config.title, "description": config.description, "absolute_url": config.absolute_url,
                  "schema_url": urls(publish.SCHEMA_PATH)},
@@ -243,17 +239,14 @@ def _plan(config: Config, content: Content, lb: Leaderboard, reuse: Reuse, updat
     renderer.run_page = partial(run_page, lb, urls, source_budget=source_budget(config.max_page_bytes))
     renderer.max_page_bytes = config.max_page_bytes
     renderer.env.max_items = max(MAX_ITEMS, config.max_page_bytes)  # (what one template expression may make)
-    plan = Plan(config, lb, urls, renderer, base_key(reuse.settings, content), reuse)
-    plan.downloads = reuse.downloads
-    plan.take_problems(*reuse.problem_outputs())  # (unchanged problems' paths and keys, as last planned)
+    plan = Plan(config, lb, urls, base_key(kept.settings, content), kept)
+    plan.take_problems(kept.held, kept.stored)  # (unchanged problems' paths and keys, as last planned)
     claim_pages(plan)
     claim_documents(plan, config, updated)
     claim_files(plan, config, content)
-    reuse.check_paths(plan.outputs.keys(),
-                      partial(refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
+    reuse.planned(plan, partial(refuse_file_folder_clashes, plan.outputs, plan.claimed_by, plan.claimant))
     key_outputs(plan, content)
-    reuse.planned(plan)
-    reuse.let_go(plan.groups)
+    plan.let_go()
     plan.claimed_by = {}  # (every claim is made: a big site's casefolded paths need not wait for the writing)
     return plan
 
@@ -314,11 +307,11 @@ def _write(plan: Plan, changes, publication: publish_swap.Publication,
             return {}
         staging = publication.folder(len(changes.changed) + len(changes.stale))
         sizes = _write_outputs(staging, {p: plan.outputs[p] for p in changes.changed}, plan.renderer, progress,
-                               max_site - plan.reuse.kept_bytes(changes))
+                               max_site - changes.kept_bytes())
         publication.apply(changes.changed, changes.stale)  # the commit point
         return sizes
     except _SiteTooBig as e:
-        raise KindexError(_site_too_big(plan, e, 0 if changes is None else plan.reuse.kept_bytes(changes))) from None
+        raise KindexError(_site_too_big(plan, e, 0 if changes is None else changes.kept_bytes())) from None
 
 
 def _site_too_big(plan: Plan, e: _SiteTooBig, kept: int) -> str:
@@ -343,11 +336,11 @@ def _site_too_big(plan: Plan, e: _SiteTooBig, kept: int) -> str:
     return said + "".join(f"; {a}" for a in advice)
 
 
-def _warnings(config: Config, reuse: Reuse, content: Content, lb: Leaderboard, sizes) -> list[str]:
-    """The build's warnings: the content's, the boards', source files shown as plain text, and the
-    site's size (`sizes`: publish.SiteSizes)."""
-    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(reuse.highlights, content, config)
-    warnings += publish.size_warnings(sizes, display(reuse.out), config.max_site_bytes)
+def _warnings(config: Config, out: Path, content: Content, lb: Leaderboard, sizes, highlights) -> list[str]:
+    """The build's warnings: the content's, the boards', source files shown as plain text (found
+    among the build's `highlights`), and the site's size (`sizes`: publish.SiteSizes)."""
+    warnings = list(content.warnings) + lb.warnings + _highlight_warnings(highlights, content, config)
+    warnings += publish.size_warnings(sizes, display(out), config.max_site_bytes)
     return warnings + publish.size_advice(sizes, config.api_entries, config.max_site_bytes)
 
 

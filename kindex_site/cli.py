@@ -238,11 +238,9 @@ def _build(args: argparse.Namespace) -> int:
     if watcher is not None:
         raise KindexError(f"{display(out)}/: a kindex-site build --watch{watcher} is "
                           "building into it (it rebuilds on every change); stop it first to build here")
-    for note in reuse.recover():  # what a killed build left, put right first
+    for note in reuse.recover(args.clean):  # what a killed build left, put right first
         print(f"note: {note}", file=sys.stderr)
-    if args.clean:
-        reuse.forget()
-    else:
+    if not args.clean:
         last = reuse.unchanged(config, os.environ)
         if last is not None:
             _print_warnings(last.warnings, args.verbose)

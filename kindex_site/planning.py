@@ -1,6 +1,7 @@
 """The plan of a site (`Plan`): every output it will hold, claimed by one path, with its key, and what
 makes it; nothing made yet. A problem's outputs (`ProblemOutputs`) are planned together, or taken as
-a resident builder kept them or a command-line build stored them (state.records.StoredPlan)."""
+a resident builder kept them or a command-line build stored them (state.records.StoredPlan): what a
+plan may take from the last build is `Kept`, given once."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import NamedTuple
+
+from markupsafe import Markup
 
 from . import publish
 from .api import api_documents, problem_document
@@ -30,8 +33,15 @@ from .state.records import StoredPlan
 from .urls import Urls, board_csv_path, run_page_path, source_path
 from .weights import source_budget
 
-if TYPE_CHECKING:
-    from .state.reuse import Reuse
+class Kept(NamedTuple):
+    """What a plan may take from the last build (state.reuse.Reuse.for_plan)."""
+
+    renderer: object  # build._Renderer, its templates compiled; its `rows`: a command-line build's stored rows
+    settings: str  # the settings key, the base of every output's key
+    held: dict  # problem slug → its outputs as this process last planned them
+    stored: dict  # problem slug → its StoredPlan as the last command-line build stored it
+    downloads: Downloads | None  # the source files' outputs as last planned (a resident builder's)
+    keep: bool  # a later build in this process takes from this plan: its problems' tables and rows are kept
 
 
 class Plan:
@@ -39,9 +49,9 @@ class Plan:
     dict to write as JSON, a function making bytes, or UNPLANNED) and path → key. Two outputs may never
     claim one path, case-insensitively (for macOS and Windows disks): Pelican's rule."""
 
-    def __init__(self, config: Config, lb: Leaderboard, urls: Urls, renderer, base: str, reuse: Reuse):
-        self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, renderer, base
-        self.reuse = reuse
+    def __init__(self, config: Config, lb: Leaderboard, urls: Urls, base: str, kept: Kept):
+        self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, kept.renderer, base
+        self.keep = kept.keep  # (else a problem's own tables go once the plan's hold them: `let_go`)
         self.outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
         # Casefolded path → what claims it; None: a problem's output, told from its path (`claimant`).
         self.claimed_by: dict[str, str | None] = {}
@@ -53,7 +63,7 @@ class Plan:
         self.keys: dict[str, str] = {}  # path → key
         self.notes: list[str] = []
         self.files = 0  # how many outputs were planned (once written: `written`)
-        self.downloads: Downloads | None = None  # the source files' outputs (a resident builder's, from the last build)
+        self.downloads: Downloads | None = kept.downloads  # the source files' outputs
 
     def claim(self, path: str, data: bytes | Page | dict | Callable[[], bytes], what: str | None) -> None:
         key = path.casefold()
@@ -74,7 +84,8 @@ class Plan:
 
     def claim_problem(self, group: ProblemOutputs) -> None:
         self.claim_all(group.outputs, group.claims)
-        self.reuse.claimed(group)
+        if not self.keep:
+            group.claims = {}  # (the plan's table holds them)
 
     def claimant(self, folded: str) -> str:
         """What claims a casefolded path (for an error: a problem's output is looked for by its path)."""
@@ -127,7 +138,15 @@ class Plan:
         for slug in slugs:
             group = self.groups[slug] = self._problem(of_slug[slug], self.groups[slug].made_from)
             self.outputs.update(group.outputs)
-        self.reuse.let_go(self.groups, slugs)
+        self.let_go(slugs)
+
+    def let_go(self, slugs=None) -> None:
+        """Once keyed, unless kept, problems (those of `slugs`, or all) keep their paths as a tuple and
+        their keys in the plan's (a million run pages' tables would weigh 60 MB)."""
+        if not self.keep:
+            for slug in self.groups if slugs is None else slugs:
+                group = self.groups[slug]
+                group.outputs, group.keys = tuple(group.outputs), {}
 
     def _problem(self, problem, made_from: tuple) -> ProblemOutputs:
         config = self.config
@@ -135,10 +154,24 @@ class Plan:
                                 config.board_csvs, config.api_entries, source_budget(config.max_page_bytes))
 
     def row(self, template: str, problem, variant: tuple, make_context: Callable[[], dict]) -> str:
-        """A problem's row on a page listing problems (paging.ProblemRow), for page and columns `variant`."""
-        return self.reuse.row(problem.slug, self.groups[problem.slug], template, variant,
-                              lambda: self.renderer.fragment(template, make_context()))
-
+        """A problem's row on a page listing problems (paging.ProblemRow), for page (variant[0]) and
+        columns (variant[1:]): as this process last rendered it, kept with the problem's outputs (they
+        go when those are planned again); as the last command-line builds stored it from the same
+        inputs (the renderer's `rows`); or rendered now."""
+        group = self.groups[problem.slug]
+        held = group.fragments.get((template, variant[0]))
+        if held is None or held[0] != variant[1:]:
+            stored, key = self.renderer.rows, (problem.slug, template, variant[0], group.made_from, variant[1:])
+            html = stored.get(key) if stored is not None else None
+            if html is not None:
+                held = (variant[1:], Markup(html))
+            else:
+                held = (variant[1:], self.renderer.fragment(template, make_context()))
+                if stored is not None:
+                    stored.add(key, held[1])
+            if self.keep:
+                group.fragments[template, variant[0]] = held
+        return held[1]
 
 
 def claim_pages(plan: Plan) -> None:
@@ -249,7 +282,7 @@ class ProblemOutputs:
     pages: int  # how many of `outputs` are pages: the first ones (its page, then its runs')
     # Output path → its Page, a run page's Board (its Page is made when written: problem_pages.run_page), a
     # dict (JSON) or a function making bytes (or UNPLANNED).
-    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: Reuse.let_go)
+    outputs: dict[str, object]  # (a one-off build's, once planned: its paths, a tuple: Plan.let_go)
     keys: dict[str, str | bytes]  # output path → key (a one-off build's, once planned: none)
     claims: dict[str, None]  # casefolded output paths (what claims each is told from its path: problem_claim)
     problem_keys: ProblemKeys

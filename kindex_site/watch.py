@@ -94,10 +94,8 @@ class Builder:
         held = self.reuse.hold()
         if held is not None:
             return held
-        for note in self.reuse.recover():
+        for note in self.reuse.recover(clean):
             print(f"note: {note}", file=sys.stderr, flush=True)
-        if clean:
-            self.reuse.forget()
         return None
 
     def has_site(self) -> bool:

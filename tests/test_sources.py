@@ -406,13 +406,13 @@ def test_a_kernel_gone_while_the_site_is_built_is_an_error_naming_it(project, mo
     project.built()
     before = project.snapshot()
     project.write("content/h0/r3/kernel.py", "import torch\n# kernel 3, edited\n")
-    keep_highlights = Reuse.before_write
+    outdated = Reuse.outdated
 
     def removing(*args, **kwargs):
         os.unlink(project.root / "content/h0/r3/kernel.py")
-        return keep_highlights(*args, **kwargs)
+        return outdated(*args, **kwargs)
 
-    monkeypatch.setattr(Reuse, "before_write", removing)
+    monkeypatch.setattr(Reuse, "outdated", removing)
     code, _, err = project.build("--clean")
     assert code == 1 and "Traceback" not in err, err
     assert err.startswith("content/h0/r3/kernel.py: cannot read it (No such file or directory): it changed "

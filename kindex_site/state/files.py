@@ -53,12 +53,18 @@ class Manifest:
 
 
 class Changes:
-    """What a build must do to the site in the folder: make and write `changed`, delete `stale`."""
+    """What a build must do to the site in the folder: make and write `changed`, delete `stale`; the
+    others stay as the last build wrote them (`last`: its manifest's outputs)."""
 
-    __slots__ = ("changed", "stale")
+    __slots__ = ("changed", "stale", "last")
 
-    def __init__(self, changed: list[str], stale: list[str]):
-        self.changed, self.stale = changed, stale
+    def __init__(self, changed: list[str], stale: list[str], last: dict[str, tuple]):
+        self.changed, self.stale, self.last = changed, stale, last
+
+    def kept_bytes(self) -> int:
+        """The bytes of the site's files kept as they are."""
+        last = self.last
+        return sum(made[1] for made in last.values()) - sum(last[p][1] for p in (*self.changed, *self.stale) if p in last)
 
 
 def read_manifest(out: Path) -> Manifest | None:

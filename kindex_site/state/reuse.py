@@ -1,13 +1,15 @@
-"""`Reuse`, one per output folder: around a build (standard library only, for a no-op build) `hold`,
-`held_by`, `recover`, `forget`, `unchanged`; in a build, each phase's part (`for_load`, `for_ranking`,
-`renderer`, `problem_outputs`), which outputs are `outdated`, then `written` and `commit`. Everything
-kept is keyed by exactly the inputs it was made from, so a build that reuses is byte-identical to a
-clean one (tests/test_incremental.py)."""
+"""`Reuse`, one per output folder: what a later build takes from the last. The builder's side, around a
+build (standard library only, for a no-op build): `hold` or `held_by`, `recover`, `unchanged`,
+`changed`, `save`. A build's side, a few questions in its order: `opened` (its span), `for_load`,
+`for_ranking`, `for_plan`, `planned`, `outdated`, `commit`. Everything kept is keyed by exactly the
+inputs it was made from, so a build that reuses is byte-identical to a clean one
+(tests/test_incremental.py)."""
 
 from __future__ import annotations
 
 import os
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from . import files
@@ -31,16 +33,16 @@ class Reuse:
     def __init__(self, out: Path, resident: bool = True):
         self.out = out
         self.resident = resident  # (a one-off build keeps nothing only a later build in this process would use)
-        self.settings = ""  # this build's settings key (open)
-        self.inputs: dict[str, tuple[int, ...]] = {}  # this build's content files, as found before reading them
-        self.last: files.Manifest | None = None  # the last build's manifest: it describes the site only if `describes`
+        self._settings = ""  # this build's settings key (opened)
+        self._inputs: dict[str, tuple[int, ...]] = {}  # this build's content files, as found before reading them
+        self._last: files.Manifest | None = None  # the last build's manifest: it describes the site only if `describes`
         self._mine: tuple | None = None  # (its file's stamp, the Manifest) as this object last wrote it
         self._written_from: tuple | None = None  # (groups, other paths) of the plan that manifest lists
-        self._paths: frozenset = frozenset()  # the output paths last checked for clashes
+        self._paths: frozenset = frozenset()  # the output paths last checked for clashes (a resident builder's)
         self._lock = None  # the open lock file, while this process holds it
-        self._found: tuple | None = None  # what `unchanged` found changed, for the `open` that follows
-        self._inputs_of: str | None = None  # the content folder `inputs` are of
-        self._since: list[str] | None = None  # paths changed since the last `open` (`changed`); None: not known
+        self._found: tuple | None = None  # what `unchanged` found changed, for the build that follows
+        self._inputs_of: str | None = None  # the content folder `_inputs` are of
+        self._since: list[str] | None = None  # paths changed since the last build (`changed`); None: not known
         self._watched = False  # a watcher tells of every change (`changed`)
         self._built = False  # a build with this object has succeeded
         self._files: dict = {}  # content file → its validated runs (load.py's memo)
@@ -54,16 +56,15 @@ class Reuse:
         self._stored_rankings: dict = {}  # as the last command-line build stored them
         self._outputs: dict = {}  # problem slug → its planned outputs (planning.ProblemOutputs)
         self._stored_plans: dict = {}  # as the last command-line build stored them
-        self.downloads = None  # the source files' outputs (planning.Downloads)
+        self._downloads = None  # the source files' outputs (planning.Downloads, a resident builder's)
         self._renderer: tuple | None = None  # (settings key, build._Renderer): compiled once per look
         self._rows = None  # records.StoredRows: a command-line build's rows of listing pages
         self._site_sizes: tuple = (None, None)  # (the manifest last committed, the sizes of the site it lists)
-        self._record: tuple = ()  # (manifest outputs, site sizes, plans) between `written` and `commit`
-        self.highlights = None  # highlights.Highlights: source texts highlighted (a resident builder's, kept)
+        self._highlights = None  # highlights.Highlights: source texts highlighted (a resident builder's, kept)
         self._reread = None  # runs' files read again for run pages (a resident builder's, kept)
         self._made: tuple = ()  # what a one-off build made, freed with this object (cli: at the process's end)
 
-    # --- around a build --------------------------------------------------------------------------
+    # --- the builder's side, around a build --------------------------------------------------------
 
     def held_by(self) -> str | None:
         """Who holds the folder's lock (" (pid N)", or "" if it says not), or None when no one does."""
@@ -104,20 +105,19 @@ class Reuse:
             handle.flush()
         except OSError as e:
             raise KindexError(f"{display(path)}: cannot lock it: {e.strerror or e}") from None
-        # A build's forked workers would hold it too (one outliving a killed parent would keep the
-        # folder locked): theirs is closed; the lock stays with this process's own.
+        # A forked worker outliving a killed parent would keep the folder locked: only this process holds it.
         os.register_at_fork(after_in_child=handle.close)
         self._lock = handle
         return None
 
-    def recover(self) -> list[str]:
-        """Put right what a build killed in the folder left (publish_swap.recover); what was done, as notes."""
-        return recover(self.out)
-
-    def forget(self) -> None:
-        """Drop everything the last build left beside the folder: the next build makes every file anew."""
-        files.forget(self.out, runs=True)
-        self._mine = self._written_from = None
+    def recover(self, clean: bool = False) -> list[str]:
+        """Put right what a build killed in the folder left (publish_swap.recover), as notes; with
+        `clean`, drop everything the last build left beside the folder: the next makes every file anew."""
+        notes = recover(self.out)
+        if clean:
+            files.forget(self.out, runs=True)
+            self._mine = self._written_from = None
+        return notes
 
     def unchanged(self, config, environ) -> files.Manifest | None:
         """The last build's manifest when no input changed and its site is still in the folder (what
@@ -137,7 +137,7 @@ class Reuse:
 
     def changed(self, paths: list[str] | None) -> None:
         """Paths changed (as a resident builder's watcher saw them; None: anything may have): the next
-        `open` stats only those, when it knows of every change since the last."""
+        build stats only those, when it knows of every change since the last."""
         self._watched = True
         if paths is None:
             self._since = None
@@ -157,15 +157,33 @@ class Reuse:
                     "a build after this one stops will make it all again"]
         return []
 
-    # --- 1. read ---------------------------------------------------------------------------------
+    # --- a build's side: 1. its span, 2. read, 3. rank -------------------------------------------
 
-    def open(self, config, environ) -> list[str]:
-        """Start a build: what a killed build left is put right (notes returned); this build's settings
-        key, the last build's manifest, and the content files as they are before the build reads
-        them (an edit meanwhile shows next time)."""
+    @contextmanager
+    def opened(self, config, environ) -> Iterator[list[str]]:
+        """A build, from its start (what a killed build left is put right: notes, yielded) to its end,
+        whether it succeeded or not: then work started aside is waited for or dropped, and the phases'
+        modules hold nothing of it (what a resident builder keeps, this object does)."""
+        from .. import highlight
         from ..runs import read_again_into
 
-        recovered = self.recover()
+        try:
+            yield self._open(config, environ)
+        finally:
+            if self._renderer is not None:
+                self._renderer[1].compiled()  # (a build that failed early never asked for them)
+            if self._runs_aside is not None:
+                self._runs_aside.drop()  # (a build that failed stores no runs)
+                self._runs_aside = None
+            highlight.use(None)
+            read_again_into(None)
+
+    def _open(self, config, environ) -> list[str]:
+        """This build's settings key, the last build's manifest, and the content files as they are
+        before the build reads them (an edit meanwhile shows next time)."""
+        from ..runs import read_again_into
+
+        recovered = recover(self.out)
         # Run pages read documents again from their files: a resident builder keeps the last ones read.
         self._reread = read_again_into(self._reread if self.resident else None, self.resident)
         found, self._found = self._found, None
@@ -173,16 +191,16 @@ class Reuse:
         content = config.folder("content_dir")
         inputs_of, self._inputs_of = self._inputs_of, os.path.abspath(content)
         if found is not None and found[0] is config and found[1] is environ:  # (unchanged's, just found)
-            self.settings, self.inputs = found[2], found[3]
-            self.last = found[4]()
+            self._settings, self._inputs = found[2], found[3]
+            self._last = found[4]()
             return recovered
-        self.settings = files.settings_key(config, files.look_folders(config), environ)
+        self._settings = files.settings_key(config, files.look_folders(config), environ)
         mine = self._mine_now()
-        self.last = mine if mine is not None else files.read_manifest(self.out)
+        self._last = mine if mine is not None else files.read_manifest(self.out)
         again = None
         if since is not None and inputs_of == self._inputs_of:
-            again = snapshot_again(content, self.inputs, since)
-        self.inputs = again if again is not None else snapshot(content)
+            again = snapshot_again(content, self._inputs, since)
+        self._inputs = again if again is not None else snapshot(content)
         return recovered
 
     def for_load(self, content_dir: Path):
@@ -203,17 +221,27 @@ class Reuse:
             self._files = restore_files(files.read_runs(self.out, runs_format()), content_dir, self._definitions)
             self._sources = SourceChecks(files.read_sources(self.out))
             self._restored = dict(self._files)
-        return Kept(self._files, self.inputs, self._sources, self._definitions,
+        return Kept(self._files, self._inputs, self._sources, self._definitions,
                     self._last_load if self.resident else None,
-                    frozenset(self.last.trusted) if self.last is not None else frozenset())
+                    frozenset(self._last.trusted) if self._last is not None else frozenset())
 
-    def loaded(self, content) -> None:
-        """The load succeeded: the runs to store for the next command-line build, if enough were read anew."""
+    def for_ranking(self, content):
+        """What build_leaderboard may take (leaderboard.Kept), once `content` is loaded: each problem's
+        boards as the last build in this process ranked them, and each problem's ranking as the last
+        command-line build stored them."""
+        from ..leaderboard import Kept, rankings_format
+
+        self._loaded(content)
+        self._stored_rankings = files.read_rankings(self.out, rankings_format()) if not self._built else {}
+        # A one-off build keeps no problem's maps by run: the render workers would inherit them.
+        return Kept(self._problems if self.resident else None, self._stored_rankings)
+
+    def _loaded(self, content) -> None:
+        """The runs to store for the next command-line build, if enough were read anew."""
         memo, validated = self._files, None
         if not self._built and (content.read or memo.keys() != content.digests.keys()):
-            # Rewriting the runs cache costs about 2 µs for each run it holds; reading a run again, 60–90
-            # µs (parsed, its bytes compared with the cache's). Below RUNS_CACHE_STALE_SHARE of the runs
-            # read anew (or from files gone), the next build reads those few files again instead.
+            # Below RUNS_CACHE_STALE_SHARE of the runs read anew (or from files gone), reading those few
+            # files again costs the next build less than rewriting the whole cache costs this one.
             restored = self._restored
             stale = sum(len(r.runs) for shown, r in memo.items()
                         if restored.get(shown) is not r or shown not in content.digests)
@@ -226,133 +254,78 @@ class Reuse:
             for shown in memo.keys() - content.digests.keys():  # (files gone since: not kept for ever)
                 del memo[shown]
         if validated is not None and not self.resident and RUNS_ASIDE_MIN <= len(content.runs) <= RUNS_ASIDE_MAX:
-            # Written by a worker on the other core while this process ranks and plans, and put in place
-            # at `commit`: an entry per file, the writing is a tenth of a build of 10,000 files. Not for
-            # a resident builder (it may run threads), nor where the copy-on-write pages of a process
-            # touching every run would weigh too much (RUNS_ASIDE_MAX).
+            # Written by a worker on another core while this process ranks and plans, put in place at
+            # `commit`. Not for a resident builder (it may run threads), nor past RUNS_ASIDE_MAX (the
+            # copy-on-write pages of a process touching every run would weigh too much).
             from .records import file_records, runs_format
             from ..workers import Aside
 
             entries = file_records(validated, content.digests, self._definitions)
             self._runs_aside = Aside.start(lambda go: files.write_runs(self.out, runs_format(), entries, put=go))
 
-    # --- 2. rank, 3. plan ------------------------------------------------------------------------
+    # --- 4. plan, 5. compare ---------------------------------------------------------------------
 
-    def for_ranking(self):
-        """What build_leaderboard may take (leaderboard.Kept): each problem's boards as the last build
-        in this process ranked them, and each problem's ranking as the last command-line build stored it."""
-        from ..leaderboard import Kept, rankings_format
+    def for_plan(self, make):
+        """What the plan may take (planning.Kept): the templates, compiled once per look (the settings
+        key covers every template's bytes; `make(records.CompiledTemplates)` when the look is new,
+        compiled aside when none are stored), with the rows of listing pages a command-line build
+        stored; the settings key; each problem's outputs as this process last planned them and as the
+        last command-line build stored them; a resident builder's downloads."""
+        from ..planning import Kept
+        from .records import CompiledTemplates, StoredRows, plans_format
 
-        self._stored_rankings = files.read_rankings(self.out, rankings_format()) if not self._built else {}
-        # A one-off build keeps no problem's maps by run: at a million runs they weigh over 100 MB, and
-        # the render workers would inherit them.
-        return Kept(self._problems if self.resident else None, self._stored_rankings)
-
-    def renderer(self, make):
-        """The templates, compiled once per look (the settings key covers every template's bytes):
-        `make(records.CompiledTemplates)` when the look is new; compiled aside when none are stored."""
-        if self._renderer is None or self._renderer[0] != self.settings:
-            from .records import CompiledTemplates
-
+        if self._renderer is None or self._renderer[0] != self._settings:
             try:
                 compiled = CompiledTemplates(files.path(self.out, "templates"), files.code_stamp())
             except OSError:
                 compiled = None  # (no folder to be had for it: compiled in memory)
-            self._renderer = (self.settings, make(compiled))
+            self._renderer = (self._settings, make(compiled))
             if not self.resident and not any(files.path(self.out, "templates").glob("*.cache")):
                 self._renderer[1].compile_aside()
         renderer = self._renderer[1]
-        # A resident builder keeps the rows of listing pages in memory (planning.Plan.row); a command-line
-        # build takes those of unchanged problems from the last builds' and stores those it renders.
-        from .records import StoredRows
-
+        # A resident builder keeps the rows with its problems' outputs instead.
         self._rows = renderer.rows = None if self.resident else StoredRows(self.out)
-        return renderer
-
-    def problem_outputs(self) -> tuple[dict, dict]:
-        """Each problem's planned outputs as this process last planned them, and as the last
-        command-line build stored them (planning.planned reads those)."""
-        from .records import plans_format
-
         self._stored_plans = {} if self.resident else files.read_plans(self.out, plans_format())
-        return self._outputs, self._stored_plans
+        return Kept(renderer, self._settings, self._outputs, self._stored_plans, self._downloads, self.resident)
 
-    def row(self, slug: str, group, template: str, variant: tuple, make) -> str:
-        """A problem's row on a listing page: as this process last rendered it for the same page
-        (variant[0]) and columns (variant[1:]), kept with the problem's outputs (they go when those are
-        planned again); as the last command-line builds rendered it from the same inputs; or `make()`."""
-        held = group.fragments.get((template, variant[0]))
-        if held is None or held[0] != variant[1:]:
-            from markupsafe import Markup
-
-            key = (slug, template, variant[0], group.made_from, variant[1:])
-            html = self._rows.get(key) if self._rows is not None else None
-            if html is not None:
-                held = (variant[1:], Markup(html))
-            else:
-                held = (variant[1:], make())
-                if self._rows is not None:
-                    self._rows.add(key, held[1])
-            if self.resident:  # (a one-off build would only hold every row of every page until it ends)
-                group.fragments[template, variant[0]] = held
-        return held[1]
-
-    def check_paths(self, paths: frozenset, check) -> None:
-        """Call `check` (the clash check) unless `paths` are the last build's, checked then (by this
-        process, or the one that wrote the manifest)."""
-        if paths == self._paths or (self.last is not None and self.last.outputs.keys() == paths):
-            return
-        check()
-        self._paths = paths
-
-    def claimed(self, group) -> None:
-        """A problem's outputs are claimed (the plan's table holds their claims): a one-off build lets
-        the problem's own table of them go."""
-        if not self.resident:
-            group.claims = {}
-
-    def let_go(self, groups: dict, slugs=None) -> None:
-        """A one-off build's problems (those of `slugs`, or all) keep their paths as a tuple and their
-        keys in the plan's: their own tables are for a resident builder's next build (a million run
-        pages' would weigh 60 MB)."""
-        if not self.resident:
-            for slug in groups if slugs is None else slugs:
-                group = groups[slug]
-                group.outputs, group.keys = tuple(group.outputs), {}
-
-    def planned(self, plan) -> None:
-        """The plan is made: its problems' outputs (and a resident builder's downloads) are kept."""
+    def planned(self, plan, check) -> None:
+        """Every output is claimed: `check` (the clash check) is called unless its paths are the last
+        build's, checked then (by this process, or the one that wrote the manifest); its problems'
+        outputs (and a resident builder's downloads) are kept."""
+        paths = plan.outputs.keys()
+        if paths != self._paths and (self._last is None or self._last.outputs.keys() != paths):
+            check()
+            if self.resident:  # (a one-off build's would keep the plan's makers until its end)
+                self._paths = paths
         self._outputs = plan.groups
-        self.downloads = plan.downloads if self.resident else None
+        self._downloads = plan.downloads if self.resident else None
         if self._rows is not None:
             self._rows.keep({slug: g.made_from for slug, g in plan.groups.items()})
 
-    # --- 4. compare ------------------------------------------------------------------------------
-
-    def outdated(self, plan) -> files.Changes | None:
+    def outdated(self, plan, content) -> files.Changes | None:
         """The outputs whose key is not the one the last build wrote, and those no longer made; None
         (all, into a new folder) when no manifest describes the site in the folder or more than
         INCREMENTAL_MAX_SHARE changed. A problem's outputs that are the very object last committed
-        were written from the keys they hold."""
-        keys, last = plan.keys, self.last
-        if not files.describes(last, self.out):
-            return None
-        was = last.outputs
-        if self._written_from is not None and self._mine is not None and last is self._mine[1]:
+        were written from the keys they hold. The writing's highlighted texts are made ready."""
+        changes = self._changes(plan) if files.describes(self._last, self.out) else None
+        if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
+            changes = None  # a whole new folder, swapped in, is then as quick and simpler
+        self._before_write(plan, content, changes)
+        return changes
+
+    def _changes(self, plan) -> files.Changes:
+        keys, was = plan.keys, self._last.outputs
+        if self._written_from is not None and self._mine is not None and self._last is self._mine[1]:
             last_groups, last_others = self._written_from
             redone = [g for slug, g in plan.groups.items() if last_groups.get(slug) is not g]
             candidates = [p for g in redone for p in g.keys] + plan.others
             gone = [p for slug, g in last_groups.items() if plan.groups.get(slug) is not g for p in g.keys]
-            changes = files.Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
-                                    sorted({p for p in gone + last_others if p in was and p not in keys}))
-        else:
-            changes = files.Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
-                                    sorted(p for p in was if p not in keys))
-        if len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
-            return None  # a whole new folder, swapped in, is then as quick and simpler
-        return changes
+            return files.Changes(sorted({p for p in candidates if p not in was or was[p][0] != keys[p]}),
+                                 sorted({p for p in gone + last_others if p in was and p not in keys}), was)
+        return files.Changes(sorted(p for p, key in keys.items() if p not in was or was[p][0] != key),
+                             sorted(p for p in was if p not in keys), was)
 
-    def before_write(self, plan, content, changes) -> None:
+    def _before_write(self, plan, content, changes) -> None:
         """Pages showing a source file take its highlighted HTML from a store beside the manifest that
         keeps only the texts this content holds. A resident builder's first build makes every row,
         lexer and template it will need, even with nothing to write: its first rebuild after an edit
@@ -360,13 +333,13 @@ class Reuse:
         from .. import highlight
         from .highlights import Highlights
 
-        if self.highlights is None or not self.resident:
-            self.highlights = Highlights(files.path(self.out, "highlights"))
+        if self._highlights is None or not self.resident:
+            self._highlights = Highlights(files.path(self.out, "highlights"))
         if not content.sources or (changes is not None and not changes.changed):
-            self.highlights.open(None, set())
+            self._highlights.open(None, set())
         else:
-            self.highlights.open(files.code_stamp(), {source.digest for source in content.sources.values()})
-        highlight.use(self.highlights)
+            self._highlights.open(files.code_stamp(), {source.digest for source in content.sources.values()})
+        highlight.use(self._highlights)
         if not self.resident:
             return
         first = not self._built
@@ -380,19 +353,45 @@ class Reuse:
         if first:
             plan.renderer.load_all()
 
-    def kept_bytes(self, changes) -> int:
-        """The bytes of the site's files a build with these `changes` (`outdated`'s) keeps as they are."""
-        if changes is None or self.last is None:
-            return 0
-        last = self.last.outputs
-        return (sum(made[1] for made in last.values())
-                - sum(last[p][1] for p in (*changes.changed, *changes.stale) if p in last))
-
     # --- 6. record -------------------------------------------------------------------------------
 
-    def written(self, plan, sizes, changes):
-        """The site is in place: every output's key and size, for the manifest; returns the sizes of
-        the site's files (publish.SiteSizes). The plan's keys and the sizes are let go."""
+    def commit(self, plan, content, lb, sizes, changes, warned) -> list[str]:
+        """The site is in place (`sizes`: each file written's): describe it to the next build. The
+        manifest lists every output's key and size and the build's warnings (said again by a no-op
+        build: `warned(the site's publish.SiteSizes, highlights)` makes them); the runs, plans and
+        rankings a command-line build starts from are stored when they changed. These are only
+        caches: one that cannot be written is a warning, returned after the build's.
+
+        A resident builder (which holds the folder's lock: no other process builds into it
+        meanwhile) keeps the manifest in memory for its next build and writes it by `save`, once the
+        rebuild has been reported. Until then the file is an older build's, whose marker is not the
+        site's: a process killed before `save` leaves a full build, not a wrong one, to the next."""
+        outputs, sizes_now, plans = self._written(plan, sizes, changes)
+        warnings = warned(sizes_now, self._highlights)
+        manifest = files.Manifest(
+            settings=self._settings, inputs=self._inputs, outputs=outputs,
+            trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
+            summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
+            warnings=warnings, notes=plan.notes, marker=files.site_identity(self.out))
+        self._written_from = (dict(plan.groups), list(plan.others))
+        problems = self._write_caches(manifest, content, lb, plans)
+        self._site_sizes = (self._mine[1] if self._mine is not None else None, sizes_now) if self.resident \
+            else (None, None)
+        self._validated, self._stored_plans = None, {}
+        if self._sources.changed:  # (only a cache: if it cannot be written, the next build reads them all)
+            with suppress(OSError):
+                files.write_sources(self.out, self._sources.records())
+                self._sources.changed = False
+        self._built = True
+        if not self.resident:
+            # Freed with this object at the process's end (cli.run skips the interpreter's teardown),
+            # not one by one now.
+            self._made = (content, lb, plan)
+        return warnings + problems
+
+    def _written(self, plan, sizes, changes) -> tuple:
+        """Every output's key and size, for the manifest; the sizes of the site's files
+        (publish.SiteSizes); the plans to store. The plan's keys and `sizes` are let go."""
         from .records import plans_format
         from ..publish import SiteSizes
         from ..workers import release_free_memory
@@ -403,23 +402,21 @@ class Reuse:
             else {slug: g.stored(plan.keys) for slug, g in plan.groups.items()}
         if self._rows is not None:
             self._rows.tidy({slug: g.made_from for slug, g in plan.groups.items()})
-        # A resident builder's last sizes, for the manifest it wrote, are brought up to date with the
-        # files this build rewrote or removed, instead of passing over every file.
-        kept = self._site_sizes if changes is not None and self.last is not None and \
-            self._site_sizes[0] is self.last else None
+        # A resident builder's last sizes are brought up to date with the files rewritten or removed.
+        kept = self._site_sizes if changes is not None and self._last is not None and \
+            self._site_sizes[0] is self._last else None
         if kept is not None:
-            last = self.last.outputs
+            last = self._last.outputs
             removed = [(p, last[p][1]) for p in (*changes.stale, *sizes) if p in last]
             sizes_now = kept[1].changed(removed, sizes.items())
         outputs = self._outputs_after(plan.keys, sizes, changes)
-        # Their entries now hold them: a big site's manifest is made without a second and third table of paths.
+        # Their entries now hold them: the manifest is made without a second and third table of paths.
         sizes.clear()
         plan.keys = {}
         release_free_memory()  # (what the writing and the plan's makers held, before the caches are written)
         if kept is None:
             sizes_now = SiteSizes.of((path, made[1]) for path, made in outputs.items())
-        self._record = (outputs, sizes_now, None if plans is None else (plans_format(), plans))
-        return sizes_now
+        return outputs, sizes_now, None if plans is None else (plans_format(), plans)
 
     def _outputs_after(self, keys: dict[str, str], sizes, changes: files.Changes | None) -> dict[str, tuple]:
         """Every output's key and size: the last manifest's list with `changes` applied (in place), or
@@ -429,45 +426,12 @@ class Reuse:
             for p, size in sizes.items():  # (every output was written: each of `keys` has its size)
                 keys[p] = (keys[p], size)
             return keys
-        outputs = self.last.outputs
+        outputs = self._last.outputs
         for p in changes.stale:
             del outputs[p]
         for p, size in sizes.items():
             outputs[p] = (keys[p], size)
         return outputs
-
-    def commit(self, plan, content, lb, warnings: list[str]) -> list[str]:
-        """Describe the site now in the folder to the next build: the manifest (with the build's
-        `warnings`, said again by a no-op build), and the runs, plans and rankings a command-line
-        build starts from when they changed. The site is committed already: these are only caches,
-        and one that cannot be written is a warning (returned; not in the manifest).
-
-        A resident builder (which holds the folder's lock: no other process builds into it
-        meanwhile) keeps the manifest in memory for its next build and writes it by `save`, once the
-        rebuild has been reported. Until then the file is an older build's, whose marker is not the
-        site's: a process killed before `save` leaves a full build, not a wrong one, to the next."""
-        outputs, sizes_now, plans = self._record
-        manifest = files.Manifest(
-            settings=self.settings, inputs=self.inputs, outputs=outputs,
-            trusted=sorted(d for shown, d in content.digests.items() if shown.endswith(".json")),
-            summary={"pages": plan.page_count(), "runs": len(content.runs), "files": plan.files},
-            warnings=warnings, notes=plan.notes, marker=files.site_identity(self.out))
-        self._written_from = (dict(plan.groups), list(plan.others))
-        problems = self._write_caches(manifest, content, lb, plans)
-        self._site_sizes = (self._mine[1] if self._mine is not None else None, sizes_now) if self.resident \
-            else (None, None)
-        self._record, self._validated, self._stored_plans = (), None, {}
-        if self._sources.changed:  # (only a cache: if it cannot be written, the next build reads them all)
-            with suppress(OSError):
-                files.write_sources(self.out, self._sources.records())
-                self._sources.changed = False
-        self._built = True
-        if not self.resident:
-            # A one-off build is followed by the process's end (cli.run skips the interpreter's
-            # teardown): freeing a big site's millions of objects one by one would cost a tenth of a
-            # one-run rebuild. They go with this object, which the command line holds until it exits.
-            self._made = (content, lb, plan)
-        return problems
 
     def _write_caches(self, manifest: files.Manifest, content, lb, plans: tuple | None) -> list[str]:
         from .records import file_records, runs_format
@@ -509,20 +473,6 @@ class Reuse:
         if self._mine is not None and stamp is not None and self._mine[0] == stamp:
             return self._mine[1]
         return None
-
-    def ended(self) -> None:
-        """After a build, whether it succeeded or not: work started aside is waited for or dropped, and
-        the phases' modules hold nothing of it (what a resident builder keeps, this object does)."""
-        from .. import highlight
-        from ..runs import read_again_into
-
-        if self._renderer is not None:
-            self._renderer[1].compiled()  # (a build that failed early never asked for them)
-        if self._runs_aside is not None:
-            self._runs_aside.drop()  # (a build that failed stores no runs)
-            self._runs_aside = None
-        highlight.use(None)
-        read_again_into(None)
 
 
 def _pid_said(lock) -> str:
