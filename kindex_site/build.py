@@ -1,8 +1,8 @@
 """Write phase: the only code that writes the site. `_build` reads top to bottom as the build's steps
 (DEVELOPERS.md draws them: read, rank, plan in planning.py, compare, write, record); what a later build
-reuses is behind `state.reuse.Reuse`, which a step asks a question of at most once. The commit point,
-and what an error, Ctrl-C, SIGTERM or a kill leaves: publish_swap.py; what is written after it is only
-cache.
+reuses is behind `state.reuse.Reuse`, which each step asks once (DEVELOPERS.md, "Reuse: one door").
+The commit point, and what an error, Ctrl-C, SIGTERM or a kill leaves: publish_swap.py; what is
+written after it is only cache.
 
 Output is deterministic: the same content gives byte-identical files whatever PYTHONHASHSEED,
 file order on disk, locale or time zone; nothing reads the clock (SOURCE_DATE_EPOCH aside).
@@ -106,8 +106,7 @@ def _build(config: Config, reuse: Reuse, progress: _Progress) -> BuildResult:
             sizes = _write(plan, changes, publication, progress)
             plan.written()
             lap("render and write")
-            # The site is in place. What follows describes it to the next build; Ctrl-C and SIGTERM wait
-            # for it (a fraction of the build), and a cache that cannot be written is a warning.
+            # The site is in place: Ctrl-C and SIGTERM wait while it is described to the next build.
             warnings = reuse.commit(plan, content, lb, sizes, changes, partial(_warnings, config, out, content, lb))
     return BuildResult(
         pages=plan.page_count(), runs=len(content.runs), files=plan.files,
@@ -120,7 +119,7 @@ def _build(config: Config, reuse: Reuse, progress: _Progress) -> BuildResult:
 @contextmanager
 def _collector_off():
     """A build makes millions of small objects that live until it ends and form no cycles worth
-    finding: the cycle collector would rescan them again and again (3x the load time at 100k runs)."""
+    finding: the cycle collector would only rescan them again and again."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -360,17 +359,14 @@ class _Renderer:
     def of(cls, templates_dir: Path, compiled: jinja2.BytecodeCache | None) -> _Renderer:
         """The project's templates, compiled into `compiled` (and read from it while they are the same)."""
         env = make_environment(templates_dir, {})
-        # Compiled once, not by every build: compiling the templates is a quarter of a one-run rebuild.
         env.bytecode_cache = compiled
-        # A project's own templates folder need not hold every template: missing ones (say a 404.html
-        # added after the project was set up) come from the bundled defaults.
+        # (a project's templates folder need not hold every template: the bundled ones fill the gaps)
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.FileSystemLoader(bundled("templates"))])
         return cls(env)
 
     def compile_aside(self) -> None:
         """Have a worker compile every template into the folder of compiled ones (`of`'s bytecode
-        cache) while this process plans; `load_all` then reads them (a full build's first use of the
-        templates is a tenth of its time on two cores)."""
+        cache) while this process plans; `load_all` then reads them."""
         if self.env.bytecode_cache is not None:
             self.compiling = Aside.start(lambda go: self.load_all())
 
@@ -398,10 +394,8 @@ class _Renderer:
         self.flat_globals.clear()
 
     def _render(self, name: str, values: dict) -> str:
-        """The template rendered with `values`, without copying its globals (a ChainMap over the
-        environment's, walked key by key) into each page's context: they are made one dict once per
-        build, and each page's context starts from it (a shared context, `Template.new_context`'s; a
-        twentieth of a full build went to the walk, most of it in listing rows). Its text is taken
+        """The template rendered with `values`, its globals made one dict once per build that each
+        page's shared context starts from (not a ChainMap walked per page). Its text is taken
         RENDER_PARTS pieces at a time and stops past max_page_bytes (_TooBig): a page, whatever its
         template does, never holds more memory than that. Any error of the template (a sandbox
         refusal, a resource exhausted) is a KindexError naming it."""
@@ -505,12 +499,10 @@ def _write_outputs(staging: Path, outputs: dict, render: _Renderer, progress: _P
                 raise _SiteTooBig(sizes.items(), written, len(sizes) == len(paths))
             progress.advance(len(chunk))
         return sizes
-    # Compiled here, once, rather than by every worker (each would spend the same tenth of a second).
+    # Compiled here, once, rather than by every worker.
     render.load_all()
     release_free_memory()  # (before the workers inherit the pages)
-    # A worker tells its chunk's sizes in the order of its paths: the paths it would send back would
-    # be a second copy of a million strings. They go in an array: a million-entry table would weigh
-    # a hundred megabytes more in this process until the manifest is written.
+    # Sizes come back in the order of the paths, into an array: no second copy of the paths, no table.
     in_order = array("q", bytes(8 * len(paths)))
 
     writers = Workers(min(workers, len(chunks)), lambda i: _write_chunk_in(staging, outputs, render, chunks[i]),
@@ -710,8 +702,7 @@ def _own_folders(config: Config, name: str) -> list[Path]:
 
 
 def _write_file(path: str | Path, data: bytes) -> None:
-    # os.open and os.write rather than Path.write_bytes: a site is tens of thousands of small files,
-    # and the file object's layers cost as much as the writing.
+    # (os.open and os.write: for a small file, a file object's layers cost as much as the writing)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _O_BINARY, 0o666)
         try:

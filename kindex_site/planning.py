@@ -51,7 +51,7 @@ class Plan:
 
     def __init__(self, config: Config, lb: Leaderboard, urls: Urls, base: str, kept: Kept):
         self.config, self.lb, self.urls, self.renderer, self.base = config, lb, urls, kept.renderer, base
-        self.keep = kept.keep  # (else a problem's own tables go once the plan's hold them: `let_go`)
+        self.keep = kept.keep
         self.outputs: dict[str, bytes | Page | dict | Callable[[], bytes]] = {}
         # Casefolded path → what claims it; None: a problem's output, told from its path (`claimant`).
         self.claimed_by: dict[str, str | None] = {}
@@ -95,8 +95,7 @@ class Plan:
         return what
 
     def written(self) -> None:
-        """The site is written: what made its files goes (at a million runs, a table of a million
-        paths and their makers, held while the manifest is made), their count stays."""
+        """The site is written: what made its files goes before the manifest is made; their count stays."""
         self.files = len(self.outputs)
         self.outputs = {}
 
@@ -142,7 +141,7 @@ class Plan:
 
     def let_go(self, slugs=None) -> None:
         """Once keyed, unless kept, problems (those of `slugs`, or all) keep their paths as a tuple and
-        their keys in the plan's (a million run pages' tables would weigh 60 MB)."""
+        their keys in the plan's: their own tables are for a later build in this process."""
         if not self.keep:
             for slug in self.groups if slugs is None else slugs:
                 group = self.groups[slug]
@@ -324,8 +323,7 @@ def problem_outputs(lb: Leaderboard, problem, urls: Urls, run_pages: bool, base:
     page = problem_page(lb, problem, urls, board_csvs, budget)
     outputs: dict[str, object] = {page.output_path: page}
     keys: dict[str, str | bytes] = {page.output_path: pk.problem}
-    # A run page is planned as its path and its board, not as a Page: a million of them would weigh
-    # a gigabyte (its Page is made when it is written: problem_pages.run_page).
+    # A run page is planned as its path and its board: its Page is made when written (problem_pages.run_page).
     runs = sorted(((e.run.name, b, e.run) for b in boards for e in b.runs), key=_first) if run_pages else ()
     for name, board, run in runs:
         path = run_page_path(name)
@@ -374,8 +372,7 @@ def _feed(config: Config, lb: Leaderboard, urls: Urls, updated: str | None) -> b
 
 
 class TableLinks(Mapping):
-    """Run name → the URL of the table that shows it (without run pages), made when asked: a
-    million URLs kept would weigh 100 MB."""
+    """Run name → the URL of the table that shows it (without run pages), made when asked, not kept."""
 
     def __init__(self, urls: Urls, board_of_run: dict):
         self.urls, self.board_of_run = urls, board_of_run
@@ -392,8 +389,7 @@ class TableLinks(Mapping):
 
 def _feed_items(lb: Leaderboard, urls: Urls) -> list[dict]:
     """The feed's items: its FEED_ENTRIES newest runs."""
-    # The feed's own order (newest first, ties by URL) picks them here, one run at a time: every
-    # run's item made and sorted would be a million dicts on a big corpus.
+    # (picked in the feed's own order, newest first and ties by URL, without an item per run)
     def order(run) -> tuple:
         return (-publish.utc_instant(run.facts.observed_at).timestamp(), urls.run(run.name).removeprefix(urls.base_path))
 

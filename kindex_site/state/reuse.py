@@ -309,7 +309,7 @@ class Reuse:
         were written from the keys they hold. The writing's highlighted texts are made ready."""
         changes = self._changes(plan) if files.describes(self._last, self.out) else None
         if changes is not None and len(changes.changed) + len(changes.stale) > INCREMENTAL_MAX_SHARE * len(plan.outputs):
-            changes = None  # a whole new folder, swapped in, is then as quick and simpler
+            changes = None
         self._before_write(plan, content, changes)
         return changes
 
@@ -343,7 +343,7 @@ class Reuse:
         if not self.resident:
             return
         first = not self._built
-        if first and content.sources:  # (compiling a lexer's rules is a tenth of a second)
+        if first and content.sources:
             highlight.prepare({(file.rel, getattr(run.facts, f"{kind}_source")[1])
                                for run in content.runs for kind, file in run.files.items()})
         if first or changes is None:
