@@ -33,6 +33,7 @@ from .state.records import StoredPlan
 from .urls import Urls, board_csv_path, run_page_path, source_path
 from .weights import source_budget
 
+
 class Kept(NamedTuple):
     """What a plan may take from the last build (state.reuse.Reuse.for_plan)."""
 
