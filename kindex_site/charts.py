@@ -1,24 +1,9 @@
 """Charts drawn at build time as inline SVG: numbers in, escaped markup out. No I/O, no JavaScript.
 
-Two kinds:
-
-- `dot_chart` (a board's chart, `board_chart`): one row per ranked run, its value as a point and its
-  95% interval as a line, on a logarithmic axis that spans the values shown — never from zero — so a
-  1.6% difference the rank calls real is as visible as a 10× one. On a board with a reference the
-  axis is the speedup vs the reference (1× marked, a point filled when its interval excludes 1:
-  beyond noise, hollow when within noise); without one, the latency itself.
-- `distribution_chart`: per series (an implementation on a host, or a host for an implementation)
-  a histogram of per-problem speedups on a log scale, quarter-octave bins, a line at 1× and a tick at
-  the geometric mean.
-
 Every chart is `role="img"` with a `<title>` and a `<desc>`; the table beside it stays the accessible
-source of the numbers. The chart fills its column at any width without scaling its text: labels
-sit in the chart's own pixel coordinates, and the graphics (one `<path>` per kind of mark, which
-keeps the markup small) in a plot layer whose 1000 user units stretch across the width while one
-unit down stays one pixel (`preserveAspectRatio="none"`; strokes do not stretch, see style.css; a
-point is a zero-length line with a round cap, so it stays round). Labels longer than `LABEL_CHARS`
-are broken into lines, so that none is cut at 360 px. Coordinates carry at most one decimal.
-Colours come from CSS classes (light, dark and print themes), never from inline styles.
+source of the numbers. Labels sit in the chart's own pixels; the graphics, one `<path>` per kind of
+mark, in a plot layer whose WIDTH user units stretch across the column (`preserveAspectRatio="none"`),
+so the chart fills any width without scaling its text. Colours come from CSS classes, never inline.
 """
 
 from __future__ import annotations
@@ -71,8 +56,7 @@ def _open(kind: str, height: int, title: str, desc: str) -> list[str]:
 
 
 def _plot(height: int) -> str:
-    """The graphics layer: WIDTH user units stretched over PLOT_PCT of the chart, 1 unit = 1 px down
-    (its height, unsaid, is the chart's)."""
+    """The graphics layer: WIDTH user units over PLOT_PCT of the chart, 1 unit = 1 px down."""
     return f'<svg width="{PLOT_PCT}%" viewBox="0 0 {WIDTH} {height}" preserveAspectRatio="none">'
 
 
@@ -123,9 +107,7 @@ def tick_label(value: float) -> str:
 
 
 def _anchored(at_pct: float, text: str) -> str:
-    """A tick label's attributes: centred on its tick (style.css), but kept inside the chart at either
-    end (classes s and e: anchored at its start or end). At 360 px a chart is about 330 px wide and a
-    tick label's character about 6.5 px: half a label of n characters takes about n % of it."""
+    """A tick label's attributes: centred on its tick, but kept inside the chart at either end."""
     if at_pct < len(text) + 1:
         return f'class="tick s" x="{_n(at_pct)}%"'
     if at_pct > 100 - len(text) - 1:
@@ -135,15 +117,8 @@ def _anchored(at_pct: float, text: str) -> str:
 
 def dot_chart(points: list[Point], title: str, desc: str, unit: str = "×", one: float | None = 1.0,
               scale: float = 1.0, axis: str = "") -> Markup:
-    """One row per point: its label (broken into lines when long), then the point and its interval on
-    a logarithmic axis spanning every value and interval shown (and `one`, the reference's value, drawn
-    as a dashed line), padded a little; tick labels are values / `scale` followed by `unit`, the axis's
-    title `axis` under them. '' without points.
-
-    The graphics come first (under the text: a grid line never hides a label), every other row shaded.
-    Horizontal coordinates are whole units (a unit is under a pixel wherever the chart is drawn), which
-    keeps a page of 16 charts light.
-    """
+    """One row per point: its label, then the point and its interval on a logarithmic axis spanning
+    every value shown and `one` (dashed); tick labels are values / `scale` + `unit`. '' without points."""
     if not points:
         return Markup("")
     a, b = _log_span(points, one)
@@ -183,8 +158,7 @@ def _log_span(points: list[Point], one: float | None) -> tuple[float, float]:
 
 
 def _dot_rows(points: list[Point], x) -> tuple[dict[str, list[str]], list[str], int]:
-    """Each point's row: its label's lines, its band (every other row), interval and point; and
-    where the axis goes, below the last row."""
+    """Each point's row: its label's lines, its band (every other row), interval and point; the axis's y."""
     texts: list[str] = []
     marks: dict[str, list[str]] = {"band": [], "ci": [], "pt": [], "open": [], "ref": []}
     y = 2
@@ -273,8 +247,7 @@ def distribution_chart(series: list[Series], title: str, desc: str, axis: str = 
     axis_y = round(y)
     height = axis_y + 32
     first, last = math.ceil(lo / BINS_PER_OCTAVE), math.floor(hi / BINS_PER_OCTAVE)
-    # Octaves far enough apart for their labels (about 7 px a character; one at an end is shifted in by
-    # half its width) at the narrowest chart, 300 px.
+    # Octaves far enough apart for their labels at the narrowest chart, 300 px.
     widest = max(len(_tick_label(o)) for o in range(first, last + 1)) * 7 * 1.5 + 8
     step = next(k for k in range(1, 64) if k * 300 * PLOT_PCT / 100 * BINS_PER_OCTAVE / (hi - lo) >= widest)
     for octave in range(first, last + 1):
@@ -299,10 +272,8 @@ def rank_text(entry) -> str:
 
 
 def board_chart(board, reference: str, host_title: str) -> Markup:
-    """A board's ranked runs, fastest first, as a `dot_chart`: with a reference run, each run's speedup
-    vs it (Entry.speedup, as the table gives it: its interval a line, its 95% interval or rounding
-    bounds; filled when Speedup.above_1 or below_1 says it is beyond them); without one, its value of the ranking statistic, with the mean's 95% interval.
-    '' when fewer than two runs are ranked (nothing to compare)."""
+    """A board's ranked runs as a `dot_chart`: each run's speedup vs the reference run when there is
+    one, else its value of the ranking statistic; '' when fewer than two runs are ranked."""
     ranked = [e for e in board.entries if e.rank is not None]
     if len(ranked) < 2:
         return Markup("")
@@ -335,8 +306,7 @@ def _note(t) -> str:
 
 
 def host_speedup_chart(summaries, reference: str, host_title: str) -> Markup:
-    """On a host page: per implementation, the distribution of its speedups over the problems it
-    passed (Summary.all: its result on each problem of the suite, as fast_p counts them)."""
+    """On a host page: per implementation, the distribution of its speedups over the problems it passed."""
     series = [Series(s.implementation, list(s.all.speedups), _note(s.all)) for s in summaries]
     return distribution_chart(
         series,
@@ -364,9 +334,8 @@ TREND_W, TREND_H, TREND_PAD = 320, 96, 14  # px; a small multiple per implementa
 
 
 def trend_chart(label: str, points: list[tuple[str, int, tuple[int, int] | None]]) -> Markup:
-    """One implementation's runs on a board over time: each run's mean (a dot) with its 95% interval
-    (a whisker), oldest left, in run order; the latency axis spans the values shown, not from zero,
-    so a change the trend verdict calls real is visible. points: (observedAt, mean ns, interval or None)."""
+    """One implementation's runs on a board over time: each run's mean with its 95% interval, oldest
+    left, on a latency axis not from zero. points: (observedAt, mean ns, interval or None)."""
     if len(points) < 2:
         return Markup("")
     points = [(format_date(when), mean, ci) for when, mean, ci in points]
@@ -441,17 +410,15 @@ def _fp_curve(t, x, y, right: float) -> Curve:
 
 
 def _fp_markers(curves: list[Curve]) -> list[tuple[float, float]]:
-    """Where each curve's markers go (plot units): three per curve, staggered so that curves which run
-    together do not put theirs at one place."""
+    """Where each curve's three markers go (plot units), staggered so that curves together do not share them."""
     n = len(curves)
     return [(x, c.y_at(x)) for i, c in enumerate(curves) for j in range(3) for x in [WIDTH * (j + (i + 0.5) / n) / 3]]
 
 
 def place_labels(curves: list[Curve], marks: list[list[tuple[float, float]]], avoid_x: list[float]) -> list:
-    """Each curve's number label: (x, baseline y) of a box beside its curve (above or below it) that
-    meets no curve, marker, other label or vertical line in `avoid_x`, at the narrowest width drawn (at
-    any wider one its box is narrower in plot units, so it stays clear); the place farthest from the
-    other curves wins. None where no place is clear: the legend still names the line."""
+    """Each curve's number label: (x, baseline y) of a box beside its curve, clear of every curve,
+    marker, other label and line in `avoid_x` at the narrowest width; farthest from the other curves
+    wins; None where no place is clear (the legend still names the line)."""
     unit = WIDTH / FP_MIN_PX  # plot units per px at the narrowest
     placed: list[tuple[float, float, float, float]] = []  # boxes: x0, x1, y0, y1
     out = []
@@ -476,8 +443,7 @@ def place_labels(curves: list[Curve], marks: list[list[tuple[float, float]]], av
 
 
 def _clearance(box, curves: list[Curve], own: int, unit: float, dots, placed, avoid_x) -> float:
-    """How far (px, at most 20) a label's box stays from the curves other than its own; -1 where it
-    meets anything or leaves the plot."""
+    """How far (px, at most 20) a label's box stays from the other curves; -1 where it meets anything."""
     a, b, y0, y1 = box
     if y0 < FP_TOP - 17 or y1 > FP_BOTTOM - 1 or any(a - 2 * unit <= v <= b + 2 * unit for v in avoid_x):
         return -1
@@ -498,18 +464,12 @@ def _clearance(box, curves: list[Curve], own: int, unit: float, dots, placed, av
 
 
 def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
-    """On a host page: KernelBench's fast_p against the threshold p, one line per implementation, over
-    the whole suite (Summary.all): fast_p(p) = problems passed with speedup > p / problems of the suite,
-    a step that falls at each speedup. p runs from 0 to the smallest of 2, 3, 4, 6, 8 and 10 past 95%
-    of the speedups (a line still above 0 at the right end has speedups beyond it). Each line has its
-    colour, dash and marker, and its number beside it where a place is clear (place_labels); the legend
-    below shows each with its name, fast_0 and fast_1. Axis titles above and below; the percentages in a
-    margin left of the plot. '' without summaries."""
+    """On a host page: fast_p against p, one line per implementation over the whole suite, p from 0 to
+    the smallest of 2, 3, 4, 6, 8 and 10 past 95% of the speedups; '' without summaries."""
     summaries = [s for s in summaries if s.all.suite]
     if not summaries:
         return Markup("")
     speedups = sorted(v for s in summaries for v in s.all.speedups)
-    # (p up to past most speedups: the 95th percentile, so that a few large ones do not squeeze the rest)
     typical = speedups[int(0.95 * (len(speedups) - 1))] if speedups else 1.0
     right = next((m for m in (2, 3, 4, 6, 8) if m > typical), 10)
 
@@ -543,9 +503,7 @@ def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
 
 
 def _fp_texts(curves, marks, labels, x, y, right: float, suite: int, reference: str) -> list[str]:
-    """The markers and every text of a fast_p chart, in the chart's pixels: the y axis's title above the
-    plot and its percentages in the margin left of it, the p ticks and the x axis's title below, each
-    line's number."""
+    """The markers and every text of a fast_p chart, in the chart's pixels."""
     out = []
     for i, ms in enumerate(marks):
         out += [f'<use class="fp fp{i % FASTP_STYLES}" href="#fpm{i % FASTP_STYLES}" x="{_n(PLOT_PCT * mx / WIDTH)}%" '
@@ -574,13 +532,12 @@ def _fp_legend(summaries) -> str:
 
 
 # --- Speed of light (about page, "Physics") ------------------------------------------------------
-# A run's fraction of its GPU's speed of light (its workload's roofline time / its latency) is the one
-# number comparable across GPUs: each GPU is measured against its own peak. Shown as a percentage.
+# A run's fraction of its GPU's speed of light is the one number comparable across GPUs.
 
 
 def format_sol(sol: float | None) -> str:
-    """A fraction of the speed of light as a percentage to 2 significant figures (0.37 → '37%',
-    0.0052 → '0.52%', 7.0 → '700%'), without thousands separators: tables sort by the leading number."""
+    """A fraction of the speed of light as a percentage to 2 significant figures (0.0052 → '0.52%'),
+    without thousands separators: tables sort by the leading number."""
     if sol is None or not sol > 0 or sol == math.inf:
         return "—"
     pct = sol * 100
@@ -683,9 +640,8 @@ BOX_H = 12  # px of a box's height
 
 
 def box_chart(rows: list[Box], title: str, desc: str) -> Markup:
-    """One row per series: its values' range (a line), lower to upper quartile (a box) and median (a
-    tick), on a shared logarithmic axis of the speed of light's percentage, 100% dashed; '' without
-    values. Its size does not grow with the values: a host page of a thousand problems stays light."""
+    """One row per series: its values' range, quartile box and median on a shared logarithmic axis of
+    the speed of light's percentage, 100% dashed; '' without values."""
     rows = [r for r in rows if r.values]
     if not rows:
         return Markup("")
@@ -715,8 +671,7 @@ def box_chart(rows: list[Box], title: str, desc: str) -> Markup:
 
 
 def problem_sol_chart(strips: list[Strip], problem_title: str) -> Markup:
-    """On a problem page, per workload: each implementation's fraction of the speed of light on each
-    timing host (problem_pages.sol_strips)."""
+    """On a problem page, per workload: each implementation's fraction of the speed of light per host."""
     return strip_chart(
         strips, f"{problem_title}: fraction of the speed of light per implementation, across timing hosts",
         "For each implementation, its latest passed run on each timing host as a point: the share of its GPU's "
@@ -726,8 +681,7 @@ def problem_sol_chart(strips: list[Strip], problem_title: str) -> Markup:
 
 
 def host_sol_chart(boxes: list[Box], host_title: str) -> Markup:
-    """On a host page: per implementation, the distribution of its fractions of the speed of light over
-    the tables it passed here (pages.host_physics)."""
+    """On a host page: per implementation, the distribution of its fractions of the speed of light."""
     return box_chart(
         boxes, f"Fraction of the speed of light per implementation on {host_title}",
         "For each implementation, its latest passed runs on this host's tables as shares of the speed of light "

@@ -1,20 +1,12 @@
 """Source files on pages: highlighted by Pygments, with line numbers, readable without JavaScript.
 
-Pygments escapes the text it is given (&, <, >, quotes), so a source file is shown as text whatever
-it holds; it is never executed and never put inside a <script>. A control or bidirectional character
-in it (safetext.HIDDEN) is shown as its code point: the download keeps the file's own bytes.
-Pygments is imported only when a page shows a source: a site without any never loads it.
-
-One kernel is usually shown on many pages (the same file timed on several hosts): a text is
-highlighted once per lexer, then taken from what the build's state keeps (state.highlights.Highlights,
-set by `use`: this process's memory, and a store on disk for the next build), keyed by the text's
-sha256 and the lexer.
-
-A contributor chooses a file's name and its language, so work per file is bounded twice
-(docs/security.md, "Highlighting"): an allowlist (`lexer_name`: Python, CUDA, C and C++, each by a
-lexer of our own on Pygments' public `RegexLexer` whose rules take time linear in the text,
-`_lexer_classes`; any other file is plain text), and a budget of CPU time per text (`BUDGET_SECONDS`:
-past it, plain text, kept under a key of its own, `OVER`, and named by a warning on every build).
+Pygments escapes the text it is given, so a source file is shown as text whatever it holds; a hidden
+character (safetext.HIDDEN) is shown as its code point. Pygments is imported only when a page shows
+a source. A text is highlighted once per lexer, then kept by the build's state
+(state.highlights.Highlights, set by `use`), keyed by the text's sha256 and the lexer. Work per file
+is bounded twice (docs/security.md, "Highlighting"): an allowlist of lexers of our own that take time
+linear in the text (`lexer_name`), and a budget of CPU time per text (`BUDGET_SECONDS`, past which it
+is plain text, kept under a key of its own, `OVER`, and named by a warning on every build).
 """
 
 from __future__ import annotations
@@ -50,9 +42,8 @@ class Highlighted(NamedTuple):
 
 
 def highlighted(text_of, digest: str, filename: str, language: str | None = None) -> Highlighted:
-    """The text whose sha256 is `digest` (read by `text_of()` only if it has not been highlighted
-    with this lexer yet) as a page shows it; `filename` (or `language`, if given) picks the lexer
-    (`lexer_name`). A text whose highlighting outlasts BUDGET_SECONDS is shown as plain text."""
+    """The text whose sha256 is `digest` (read by `text_of()` only if not highlighted with this lexer
+    yet) as a page shows it; `filename` (or `language`) picks the lexer (`lexer_name`)."""
     return _made(text_of, digest, filename, language)[1]
 
 
@@ -81,10 +72,9 @@ def _made(text_of, digest: str, filename: str, language: str | None) -> tuple[tu
 
 
 def ahead(sources, workers: int, progress) -> int:
-    """Highlight, in `workers` forked processes, each of `sources` ((text_of, digest, filename, language),
-    as `highlighted` takes them) that is neither in this process's memory nor in the store; return how
-    many were. The processes forked later to make pages find them in memory (or in the store, beyond
-    MEMORY_MAX_CHARS): otherwise a kernel shown on pages that two of them make is highlighted twice."""
+    """Highlight in `workers` forked processes each of `sources` (as `highlighted` takes them) that is
+    neither in memory nor in the store, so that no two page-making processes highlight one text; how
+    many were."""
     jobs, seen, kept = [], set(), _kept
     for text_of, digest, filename, language in sources:
         lexer = _lexer_of(filename, language)  # (made here, once, for the processes forked below)
@@ -118,11 +108,9 @@ AHEAD_CHUNK = 4  # texts per task: small, so that the processes end together
 
 
 def warnings(shown: Iterable[tuple[str, str, str, str | None]], kept) -> list[str]:
-    """A warning for each of `shown` ((the file as the user names it, its digest, its path, the language
-    its run gives)) that pages show as plain text because highlighting it outlasted its budget. Such
-    texts are found among what the build `kept` (state.highlights.Highlights: pages made by forked
-    processes leave theirs only in its folder): every build that shows one says so, not only the build
-    that first tried."""
+    """A warning for each of `shown` ((name, digest, path, language)) that pages show as plain text
+    because highlighting it outlasted its budget, found among what the build `kept`: every build that
+    shows one says so."""
     over = kept.keys_ending(OVER)
     if not over:
         return []
@@ -137,32 +125,27 @@ def warnings(shown: Iterable[tuple[str, str, str, str | None]], kept) -> list[st
 
 
 class ShownSizes(NamedTuple):
-    """A text's bytes, and upper bounds of its HTML (`highlighted`'s) from the text alone: as plain
-    text, and highlighted by any lexer. `check` weighs pages by them without highlighting anything."""
+    """A text's bytes, and upper bounds of its HTML from the text alone: as plain text, and
+    highlighted by any lexer. `check` weighs pages by them without highlighting anything."""
 
     bytes: int
     plain: int
     highlighted: int
 
 
-# The bytes of `highlighted`'s HTML beside the text itself (pygments.formatters.HtmlFormatter with
-# _OPTIONS): the table around it, each line's number (a span of its own, padded to the widest), and
-# per piece of a token on one line at most one span of a class of at most SPAN_CLASS characters
-# (Pygments' are 1 to 3). tests/test_bounds.py holds the HTML of hostile texts to the bounds.
+# The bytes of `highlighted`'s HTML beside the text itself: the table around it, each line's number,
+# and per token piece at most one span of a class of at most SPAN_CLASS characters (tests/test_bounds.py).
 TABLE_BYTES = 512
 LINE_BYTES = len('<span class="normal"></span>\n')
 SPAN_CLASS = 8
 SPAN_BYTES = len('<span class=""></span>') + SPAN_CLASS
-# What a character grows to beyond its own UTF-8 bytes: Pygments' escapes, and a hidden one's code
-# point shown (safetext.CODE_POINT_HTML, 31 bytes in place of its own 1 to 3).
+# What a character grows to beyond its own UTF-8 bytes: Pygments' escapes, a hidden one's code point.
 _ESCAPED = {"&": 4, "<": 3, ">": 3, '"': 5, "'": 4}
 HIDDEN_BYTES = len(CODE_POINT_HTML.format(0x202E)) - 1
 
 
 def shown_sizes(text: str) -> ShownSizes:
-    """Bounds of `text`'s HTML as `highlighted` makes it, in a few passes over it (no lexer, no
-    formatter). A line break is \n or \r (Pygments makes \r\n and \r one \n; counting both only
-    loosens the bound)."""
+    """Bounds of `text`'s HTML as `highlighted` makes it, without a lexer (a line break is \n or \r)."""
     breaks = text.count("\n") + text.count("\r")
     lines = breaks + 1  # (Pygments ends the text with a line break if it has none)
     own = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
@@ -174,9 +157,8 @@ def shown_sizes(text: str) -> ShownSizes:
 
 
 def shown_as(filename: str, language: str | None, sizes: tuple[int, int, int], budget: int) -> tuple[str | None, int]:
-    """The language a source is shown in on a page that has `budget` bytes for it (`language`, its
-    run's, as given: its own lexer, `lexer_name`), when highlighted its HTML stays within them by its
-    bound; else "text" (plain text). With the bound of its HTML so shown. (`sizes`: ShownSizes.)"""
+    """The language a source is shown in on a page that has `budget` bytes for it: its own lexer
+    when its HTML's bound fits, else "text"; with that bound. (`sizes`: ShownSizes.)"""
     _, plain, highlighted = sizes
     if highlighted <= budget or lexer_name(filename, language) == "text":
         return language, highlighted if lexer_name(filename, language) != "text" else plain
@@ -185,8 +167,7 @@ def shown_as(filename: str, language: str | None, sizes: tuple[int, int, int], b
 
 # --- Which lexer: only those shown to take time linear in the text -------------------------------
 
-# A run's `language` → the lexer its file is shown with; any other language is plain text. Pygments'
-# names for these lexers, and "triton" and "hip": Triton kernels are Python, HIP kernels CUDA's C++.
+# A run's `language` → its lexer; any other language is plain text (Triton kernels are Python, HIP CUDA's C++).
 LANGUAGES = {**dict.fromkeys(("python", "py", "python3", "py3", "pyi", "triton"), "python"),
              **dict.fromkeys(("cuda", "cu", "hip"), "cuda"), "c": "c", "cpp": "cpp", "c++": "cpp", "text": "text"}
 # A file's name → its lexer, when its run gives no language: Pygments' patterns for these lexers.
@@ -198,9 +179,8 @@ SUFFIXES = {
 
 
 def lexer_name(filename: str, language: str | None) -> str:
-    """The lexer a source file is shown with: "python", "cuda", "c", "cpp", or "text" (plain text)
-    for any other language or file name. A pure function of the two (`check` gives the same answer
-    as `build`); the language a run gives wins over the file's name."""
+    """The lexer a source file is shown with: "python", "cuda", "c", "cpp", or "text"; the language a
+    run gives wins over the file's name."""
     if language:
         return LANGUAGES.get(language, "text")
     return SUFFIXES.get(posixpath.splitext(posixpath.basename(filename))[1], "text")
@@ -231,12 +211,10 @@ def _lexer_id(lexer_class: type) -> str:
 
 # --- The lexers: our own rules on Pygments' public RegexLexer, each linear in the text ---------------
 # Pygments 2.21's Python, C, C++ and CUDA rules written out (BSD-2-Clause, the Pygments team), those that
-# took more than linear time (a match that scans far and fails, tried again at each line; one that
-# backtracks) rewritten to match the same code in linear time: possessive and atomic groups, runs that stop
-# at the end of a line or at a brace, an unclosed comment or raw string running to the end as in a compiler.
+# took more than linear time rewritten to match the same code in linear time (possessive and atomic
+# groups, runs that stop at a line's end or a brace; an unclosed comment runs to the end).
 
-# A Python name: letters, digits (not first), _, and any character beyond ASCII but a space (a combining
-# mark continues a name; any other such character is an error Python refuses).
+# A Python name: letters, digits (not first), _, and any non-ASCII character but a space.
 _NAME_CHAR = r"[^\s\x00-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"
 _IDENT = rf"(?!\d){_NAME_CHAR}+"
 _PY_KEYWORDS = ("assert async await break continue del elif else except finally for global if lambda pass raise "
@@ -290,8 +268,7 @@ def _python_names():
 
 
 def _python_tokens() -> dict:
-    """Pygments 2.21's PythonLexer rules, linear; first, quick rules for the most common tokens (a word,
-    spaces, an indent, an operator or a dot, a bracket) that give what the full list would."""
+    """Pygments 2.21's PythonLexer rules, linear; first, quick rules for the most common tokens."""
     import keyword
 
     from pygments.lexer import bygroups, default, include, this, using, words
@@ -338,8 +315,7 @@ def _python_tokens() -> dict:
 
 
 def _python_expr() -> list:
-    """An expression's rules after the quick ones: strings (their prefix and quotes, and the state that
-    reads the rest), numbers, operators, keywords, builtins, names."""
+    """An expression's rules after the quick ones: strings, numbers, operators, keywords, names."""
     from pygments.lexer import bygroups, combined, words
     from pygments.token import Keyword, Name, Number, Operator, Punctuation, String, Text
 
@@ -533,8 +509,7 @@ def _c_tokens() -> dict:
 
 
 def _cpp_tokens() -> dict:
-    """Pygments 2.21's CppLexer's own rules, on the family's (CUDA's too); a raw string left open runs to
-    the end of the text."""
+    """Pygments 2.21's CppLexer's own rules, on the family's (CUDA's too)."""
     from pygments.lexer import bygroups, default, include, inherit, words
     from pygments.token import Keyword, Name, Punctuation, String, Text, Whitespace
 
@@ -614,9 +589,7 @@ class _OverBudget(BaseException):
 
 
 def _within_budget(text: str, lexer) -> str | None:
-    """The highlighted HTML of `text`, or None if making it took more than BUDGET_SECONDS of CPU
-    time. This thread's clock is read between tokens; where a timer can interrupt the thread
-    (`_cpu_timer`), one match that runs too long is stopped too."""
+    """The highlighted HTML of `text`, or None if making it took more than BUDGET_SECONDS of CPU."""
     from pygments import highlight
 
     budget = BUDGET_SECONDS
@@ -628,8 +601,8 @@ def _within_budget(text: str, lexer) -> str | None:
 
 
 class _Timed:
-    """A lexer's tokens, this thread's CPU clock read every CHECK_EVERY of them: _OverBudget past `deadline`
-    (not the process's clock: while a profiling timer is set, Linux updates that one at each tick only)."""
+    """A lexer's tokens, this thread's CPU clock read every CHECK_EVERY of them: _OverBudget past
+    `deadline` (the process's clock only ticks while a profiling timer is set)."""
 
     CHECK_EVERY = 256
 
@@ -648,11 +621,9 @@ class _Timed:
 
 @contextmanager
 def _cpu_timer(seconds: float):
-    """Raise _OverBudget in this thread once the process has used `seconds` more of CPU time (a one-shot
-    ITIMER_PROF: Python's regular expressions check for signals while they match, so one long match is
-    stopped too). Only where nothing else is disturbed: on the main thread (the command line, `serve`,
-    `build --watch` and forked workers build there), with setitimer, when nothing else uses the
-    profiling timer or its signal; elsewhere, the clock between tokens alone."""
+    """Raise _OverBudget in this thread once the process has used `seconds` more CPU (a one-shot
+    ITIMER_PROF, which stops one long regex match too); only on the main thread, where nothing else
+    uses the profiling timer."""
     usable = (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
               and signal.getsignal(signal.SIGPROF) == signal.SIG_DFL
               and signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0))
@@ -689,15 +660,13 @@ _kept = None  # the build's Highlights (state.highlights) while it runs: `use`
 
 
 def use(kept) -> None:
-    """Keep highlights in `kept` (a build's state.highlights.Highlights) while a build runs, None
-    once it ends. Worker processes forked meanwhile share it."""
+    """Keep highlights in `kept` (a build's state.highlights.Highlights) while a build runs, None after."""
     global _kept
     _kept = kept
 
 
 def stylesheet() -> str:
-    """The highlighting colours of static/source.css (made by this, then the box's rules added by
-    hand): light, and dark where the reader prefers it."""
+    """The highlighting colours of static/source.css: light, and dark where the reader prefers it."""
     from pygments.formatters import HtmlFormatter
 
     def rules(style: str) -> str:  # (only those scoped to .source: Pygments also styles every <pre>)

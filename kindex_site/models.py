@@ -1,12 +1,9 @@
 """The kernelindex.dev/v1alpha1 document kinds, as pydantic models. No I/O here.
 
-Models keep fields they do not know (``extra="allow"``): ``sourceNative`` is the source's own
-record and documents grow; whatever the user wrote must survive to the run page.
-Numbers are strict: a latency given as a string or a float is an error, not a coercion.
-Kept is not unchecked: `FormatWarnings` names fields the format does not know inside its known
-objects, and statuses outside `STATUSES`. A field that is a near miss of one allowed in its place
-(`confidense95`: `is_typo`) is an error naming that one: its value would otherwise be left out
-without a word. Other unknown fields and statuses are warnings (`check --strict` fails on them).
+Models keep fields they do not know (``extra="allow"``): whatever the user wrote survives to the run
+page. Numbers are strict: a latency given as a string or a float is an error, not a coercion. Unknown
+fields inside known objects and unknown statuses are warnings (`FormatWarnings`), and a near miss of
+an allowed field (`confidense95`: `is_typo`) is an error naming it.
 """
 
 from __future__ import annotations
@@ -24,9 +21,8 @@ from .strictjson import MAX_FLOAT, MAX_INTEGER
 
 API_VERSION = "kernelindex.dev/v1alpha1"
 
-# Largest integer a JSON reader in JavaScript holds exactly (2**53 - 1 ns is about 104 days):
-# the API must hand readers the very number that came in. No integer in a document may be larger
-# (strictjson.MAX_INTEGER: load.py checks the fields the models do not know).
+# Largest integer a JavaScript JSON reader holds exactly: the API must hand readers the very number
+# that came in (strictjson.MAX_INTEGER).
 MAX_SAFE_INT = MAX_INTEGER
 
 # A name becomes a folder in site/ (runs/<name>/), so it is a lowercase DNS-style label:
@@ -48,8 +44,7 @@ def _check_name(name: str) -> str:
     return name
 
 
-# The date-times every reader parses alike (RFC 3339, as JSON APIs and JavaScript's Date read them):
-# Python's fromisoformat alone also takes week dates and the basic format (2026-W10-4, 20260305T0838Z).
+# The date-times every reader parses alike (RFC 3339); fromisoformat alone also takes week dates.
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?", re.ASCII)
 
 
@@ -142,8 +137,7 @@ class Measurement(Open):
     value: Number
 
 
-# What became of a run. Other statuses validate (sources grow), but are warned about: a typo
-# ("pased") must not quietly make a passed run an unranked one.
+# Other statuses validate (sources grow), but are warned about: a typo must not quietly unrank a run.
 STATUSES = ("passed", "failed", "error", "timeout", "incorrect", "incomplete-timing", "invalid-timing")
 
 
@@ -220,7 +214,6 @@ class Resolution(Open):
     `stepNs` nanoseconds; at least one of the two. The site widens each comparison by half a
     rounding step: for a latency of d digits in ns, the larger of 10^(d − significantFigures) and stepNs."""
 
-    # (JSON Schema's way of saying "at least one of the two")
     model_config = ConfigDict(json_schema_extra={"anyOf": [{"required": ["significantFigures"]},
                                                            {"required": ["stepNs"]}]})
 
@@ -266,8 +259,7 @@ class BenchmarkProtocol(Open):
 # --- ExecutionEnvironment -------------------------------------------------------------------
 
 
-# Hardware fields the site reads or shows beyond the model's own, not warned about as unknown:
-# memory (e.g. "80GB") tells GPUs of one model apart in the mixed-hardware check.
+# Hardware fields the site reads or shows beyond the model's own, not warned about as unknown.
 HARDWARE_KNOWN_OPTIONAL = ("memory", "count", "cpu")
 
 
@@ -304,14 +296,11 @@ class Bundle(BaseModel):
 
 
 # --- WorkloadCost ---------------------------------------------------------------------------
-# What a workload costs: the bytes it must move and the operations its reference performs, counted
-# once from the problem's own source by `kindex-site import costs` (PyTorch on its meta device) and
-# kept as content, so that no build or check needs PyTorch. The floor and the roofline are made from
-# it and a GPU's figures (about page, "Physics").
+# Counted once from the problem's own source by `kindex-site import costs` and kept as content, so
+# that no build needs PyTorch.
 
 COST_API_VERSION = "kindex-site.dev/v1"
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")  # the peaks gpus.toml gives, dense
-# (within 2⁵³−1, as every integer of the content is: load.py holds a cost to the bounds a bundle keeps)
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_SAFE_INT)]
 
 
@@ -339,8 +328,7 @@ class CostSpec(Open):
     inputBytes: Count | None = None
     outputBytes: Count | None = None
     parameterBytes: Count | None = None
-    # The reference's floating-point operations by the precision PyTorch's defaults run them in
-    # (FP32 matmul; TF32 for cuDNN convolutions, allow_tf32 being on by default).
+    # By the precision PyTorch's defaults run them in (FP32 matmul; TF32 for cuDNN convolutions).
     flops: dict[Literal[PRECISIONS], Count] = {}
     counter: Counter
     source: Text  # the source the cost was counted from (its path in the publisher's tree, or its repository and commit)
@@ -368,9 +356,7 @@ class WorkloadCost(Open):
 
 
 # --- RunReview ------------------------------------------------------------------------------
-# The publisher's verdict on one run, from a date on (a reward hack found, a timing bug): kept as
-# content beside the runs, in content/reviews/, so that the verdict and its evidence are versioned
-# with what they judge. Every verdict but "clean" holds the run back.
+# The publisher's verdict on one run, from a date on, versioned with what it judges (content/reviews/).
 
 VERDICTS = ("clean", "reward-hack", "incorrect-output", "timing-bug", "under-review")
 HELD_VERDICTS = tuple(v for v in VERDICTS if v != "clean")
@@ -437,11 +423,9 @@ class RunReview(Open):
 
 
 # --- Strictness: fields and statuses the format does not know --------------------------------
-# Unknown fields are kept (see Open), but inside the format's own objects one is most likely a typo
-# (`confidence_95`, `minimun`) that silently drops a value. One whose name is a typo of a field
-# allowed in its place is an error naming that field (a run published without its interval is worse
-# than none); any other is warned about, with the nearest known name if there is one. Free-form places (sourceNative, environment.spec.software) are never
-# looked into.
+# Inside the format's own objects an unknown field is most likely a typo that silently drops a value:
+# a near miss of an allowed field is an error, any other a warning. Free-form places (sourceNative,
+# environment.spec.software) are never looked into.
 
 MAX_FORMAT_WARNINGS_PER_FILE = 20  # a typo repeated in 100,000 runs is said 20 times, then counted
 
@@ -492,10 +476,8 @@ def _did_you_mean(word: str, known) -> str:
 
 
 def is_typo(word: str, name: str) -> bool:
-    """Whether `word` is `name` mistyped: the same ignoring case, or a few letters off (one edit per
-    four letters of `name`: an insertion, deletion, substitution or swap of two neighbours). A name
-    built on a known one (`timingWas`, `median` beside `mean`) or a short one's neighbour (`gpu`
-    beside `cpu`) is not: it is a field of its own."""
+    """Whether `word` is `name` mistyped: the same ignoring case, or one edit per four letters of
+    `name` off. A name built on a known one (`timingWas`) or a short one's neighbour (`gpu`) is not."""
     a, b = word.lower(), name.lower()
     most = len(b) // 4
     if abs(len(a) - len(b)) > most:
@@ -574,11 +556,9 @@ def unknown_in_document(document: object, kind: str) -> list[Unknown]:
 
 
 class FormatWarnings:
-    """One file's lines about what the format does not know (fields, statuses), as
-    `file[index]: location: message`: each protocol's and environment's once for the file (at its
-    first place). A near miss of a known field is an error, put in `errors` for the reader to take
-    with the bundle's other problems (`take_errors`); the others are warnings, at most
-    MAX_FORMAT_WARNINGS_PER_FILE lines, then how many more."""
+    """One file's lines about what the format does not know, as `file[index]: location: message`,
+    each definition's once. A near miss of a known field is an error (`take_errors`); the others are
+    warnings, at most MAX_FORMAT_WARNINGS_PER_FILE lines, then how many more."""
 
     def __init__(self, file: str, found: dict[int, tuple] | None = None):
         self.file = file
@@ -587,14 +567,12 @@ class FormatWarnings:
         self.more = 0
         self._checked: dict[int, object] = {}  # id → a definition model already looked at (held: ids stay unique)
         self._said: set[tuple] = set()  # (slot, definition's name, location, message) said for the file
-        # id → (definition model, its unknown fields): shared by the files of one load, whose bundles
-        # share a model only when they repeat its JSON exactly (so the fields found are the same).
+        # Shared by the files of one load, whose bundles share a model only when their JSON is the same.
         self._found: dict[int, tuple] = found if found is not None else {}
 
     def check(self, raw: dict, source: object, definitions: tuple[BaseModel, BaseModel]) -> bool:
-        """Look at a valid bundle (its parsed JSON) found at `source`; `definitions` are its
-        protocol and environment models, shared by the file's bundles that repeat them word for word.
-        True when its run holds only fields the format knows (then sourceNative is its only free-form part)."""
+        """Look at a valid bundle found at `source`, `definitions` its shared protocol and environment
+        models; True when its run holds only fields the format knows."""
         run = raw["run"]
         known = _all_known(run, _RUN_SHAPE)
         if not known or run["spec"]["status"] not in STATUSES:
@@ -615,8 +593,7 @@ class FormatWarnings:
         return known
 
     def check_invalid(self, raw: dict, source: object) -> None:
-        """Look at a bundle that did not validate, as far as it has the format's objects: what it
-        does not know is said with its other problems, so that one pass tells them all."""
+        """Look at a bundle that did not validate, so that one pass tells all its problems."""
         found: list[Unknown] = []
         _unknown_fields(raw.get("run"), _RUN_SHAPE, "run", found)
         _unknown_status(raw.get("run"), found)

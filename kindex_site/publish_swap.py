@@ -1,32 +1,14 @@
 """How a new site takes the old one's place in the output folder, whatever stops the build.
 
-The guarantee: at any moment, a build killed outright (kill -9, the OOM killer, a crash) included,
-the output folder `site/` is the previous site or the new one, whole; where a killed build can leave
-it otherwise, the next `build`, `build --watch` or `serve` puts it right before doing anything else
-and says so (`recover`).
-
-Everything is first written into a sibling folder, `.site.new-<pid>-<token>/`, marked as ours by its
-`.kindex-site` file. Then comes the commit point:
-
-- A full build swaps that folder in: one atomic exchange where the system has one (Linux's
-  renameat2), else two renames, the old site first becoming `.site.old-<pid>-<token>/`. A build
-  killed between those two leaves no `site/`: the next command renames the old one back.
-- An incremental build writes a journal into the folder (`.journal`: the files it replaces and those
-  it deletes), forces it to disk, then applies it: each file of the old site it replaces or deletes
-  is kept in the folder's `.backup/` (a hard link, or the file itself) until the end. Every step can
-  be redone or undone, so a journal left by a killed build is rolled forward by the next command (or
-  back, if forward fails: a folder made read-only meanwhile); so is one whose moves fail in the build
-  itself (rolled back: the site is the old one, and the build fails saying it cannot write).
-  The site's `.kindex-site` is replaced last, and each new one is given a later modification time than
-  the last, so that the manifest (cache.py), which names the marker it was written with, never
-  describes a site changed since.
-
-Ctrl-C and SIGTERM (`Interrupted`) before the commit point stop the build and remove the folder;
-from the commit point on they are held until the build ends (its caches written), then stop it.
-Folders to delete are first renamed `.site.trash-<pid>-<token>/`, then emptied, marker and journal
-last, so that a deletion cut short is still known for ours. Each change to a site or to the caches
-beside it is one call of the few functions under "file operations" below (and build._write_file):
-the crash tests wrap them to kill a build after any one of them, as kill -9 would (tests/crashing.py).
+At any moment, kill -9 included, `site/` is the previous site or the new one, whole; where a killed
+build can leave it otherwise, the next `build`, `build --watch` or `serve` puts it right first
+(`recover`). Everything is written into a sibling `.site.new-<pid>-<token>/` (marked by its
+`.kindex-site`), then committed: a full build swaps it in (renameat2's exchange, else two renames);
+an incremental one writes a `.journal` to disk and applies it, keeping the replaced files in
+`.backup/`, so that a journal left behind can be rolled forward (or back). The `.kindex-site` is
+replaced last, with a later modification time than the last one's. Ctrl-C and SIGTERM after the
+commit point are held until the build ends. Each change to a site or its caches is one of the
+"file operations" below, which the crash tests wrap (tests/crashing.py).
 
 Only the standard library: `recover` runs before a no-op build's answer.
 """
@@ -46,8 +28,7 @@ from pathlib import Path
 
 from .errors import KindexError, display
 
-# Written into every output folder this tool makes, so that it never wipes anything else. A dotfile
-# the site does not need: GitHub's upload-pages-artifact (v4 on) leaves dotfiles out of what it publishes.
+# A dotfile, so that GitHub's upload-pages-artifact leaves it out of what it publishes.
 MARKER = ".kindex-site"
 MARKER_TEXT = "This folder is written by kindex-site build; it is replaced on each build.\n"
 JOURNAL = ".journal"  # in an incremental build's folder, from its commit point on
@@ -107,8 +88,8 @@ def _on_sigterm(signum, frame) -> None:
 
 @contextmanager
 def sigterm_as_interrupt():
-    """SIGTERM (what `docker stop` and a cancelled CI job send) stops the body as Ctrl-C does
-    (main thread only). Left alone when this process was started with it ignored."""
+    """SIGTERM (`docker stop`, a cancelled CI job) stops the body as Ctrl-C does (main thread only),
+    unless this process was started with it ignored."""
     global _OWNER
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) == signal.SIG_IGN:
         yield
@@ -193,9 +174,8 @@ def _make_folder(out: Path) -> Path:
 
 
 def _later_than(marker: Path, previous: Path) -> None:
-    """Give a new marker a modification time later than the site's marker, whatever the clock says:
-    no two markers of one site share one (cache.site_identity tells sites apart by it; unlike its
-    inode, it survives a copy that keeps times: cp -a, rsync -a, a CI cache)."""
+    """Give a new marker a modification time later than the site's marker, whatever the clock says
+    (cache.site_identity tells sites apart by it; unlike an inode, it survives cp -a)."""
     try:
         before = os.stat(previous).st_mtime_ns
     except OSError:
@@ -235,8 +215,7 @@ def _sync_folder(folder: Path) -> None:
 
 
 def _exchange(a: Path, b: Path) -> bool:
-    """Swap two folders' names in one atomic step (Linux's renameat2 RENAME_EXCHANGE); False where
-    the system or the file system has no such thing (then two renames are the way)."""
+    """Swap two folders' names in one atomic step (renameat2 RENAME_EXCHANGE); False where there is none."""
     if sys.platform != "linux":
         return False
     try:
@@ -260,15 +239,14 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def _backups(folder: Path, deleted: list[str], changed: list[str]) -> tuple[list[Path], list[Path]]:
     """Where the old site's files that a journal deletes and replaces are kept: `.backup/<n>`, n their
-    place in the journal (one folder, not a copy of the site's tree: fewer folders made and removed)."""
+    place in the journal."""
     backup = folder / BACKUP
     return ([backup / str(i) for i in range(len(deleted))],
             [backup / str(i) for i in range(len(deleted), len(deleted) + len(changed))])
 
 
 def _forward(out: Path, folder: Path, deleted: list[str], changed: list[str]) -> int:
-    """Apply a journal, from wherever it was left: deletions, then replacements (so that a file may
-    become a folder and back). Returns how many steps it took (0: it had been applied)."""
+    """Apply a journal from wherever it was left: deletions, then replacements; how many steps it took."""
     kept_deleted, kept_changed = _backups(folder, deleted, changed)
     (folder / BACKUP).mkdir(exist_ok=True)
     steps = 0
@@ -297,8 +275,7 @@ def _forward(out: Path, folder: Path, deleted: list[str], changed: list[str]) ->
 
 
 def _back(out: Path, folder: Path, deleted: list[str], changed: list[str]) -> None:
-    """Undo a journal, from wherever it was left: the new files back into the folder, the old ones
-    back into the site."""
+    """Undo a journal from wherever it was left."""
     kept_deleted, kept_changed = _backups(folder, deleted, changed)
     for path, kept in reversed(list(zip(changed, kept_changed))):
         new, target = folder / path, out / path
@@ -331,8 +308,7 @@ def _remove_empty_folders(out: Path, folder: Path) -> None:
 
 
 def _read_journal(folder: Path) -> tuple[list[str], list[str]] | None:
-    """The journal's (deleted, changed), or None when it is missing or incomplete (then it was never
-    acted on: the moves start after it is whole on disk)."""
+    """The journal's (deleted, changed), or None when missing or incomplete (then it was never acted on)."""
     with suppress(OSError, ValueError, KeyError, TypeError):
         doc = json.loads((folder / JOURNAL).read_bytes())
         deleted, changed = doc["deleted"], doc["changed"]
@@ -344,8 +320,7 @@ def _read_journal(folder: Path) -> tuple[list[str], list[str]] | None:
 
 
 def _write_journal(folder: Path, deleted: list[str], changed: list[str]) -> int:
-    """Write the journal whole and force it (and its name) to disk; return its open descriptor,
-    locked for as long as this process lives or keeps it open (see _journal_lock)."""
+    """Write the journal whole and force it to disk; its open descriptor, locked (see _journal_lock)."""
     data = json.dumps({"deleted": deleted, "changed": changed, "end": True}).encode()
     fd = os.open(folder / JOURNAL, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
@@ -376,8 +351,8 @@ def _lock(fd: int) -> bool:
 
 
 def _journal_lock(folder: Path, out: Path) -> int | None:
-    """A journal left beside `out`, opened and locked: its writer is gone. None when it is still at
-    work (it holds the lock, or, without locks, its pid lives) or the journal cannot be opened."""
+    """A journal left beside `out`, opened and locked: its writer is gone. None while its writer is
+    at work, or when it cannot be opened."""
     try:
         fd = os.open(folder / JOURNAL, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError:
@@ -392,9 +367,7 @@ def _journal_lock(folder: Path, out: Path) -> int | None:
 
 
 def recover(out: Path) -> list[str]:
-    """Put right what a build killed during its commit left in `out`, before anything else reads or
-    writes it; return what was done, as notes for the user. Cheap when there is nothing: one listing
-    of the folder that holds `out`."""
+    """Put right what a build killed during its commit left in `out`; what was done, as notes."""
     out = out.resolve()
     try:
         return _recover(out)
@@ -466,9 +439,8 @@ def _why(e: OSError) -> str:
 
 
 def sweep(out: Path, siblings: list[Path] | None = None, background: bool = False) -> None:
-    """Remove what builds no longer running left beside `out` (after `recover`): their unfinished
-    folders, old sites already swapped out, half-deleted trash; with `background`, in a detached
-    process (their size is not known: an old site may be a hundred thousand files)."""
+    """Remove what builds no longer running left beside `out` (after `recover`); with `background`,
+    in a detached process."""
     for path in sorted(out.parent.iterdir() if siblings is None else siblings):
         for kind in ("new", "old", "trash"):
             pid = _pid_of(path, out, kind)
@@ -505,20 +477,16 @@ def _alive(pid_text: str) -> bool:
 # --- removing a folder -----------------------------------------------------------------------------
 
 
-# Removing a big old site costs as much as writing it (each deleted file is a journal entry, and a
-# discard on some disks): from this many files on (the new site's: the old one is about as big), a
-# detached process removes it while the user goes on with the new site. It first renames the folder
-# after its own pid, so that a build's sweep leaves the folder to it while it lives.
+# From this many files on, a detached process removes an old site (as costly as writing it) while the
+# user goes on; it first renames the folder after its own pid, so that sweeps leave it alone.
 BACKGROUND_REMOVE_MIN = 5000
-# The detached remover runs `remove_renamed` from this very package (standard library only).
 _REMOVE_SCRIPT = ("import sys; sys.path.insert(0, sys.argv[3]); "
                   "from kindex_site.publish_swap import remove_renamed; remove_renamed(sys.argv[1], sys.argv[2])")
 _removers: list = []  # (subprocess.Popen) kept so that a long-running caller (serve) reaps them
 
 
 def _to_trash(folder: Path, out: Path) -> Path | None:
-    """Rename a folder of ours `.site.trash-<pid>-…` (its name then says it is being deleted, and by
-    whom); None when it is gone (a sweep, or a background remover, took it)."""
+    """Rename a folder of ours `.site.trash-<pid>-…`; None when it is gone."""
     trash = _name(out, "trash")
     try:
         rename(folder, trash)
@@ -528,9 +496,8 @@ def _to_trash(folder: Path, out: Path) -> Path | None:
 
 
 def _remove(trash: Path | None, files: int = 0) -> None:
-    """Delete a folder `_to_trash` renamed: here when small, else (`files` from BACKGROUND_REMOVE_MIN
-    on) in a detached process (not on Windows, where a console's Ctrl-C would reach it, nor in a
-    frozen app)."""
+    """Delete a folder `_to_trash` renamed: here when small, else in a detached process (not on
+    Windows, where a console's Ctrl-C would reach it, nor in a frozen app)."""
     if trash is None:
         return
     if files >= BACKGROUND_REMOVE_MIN and os.name == "posix" and sys.executable and not getattr(sys, "frozen", False):
@@ -549,8 +516,7 @@ def _remove(trash: Path | None, files: int = 0) -> None:
 
 
 def remove_renamed(old: str, prefix: str) -> None:
-    """A detached remover's work (`_remove`): the folder renamed after this process first (a build's
-    sweep leaves it alone while this process lives), then removed."""
+    """A detached remover's work (`_remove`): the folder renamed after this process, then removed."""
     folder, name = os.path.split(old)
     root = os.path.join(folder, f"{prefix}{os.getpid()}-{name[len(prefix):].split('-', 1)[1]}")
     try:
@@ -561,8 +527,7 @@ def remove_renamed(old: str, prefix: str) -> None:
 
 
 def remove_tree(folder: Path) -> None:
-    """Delete a folder of ours whatever its folders' permissions (a site someone made read-only),
-    marker and journal last (so that a deletion cut short is still known for ours)."""
+    """Delete a folder of ours whatever its permissions, marker and journal last."""
     def writable(function, path, exc_info) -> None:
         with suppress(OSError):  # removed meanwhile, or not ours to remove after all
             parent = os.path.dirname(path)
@@ -595,13 +560,10 @@ def remove_tree(folder: Path) -> None:
 
 
 class Publication:
-    """One build's way into the output folder: `folder()` to write into, then `swap_in()` (a full
-    build) or `apply()` (an incremental one), the commit point. Used as a context manager, which
-    removes what is left of the folder whatever happens and, from the commit point, holds Ctrl-C and
-    SIGTERM until its end (then raises `Interrupted`, committed).
-
-    An OSError writing beside or into the site becomes a KindexError `site: cannot write: …`; the
-    site is then as it was."""
+    """One build's way into the output folder: `folder()`, then `swap_in()` or `apply()`, the commit
+    point. As a context manager it removes what is left of the folder and, from the commit point,
+    holds Ctrl-C and SIGTERM until its end (then raises `Interrupted`). An OSError becomes a
+    KindexError `site: cannot write: …`, the site as it was."""
 
     def __init__(self, out: Path):
         self.out = out.resolve()
@@ -655,8 +617,8 @@ class Publication:
             self.trash = _to_trash(aside, out)
 
     def apply(self, changed: list[str], deleted: list[str]) -> None:
-        """Move the written files into the site and delete `deleted`: a journal first, forced to
-        disk (the commit point of an incremental build), then its steps, undone if one fails."""
+        """Move the written files into the site and delete `deleted`: a journal first, forced to disk
+        (the commit point), then its steps, undone if one fails."""
         folder, out = self.staging, self.out
         changed = [p for p in changed if p != MARKER] + [MARKER]  # the marker last (see the module's doc)
         self.hold.start()
@@ -719,9 +681,7 @@ def _is_within(filename, folder: Path) -> bool:
 
 
 def why_not_written(e: OSError, out: Path | None = None, staging: Path | None = None) -> str:
-    """`<path>: <reason>`: a path in the folder being written named as its place in the site, one of
-    the folders beside the site as the folder they are in, and a file standing where a folder should
-    be named as such."""
+    """`<path>: <reason>`, a path in the folder being written named as its place in the site."""
     if not e.filename:
         return e.strerror or str(e)
     path = Path(os.fsdecode(e.filename))
