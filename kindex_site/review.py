@@ -1,21 +1,10 @@
 """What a pull request does to the leaderboard (`check --base REF`), judged by the base alone.
 
-The base decides: its `kindex.toml` (content folder, reference, labs, caps) and the code installed
-from it. The pull request is read as git objects, never as its checkout: what it changes is the
-difference between its merge base with REF and its HEAD, every path, whatever git attributes or
-ignore files say. The leaderboard it would publish is the base's content with those changes applied
-(`PullRequest.content_root`); both are written out of git into a temporary folder laid out as the
-repository, so every message names the repository's own paths.
-
-A pull request may add runs in a lab's folder. It needs a maintainer's review, and the check fails,
-when it changes a file outside the content folder or a dotfile anywhere, changes or removes any part
-of a published run, sets or changes a table's reference, moves another lab's run out of a current
-table, claims a lab its folder does not speak for, changes a protocol or an environment that
-published runs use, adds more source files than `max_sources_per_pr`, or adds, changes or removes
-anything in the content's costs/ or reviews/ (the publisher's: a pull request cannot lower its
-own floor or review its own run clean). A run it adds or changes that is faster than its GPU allows
-(below its floor, `below_floor`) fails the check as plain `check` fails on any such run
-(docs/security.md).
+The base decides: its `kindex.toml` and the code installed from it. The pull request is read as git
+objects, never as its checkout: its changes are the difference between its merge base with REF and
+its HEAD, applied to the base's content (`PullRequest.content_root`), both written out of git into a
+temporary folder laid out as the repository. What needs a maintainer's review (and fails the check)
+is listed in docs/security.md; a run faster than its GPU allows fails it as plain `check` does.
 """
 
 from __future__ import annotations
@@ -220,9 +209,8 @@ class PullRequest:
 
 @contextmanager
 def pull_request(config_file: Path | None, overrides: dict, base: str) -> Iterator[PullRequest]:
-    """Make the pull request at HEAD ready to judge against git ref `base`; inside the block the
-    working folder is the merged tree's (so paths read as the repository's). KindexError when the
-    repository, the ref or the base's settings cannot be read."""
+    """Make the pull request at HEAD ready to judge against git ref `base`, the merged tree the working
+    folder inside the block. KindexError when the repository, the ref or the settings cannot be read."""
     cwd = Path.cwd()
     top = Path(_git(cwd, "rev-parse", "--show-toplevel").strip()).resolve()
     here = PurePosixPath(cwd.resolve().relative_to(top).as_posix())
@@ -286,8 +274,7 @@ def _settings_paths(config: Config, tree: Path, settings: PurePosixPath) -> list
 
 def _outside(changed: dict, content: PurePosixPath, here: PurePosixPath, settings: list[PurePosixPath]) -> list[str]:
     """Changes no pull request makes without a maintainer: outside the content folder, to the
-    settings, templates or static files, to a dotfile (.gitattributes, .gitignore, .github/ …)
-    anywhere, to what is not a plain file, or too big."""
+    settings, templates or static files, to a dotfile anywhere, to what is not a plain file, or too big."""
     problems = []
     for path, (before, after) in sorted(changed.items()):
         shown = _from_here(path, here)
@@ -324,9 +311,8 @@ def _write_tree(top: Path, tree: dict[str, Entry], content: PurePosixPath, into:
 
 def _merge(top: Path, base: Path, into: Path, content: PurePosixPath, changed: dict, head: dict[str, Entry],
            here: PurePosixPath, problems: list[str], theirs: dict[str, tuple[Entry | None, Entry | None]]) -> None:
-    """The base's content folder with the pull request's changes to it applied: the leaderboard it
-    would publish. Files it does not change are the base's (linked, not copied); a file the base has
-    changed too since the merge base is merged line by line, as git would (`git merge-file`)."""
+    """The base's content folder with the pull request's changes applied: files it does not change
+    linked, a file both sides changed merged line by line (`git merge-file`)."""
     source = base / content
     if source.is_dir():
         shutil.copytree(source, into / content, symlinks=True, copy_function=_link, dirs_exist_ok=True)
@@ -367,8 +353,7 @@ def _merge_file(top: Path, fork: Entry, base: Entry, head: bytes) -> bytes | Non
 
 
 def _link(source: str, target: str) -> None:
-    """A hard link to the base's copy; a file already there (the settings, in a content folder
-    that holds them) is the same bytes."""
+    """A hard link to the base's copy; a file already there is the same bytes."""
     try:
         os.link(source, target)
     except FileExistsError:
@@ -431,9 +416,8 @@ def _folder(rel: str) -> str:
 
 
 def _documents(data: bytes, shown: str) -> dict[str, str]:
-    """A content file's bundles by their run's name, each as canonical JSON text: compared exactly
-    (1800 and 1800.0, 1 and true, are not the same field). Read as the loader reads it: a .jsonl
-    line ends at \\n only (U+2028 inside a string is no line break)."""
+    """A content file's bundles by their run's name, each as canonical JSON text (1800 and 1800.0 differ),
+    read as the loader reads it (a .jsonl line ends at \\n only)."""
     try:
         if shown.endswith(".jsonl"):
             values = [json.loads(line) for line in data.split(b"\n") if line.strip()]
@@ -514,16 +498,14 @@ def _is_page(path: str, content: PurePosixPath) -> bool:
 
 
 def _publishers(path: str, content: PurePosixPath) -> str | None:
-    """What a path inside the content's costs/ or reviews/ is (PUBLISHERS), at any depth and of any
-    name: the publisher's, read or not; None elsewhere."""
+    """What a path at any depth inside the content's costs/ or reviews/ is (PUBLISHERS); None elsewhere."""
     rel = PurePosixPath(path).relative_to(content).parts if str(content) != "." else PurePosixPath(path).parts
     return PUBLISHERS.get(rel[0]) if len(rel) > 1 else None
 
 
 def below_floor(lb: Leaderboard, names: set[str] | None = None) -> list[str]:
-    """`file: run NAME: …` for each run (of `names`, or every run) faster than its GPU allows
-    (leaderboard.Entry.below_floor) and not reviewed: `check` fails on them. A run the publisher
-    judged otherwise than clean is held out with its verdict, and is no error."""
+    """`file: run NAME: …` for each run (of `names`, or every run) faster than its GPU allows and not
+    reviewed: `check` fails on them."""
     found = []
     for boards in lb.boards.values():
         for b in boards:
@@ -592,8 +574,7 @@ def _tree(top: Path, ref: str) -> dict[str, Entry]:
 
 
 def _blobs(top: Path, oids: list[str]) -> Iterator[bytes]:
-    """Each object's bytes in turn, from one `git cat-file --batch` (no filter, no attribute applies),
-    one object held at a time."""
+    """Each object's bytes in turn, from one `git cat-file --batch`, one object held at a time."""
     if not oids:
         return
     process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=top, stdin=subprocess.PIPE,

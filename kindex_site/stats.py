@@ -1,11 +1,6 @@
 """The statistics a board shows: noise of a mean, ratios of two means with a 95% interval, the rank
-rule, trends, geometric means. Pure functions on numbers; the about page states each rule with its
-formula, and these functions are the only place it is computed.
-
-One comparison, used everywhere (rank, tie, speedup, trend, "beyond noise"): the ratio of two means
-with an interval by the delta method on the log ratio, each mean widened by half the source's
-rounding step (`ratio`). "A is faster than B beyond noise" means that interval of A / B lies wholly
-below 1. fast_p is KernelBench's: the point speedup against p, over the whole suite (leaderboard.py).
+rule, trends, geometric means. Pure functions on numbers, the only place each rule is computed; the
+about page states each with its formula.
 """
 
 from __future__ import annotations
@@ -19,12 +14,8 @@ CUT = 20 * math.log(10)  # the widest a ratio's interval is drawn: 10^±20 times
 
 
 def rounding_step(value: int, significant_figures: int | None = None, step_ns: int | None = None) -> int | Fraction:
-    """The rounding step of a value the source reported to `significant_figures` (of any unit: a
-    power of ten either way) and/or in multiples of `step_ns`; the larger of the two, 0 for neither.
-    Exact (an int, or a Fraction below a nanosecond): decisions at the source's resolution are exact.
-
-    3 significant figures: 4_940_000 ns (4.94 ms) → 10_000 ns; 26_600_000 ns → 100_000 ns.
-    """
+    """The rounding step of a value reported to `significant_figures` and/or in multiples of
+    `step_ns`: the larger, 0 for neither; exact (an int, or a Fraction below a nanosecond)."""
     step: int | Fraction = 0
     if significant_figures is not None and value > 0:
         places = len(str(int(value))) - significant_figures  # (a value of d digits: its last shown is 10^(d − sf))
@@ -39,10 +30,8 @@ _ROUNDING_CAP = Fraction(9, 10)  # a half step as coarse as the value would put 
 
 @dataclass(frozen=True, slots=True)
 class Noise:
-    """A value compared on a board (ns), with what makes it uncertain: its 95% interval, as a
-    relative standard error s = (hi − lo) / 2 / 1.96 / value (0 without an interval), and the
-    source's rounding: the mean may be off by half a rounding step either way (`half_step`, exact;
-    a bound, not a spread)."""
+    """A value compared on a board (ns), with its relative standard error s (0 without an interval)
+    and its source's rounding: the mean may be off by `half_step` either way."""
 
     value: int
     relative_se: float
@@ -82,11 +71,9 @@ class Speedup:
     value: float
     ci_low: float | None = None  # its interval; None when neither side has any noise or rounding
     ci_high: float | None = None
-    # What the interval is: "ci95" (at least one side gave a 95% interval) or "rounding" (neither did:
-    # the interval only bounds the sources' rounding); None without an interval.
+    # "ci95" (at least one side gave a 95% interval), "rounding" (bounds the rounding only), or None.
     kind: str | None = None
-    # +1 when the interval (without one, the value) lies wholly above 1, −1 wholly below, 0 otherwise;
-    # decided exactly where no noise makes the interval.
+    # +1 when the interval (without one, the value) lies wholly above 1, −1 wholly below, 0 otherwise.
     beyond: int = 0
 
     @property
@@ -114,15 +101,9 @@ class Speedup:
 
 
 def ratio(numerator: Noise, denominator: Noise) -> Speedup:
-    """a / b with an interval: the delta method on the log ratio for the noise, widened by each
-    mean's rounding (a as high as a + h_a, b as low as b − h_b, and the other way round):
-
-        sd = √(s_a² + s_b²)
-        interval = [(a − h_a) / (b + h_b) · exp(−1.96 · sd), (a + h_a) / (b − h_b) · exp(+1.96 · sd)]
-
-    A 95% interval when either side has noise; rounding bounds, decided exactly, when only rounding;
-    none for neither. Asymmetric, never below 0; the interval of b / a is that of a / b inverted.
-    """
+    """a / b with an interval: the delta method on the log ratio, widened by each mean's rounding
+    (the about page's formula). A 95% interval when either side has noise; exact rounding bounds when
+    only rounding; none for neither."""
     a, b = numerator, denominator
     value = a.value / b.value
     sd = math.hypot(a.relative_se, b.relative_se)
@@ -137,8 +118,7 @@ def ratio(numerator: Noise, denominator: Noise) -> Speedup:
     log_value = math.log(value)
     low = log_value - Z95 * sd - a.down - b.up
     high = log_value + Z95 * sd + a.up + b.down
-    # An interval many orders of magnitude wide (a run whose noise dwarfs its mean) is cut at
-    # 10^±20 times the ratio: it says "anything" either way, and stays a number JSON and pages can show.
+    # An interval that says "anything" is cut at 10^±20 times the ratio, a number JSON can show.
     low, high = math.exp(max(low, log_value - CUT)), math.exp(min(high, log_value + CUT))
     return Speedup(value, low, high, "ci95", 1 if low > 1 else -1 if high < 1 else 0)
 
@@ -149,10 +129,8 @@ def faster_beyond_noise(a: Noise, b: Noise) -> bool:
 
 
 def ranks(values: list[Noise]) -> list[tuple[int, bool]]:
-    """(rank, tied) for each value: rank(i) = 1 + the number of values faster beyond noise than i
-    or than any value at most i's; tied when another shares that rank. So a smaller value never
-    ranks below a larger one, and one faster beyond noise always ranks better. Any order in, same
-    order out."""
+    """(rank, tied) for each value: rank(i) = 1 + the number of values faster beyond noise than i or
+    than any value at most i's; tied when another shares that rank. Any order in, same order out."""
     n = len(values)
     order = sorted(range(n), key=lambda i: values[i].value)
     widest = max((v.relative_se for v in values), default=0.0)
@@ -172,8 +150,7 @@ def ranks(values: list[Noise]) -> list[tuple[int, bool]]:
                 if counted[back]:
                     continue
                 other = values[order[back]]
-                # Beyond this gap every faster value is faster beyond noise (the widest noise cannot
-                # cover it): count them all at once. The margin keeps the shortcut on the safe side.
+                # Beyond this gap every faster value is faster beyond noise: count them all at once.
                 if math.log(me.value / other.value) > Z95 * math.hypot(me.relative_se, widest) + highest + me.down + 1e-9:
                     for q in range(prefix, back + 1):
                         if not counted[q]:
@@ -199,8 +176,7 @@ TREND_VERDICTS = ("regressed", "improved", "unchanged")
 
 
 def trend_verdict(change: Speedup) -> str:
-    """current / previous: regressed when its interval lies wholly above 1 (slower beyond noise or
-    rounding), improved when wholly below 1, else unchanged."""
+    """current / previous: regressed when its interval lies wholly above 1, improved when below, else unchanged."""
     if change.above_1:
         return "regressed"
     if change.below_1:

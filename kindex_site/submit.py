@@ -1,10 +1,4 @@
-"""Submitting results: `check --format github`, `digest` and `new-run`.
-
-A lab adds its run of a problem already timed on a host already on the site: `new-run` writes a
-bundle holding the protocol, environment and workload of the runs there, so the new run joins
-their table; the lab fills in its numbers and its kernel's digest (`digest`); the pull request's
-check (`.github/workflows/check.yml`) shows each problem on the diff, at its line.
-"""
+"""Submitting results: `check --format github`, `digest` and `new-run` (docs/submitting.md)."""
 
 from __future__ import annotations
 
@@ -26,19 +20,15 @@ ANNOTATION_TITLE = "kindex-site check"
 
 
 def print_annotations(lines: list[str], level: str) -> None:
-    """Print each problem line as a GitHub Actions workflow command (`level`: error or warning; a
-    line starting `warning: `, a failure's warning, is a warning whatever the level)."""
+    """Print each problem line as a GitHub Actions workflow command (`level`: error or warning)."""
     for annotation in github_annotations(lines, level):
         print(annotation)
 
 
 def github_annotations(lines: list[str], level: str) -> list[str]:
-    """`content/x.jsonl:12: field: message` → `::error file=content/x.jsonl,line=12,title=…::field: message`.
-
-    GitHub shows such a line on the pull request's diff, at that line of that file. A line naming
-    no file that exists (settings, a folder) becomes an annotation without a file. A line starting
-    `warning: ` (KindexError's warnings, said with its problems) is a warning.
-    """
+    """`content/x.jsonl:12: field: message` → `::error file=content/x.jsonl,line=12,title=…::field: message`,
+    shown on the pull request's diff at that line; a line naming no file is an annotation without one,
+    and one starting `warning: ` a warning."""
     json_files = _JsonFiles()
     return [_annotation("warning", _locate(line[len(WARNING):], json_files)) if line.startswith(WARNING)
             else _annotation(level, _locate(line, json_files)) for line in lines]
@@ -93,9 +83,8 @@ class _JsonFiles:
         self._file: tuple[str, str, list[int]] | None = None  # the last file named: its text, where each element starts
 
     def line(self, file: str, index: int | None, message: str) -> int:
-        """The line of the field a message is about (`run.spec.status: …`), within the index-th
-        bundle of an array or the file's one bundle; the bundle's first line if the field is not
-        there (a missing field: its nearest parent that is)."""
+        """The line of the field a message is about, within the index-th bundle of an array or the
+        file's one bundle; else the line of its nearest parent that is there."""
         if self._file is None or self._file[0] != file:  # (one file held at a time: problems come file by file)
             self._file = (file, *_read_json_text(Path(file)))
         _, text, starts = self._file
@@ -109,8 +98,7 @@ class _JsonFiles:
 
 
 def _read_json_text(path: Path) -> tuple[str, list[int]]:
-    """A plain file's text (never a link's: a pull request's checkout may point one at /dev/zero), up to
-    the size a .json file may have."""
+    """A plain file's text (never a link's), up to the size a .json file may have."""
     from .jsonread import MAX_JSON_BYTES
 
     try:
@@ -158,8 +146,7 @@ _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
 
 def field_position(text: str, start: int, location: str) -> int:
-    """Where the deepest part of `location` found in the JSON value at `start` is written: its key
-    (or array element); `start` if not even the first part is there."""
+    """Where the deepest part of `location` found in the JSON value at `start` is written."""
     if not _LOCATION.fullmatch(location):
         return start
     found, at = start, start
@@ -240,8 +227,7 @@ def file_digest(path: Path) -> str:
 
 
 def json_digest(path: Path) -> str:
-    """sha256: of the file's JSON value in canonical form, as the importers make protocol,
-    environment and workload digests."""
+    """sha256: of the file's JSON value in canonical form, as the importers make their digests."""
     from . import strictjson
     from .importers.common import digest
 
@@ -293,8 +279,7 @@ class Timing:
 
     @classmethod
     def parse(cls, mean_ms: str | None, ci_ms: list[str] | None, samples: int | None) -> Timing:
-        """Milliseconds to whole nanoseconds, with decimal arithmetic (4.94 ms is exactly 4940000 ns):
-        the mean to the nearest, the interval outwards (the written one still contains the given one)."""
+        """Milliseconds to whole nanoseconds, exactly: the mean to the nearest, the interval outwards."""
         mean = _ns("--mean-ms", mean_ms, ROUND_HALF_EVEN) if mean_ms is not None else None
         ci = None
         if ci_ms is not None:
@@ -357,10 +342,9 @@ class NewRun:
 
 def new_run(config, problem: str, host: str, label: str, lab: str, out: Path | None = None,
             timing: Timing = Timing(), source: Path | None = None) -> NewRun:
-    """Write a bundle for a new run of `problem` on `host`, in the table of the newest workload
-    there: its protocol, environment and digests are those of a run in that table. A --source is
-    named as the run's implementationSource: where it lies, if in the bundle's folder; else copied
-    beside the bundle, under the run's name."""
+    """Write a bundle for a new run of `problem` on `host`, in the table of the newest workload there,
+    with that table's protocol, environment and digests; a --source is its implementationSource,
+    copied beside the bundle unless it lies in the bundle's folder."""
     label, lab = _title_part("--implementation", label), _title_part("--lab", lab)
     if lab == "kernelbench":  # (sourceNative.source: that one names problems by KernelBench's ids)
         raise KindexError("--lab: 'kernelbench' is the KernelBench importer's source; give your lab's name")
@@ -414,8 +398,7 @@ def _source_data(source: Path) -> bytes:
 
 
 def _copy_suffix(source: Path) -> str:
-    """The suffix a copy of the source keeps (what its language is told from); never one the content
-    folder reads as documents."""
+    """The suffix a copy of the source keeps; never one the content folder reads as documents."""
     suffix = source.suffix
     if suffix.lower() in (".json", ".jsonl"):
         raise KindexError(f"--source: {display(source)}: a {suffix} file under content/ is read as bundles, not "
@@ -433,8 +416,7 @@ def _source_beside(source: Path, folder: Path) -> str | None:
 
 
 def _not_in_content(source: Path, content: Path, folder: Path, named: set[str]) -> None:
-    """A --source copied beside the bundle from elsewhere under the content folder must be a file a
-    run names there already: the original left unnamed would fail `check --strict` (nothing is written)."""
+    """A --source copied from elsewhere under the content folder must be one a run names already."""
     try:
         rel = source.resolve().relative_to(content.resolve()).as_posix()
     except ValueError:
@@ -500,8 +482,8 @@ def _did_you_mean(text: str, choices: list[str]) -> str:
 
 
 def _base_run(lb, problem, host: str):
-    """A run of the table a new run joins: the newest workload's on that host (as on the home
-    page), its first protocol in page order; the reference's run if it has one."""
+    """A run of the table a new run joins: the newest workload's on that host, its first protocol in
+    page order; the reference's run if it has one."""
     order = {w.digest: i for i, w in enumerate(lb.workloads[problem.slug])}
     board = None
     for b in lb.boards[problem.slug]:
@@ -513,8 +495,7 @@ def _base_run(lb, problem, host: str):
 
 def _fresh_name(label: str, problem_slug: str, host: str, taken: set[str], folder: Path | None,
                 suffix: str = "") -> str:
-    """`<implementation>-<problem>-<host>`, numbered from -2 when a run (or a file in `folder`: its bundle,
-    or a copy of its source, `suffix`) has it."""
+    """`<implementation>-<problem>-<host>`, numbered from -2 when a run or a file in `folder` has it."""
     from .importers.common import MAX_NAME
 
     stem = f"{_slug(label, 'run')}-{problem_slug}-{host}"

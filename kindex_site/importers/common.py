@@ -1,10 +1,5 @@
-"""What every importer shares: its command's plumbing, exact numbers, digests and names, strict
-reading of a source's JSON, dates, bundles and their checks, and the all-or-nothing writer.
-
-An importer reads and checks every input, builds and validates every bundle, and only then writes
-(`write_changed`): a problem anywhere means nothing is written. Its output is deterministic: the
-same input gives byte-identical files (`dump`), so a second import reports them "unchanged".
-"""
+"""What every importer shares: command plumbing, exact numbers, digests and names, strict JSON,
+dates, bundles and their checks, and the all-or-nothing, deterministic writer (`write_changed`)."""
 
 from __future__ import annotations
 
@@ -75,8 +70,7 @@ def digest(value) -> str:
 
 
 def run_name(head: str, name: str) -> str:
-    """`head`-<slug of name>, at most MAX_NAME characters: a longer one is cut and ends in a digest of
-    the whole, so that names cut alike stay apart."""
+    """`head`-<slug of name>, at most MAX_NAME characters, a longer one cut and ended by a digest of the whole."""
     full = f"{head}-{slug(name)}".strip("-")
     if len(full) <= MAX_NAME:
         return full
@@ -158,8 +152,7 @@ def _decimal(text: str) -> Decimal:
 
 
 def _integer(text: str) -> int | Decimal:
-    """An integer of more digits than Python converts (sys.get_int_max_str_digits) is read as a Decimal, so
-    that the record's checks name it and its field, as they do any other number out of range."""
+    """An integer of more digits than Python converts, read as a Decimal so that the checks name it."""
     try:
         return int(text)
     except ValueError:
@@ -173,8 +166,8 @@ DECODER = json.JSONDecoder(object_pairs_hook=_STRICT.object_pairs_hook, parse_co
 
 
 def read_json(path: Path, expected: type, what: str, errors: list[str]):
-    """A source file's JSON value (numbers as Decimal: see DECODER) if it is a `expected` (`what`, as an error
-    names it: "an array of rows"); else None, and why in `errors`."""
+    """A source file's JSON value (numbers as Decimal) if it is a `expected` (`what`: "an array of
+    rows"); else None, and why in `errors`."""
     try:
         data = DECODER.decode(path.read_bytes().decode("utf-8-sig"))
     except FileNotFoundError:
@@ -198,8 +191,8 @@ def read_json(path: Path, expected: type, what: str, errors: list[str]):
 
 
 def kept_problems(record: dict, skip, depth: int) -> list[str]:
-    """Why each field of `record` not in `skip` cannot be kept as it is in a mapping `depth` levels deep in a
-    bundle (sourceNative is 4): what `check` would refuse there ("extra.x: …")."""
+    """Why each field of `record` not in `skip` cannot be kept as it is in a mapping `depth` levels
+    deep in a bundle (sourceNative is 4)."""
     problems = []
     for key, value in record.items():
         found = None if key in skip else strictjson.refusal({key: plain(value)}, depth, strings=True)
@@ -231,8 +224,7 @@ def parse_observed_at(text: str) -> datetime:
 
 
 def in_utc_range(when: datetime) -> bool:
-    """Whether a date-time with a time zone is one in UTC too: observedAt is written in UTC, and
-    9999-12-31T23:00-05:00 would be in year 10000."""
+    """Whether a date-time with a time zone is one in UTC too (9999-12-31T23:00-05:00 is not)."""
     try:
         when.astimezone(timezone.utc)
     except OverflowError:
@@ -241,8 +233,7 @@ def in_utc_range(when: datetime) -> bool:
 
 
 def utc_timestamp(when: datetime) -> str:
-    """`when` as observedAt is written: UTC, to the millisecond (the year in four digits: strftime's %Y
-    gives year 1 as "1" on Linux)."""
+    """`when` as observedAt is written: UTC, to the millisecond, the year in four digits."""
     utc = when.astimezone(timezone.utc)
     return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S}.{utc.microsecond // 1000:03d}Z"
 
@@ -272,8 +263,7 @@ def bundle(name: str, title: str, spec: dict, protocol: dict, environment: dict)
 
 
 def valid(made: dict, where: str, errors: list[str]) -> bool:
-    """Whether a bundle the importer made validates; if not, why, in `errors`: a bug in the importer, never
-    the user's, so it is refused rather than written."""
+    """Whether a bundle the importer made validates; if not, why, in `errors` (an importer's bug)."""
     try:
         Bundle.model_validate(made)
     except ValidationError as e:
@@ -323,13 +313,8 @@ def _same_bytes(path: Path, data: bytes) -> bool:
 
 
 def write_all(files: dict[Path, bytes]) -> None:
-    """Write every file to a temporary name beside it, then rename them all into place.
-
-    A failure while writing the temporary files removes them and leaves every target as it was;
-    the renames that follow replace each file in one step, so no file is ever half-written.
-    Temporary names start with a dot, which the content loader skips; they are created like any
-    new file, so they get the user's umask.
-    """
+    """Write every file to a temporary dot-name beside it, then rename them all into place: a failure
+    while writing leaves every target as it was, and no file is ever half-written."""
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in files.items():

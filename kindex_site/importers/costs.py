@@ -1,36 +1,10 @@
 """`kindex-site import costs`: what each workload of a content folder costs, as WorkloadCost documents.
 
-For each distinct ``workloadDigest`` among the runs, the workload's source is looked up by digest in
-(a) the runs' own ``workloadSource`` files, (b) every KernelBench problem file of every commit of a git
-repository or bundle (``--repo``), (c) the files of ``--sources DIR``, in that order. A source matches a
-digest that is ``sha256:`` of its bytes, or the KernelBench importers' workload digest of its bytes under
-its path's ``levelN/<file>`` or under a problem name the runs give.
-
-Each source is counted in a child process of its own (``python -c``, with a timeout and an address-space
-limit set by ``resource.setrlimit``): the problem's code is executed, so never in this process, and
-PyTorch is imported there only. The child execs the module, makes ``Model(*get_init_inputs())`` and
-``get_inputs()`` under ``with torch.device("meta")`` (so that the tensors its factories make are meta
-tensors too: no memory, no compute; so are those it asks for on a GPU, ``device="cuda"``, ``.cuda()``,
-``.to("cuda")``), and calls the model once under ``torch.no_grad()`` and
-``torch.utils.flop_counter.FlopCounterMode(display=False)``:
-
-- inputs: the tensors ``get_inputs()`` returns, outputs: the tensors the forward returns (tuples, lists
-  and dicts flattened, in order), each with its shape, dtype and bytes = numel × element size;
-  parameters: the bytes of the model's parameters and buffers;
-- flops: what FlopCounterMode counts (matrix products, convolutions, attention: no elementwise or
-  reduction work), each operation filed under the precision PyTorch's defaults run it in on a GPU.
-  **The rule:** float32 matmul-family operations (mm, addmm, bmm, baddbmm, matmul, linear,
-  _scaled_dot_product_*) count as fp32, because ``torch.backends.cuda.matmul.allow_tf32`` is False by
-  default; float32 convolutions (convolution, conv*, cudnn) count as tf32, because
-  ``torch.backends.cudnn.allow_tf32`` is True by default; float16, bfloat16 and float64 operations
-  count as fp16, bf16 and fp64, by their dtype (float8 as fp8, int8 as int8). An attention call's
-  operations count in its query's dtype: off a GPU, PyTorch computes float16 attention in float32.
-
-A problem whose model fails on the meta device (or that defines no Model, get_inputs or
-get_init_inputs, or runs out of time or memory) gets a ``failed`` document whose reason is the
-exception's type and message on one line. Every document is validated (models.WorkloadCost) before
-anything is written, one file per workload: ``<out>/<first 16 hex digits of the digest>.json``, ``<out>``
-being the content folder's ``costs/`` (where documents.py reads them) unless ``--out`` says otherwise.
+Each workload's source is found by its digest (`find_sources`) and counted in a child process of its
+own, with a timeout and a memory limit: the problem's code is executed, on PyTorch's meta device under
+FlopCounterMode, never in this process. docs/importing.md states what is counted and the precision
+rule (`_precision`); a problem that fails gets a ``failed`` document with the reason on one line.
+Every document is validated before anything is written, one file per workload.
 """
 
 from __future__ import annotations
@@ -307,8 +281,8 @@ def _folder_sources(folder: Path, names: set[str]) -> dict[str, Source]:
 
 
 def _repo_sources(repo: Path, url: str) -> dict[str, Source]:
-    """(b) Every KernelBench/levelN/*.py blob of every commit of --repo (a checkout, or a bundle, cloned to a
-    temporary folder), each named by the oldest commit holding it at its path."""
+    """(b) Every KernelBench/levelN/*.py blob of every commit of --repo (a checkout or a bundle), each
+    named by the oldest commit holding it at its path."""
     with ExitStack() as stack:
         if repo.is_file():  # a bundle: git reads its objects once cloned
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="kindex-costs-"))
@@ -426,8 +400,7 @@ def one_line(text: str) -> str:
 
 
 def _child_main() -> None:
-    """The child process: argv [memory limit in bytes] [--version]; the source on stdin; the count, as
-    JSON, on stdout. What the problem prints goes to stderr."""
+    """The child process: argv [memory limit in bytes] [--version]; the source on stdin; the count on stdout."""
     import resource
 
     limit = int(sys.argv[1])
@@ -446,7 +419,7 @@ def _child_main() -> None:
 
 
 def _count_source(source: bytes) -> dict:
-    """One problem's count, in this process: see the module's docstring. Executes the problem's code."""
+    """One problem's count, in this process (docs/importing.md). Executes the problem's code."""
     import types
 
     import torch
@@ -459,7 +432,6 @@ def _count_source(source: bytes) -> dict:
         def count(*args, out_val=None, **kwargs):
             flops = formula(*args, out_val=out_val, **kwargs)
             name = getattr(packet, "__name__", str(packet)).split(".")[-1]
-            # (attention off a GPU runs a float32 math path for float16 inputs: the call's own dtype is a GPU's)
             precision = _precision(name, attention[0] if attention else _operand_dtype(name, args))
             by_precision[precision] = by_precision.get(precision, 0) + flops
             return flops
@@ -495,9 +467,8 @@ def _count_source(source: bytes) -> dict:
 
 
 def _meta_everywhere(attention: list[str]):
-    """A mode in which tensors asked for on a device of their own (device="cuda", .cuda(), .to("cuda"), a
-    module's .cuda()) are made on the meta device too, KernelBench's problems being written for a GPU; and
-    which keeps in `attention` the dtype of each scaled_dot_product_attention call under way."""
+    """A mode in which tensors asked for on a GPU are made on the meta device too, and which keeps in
+    `attention` the dtype of each scaled_dot_product_attention call under way."""
     import torch
     from torch.overrides import TorchFunctionMode
 
@@ -533,7 +504,7 @@ def _operand_dtype(name: str, args) -> str:
 
 
 def _precision(name: str, dtype: str) -> str:
-    """The precision an operation counts in (the module's docstring states the rule)."""
+    """The precision an operation counts in (docs/importing.md states the rule)."""
     if dtype == "float32":
         return "tf32" if "conv" in name else "fp32"
     precision = {"float64": "fp64", "float16": "fp16", "bfloat16": "bf16", "int8": "int8", "uint8": "int8"}.get(

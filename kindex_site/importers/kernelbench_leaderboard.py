@@ -1,18 +1,9 @@
 """`kindex-site import kernelbench-leaderboard`: the KernelBench leaderboard's rows → kernelindex bundles.
 
-The leaderboard (anneouyang/KernelBenchLeaderboard) publishes ``raw_data.json``, an array of rows, one per
-LLM-generated kernel::
-
-    {"problem_id", "level", "model", "display_name", "code", "kernel_eval_time", "baseline_torch_time",
-     "baseline_torch_compile_time", "torch_speedup", "torch_compile_speedup", "file"}
-
-times in milliseconds (a mean only), and ``problems/l<level>_p<number>.py``, each problem's PyTorch
-reference source (numbered from 1, ``problem_id`` from 0: see PROBLEM_ID_OFFSET). Each row becomes a run
-of its kernel; each problem's PyTorch eager and torch.compile times become baseline runs, one per distinct
-value. A problem is named by where its source's bytes are in KernelBench's history (`_name_problems`), so
-its workload is the one the kernelbench importer gives the same source, and both importers' runs of it
-are on one problem page. Beside the bundles go each kernel's source, ``<OUT>/<model>.src/<run name>.py``,
-and each problem's, ``<OUT>/problems/levelN/<file>``.
+Each row of its ``raw_data.json`` (one LLM-generated kernel, times in ms) becomes a run; each problem's
+PyTorch eager and torch.compile times become baseline runs. A problem is named by where its source's
+bytes are in KernelBench's history (`_name_problems`), so that both KernelBench importers put their
+runs of it on one problem page. docs/importing.md describes the input and what is written.
 """
 
 from __future__ import annotations
@@ -368,15 +359,9 @@ def _shown(value) -> str:
 
 def _name_problems(files: list[str], folder: Path, history: History, when: datetime, result: Result,
                    errors: list[str]) -> dict[str, Problem]:
-    """Each problem file's KernelBench name, from where its bytes are in the history.
-
-    1. The version in force on the data's date (HEAD's first-parent line): if it holds these bytes, the
-       name they have there. That is the name the leaderboard knew the problem by.
-    2. Otherwise every path that held them, on any branch, at any time: the one with the row's level and
-       number first, then the one that held them first. A later copy or move never renames bytes: in July
-       2025 KernelBench renamed level1/50_Product_reduction_over_a_dimension.py to …50_conv_standard_2D…
-       and only then changed its code, so for a while the product reduction's bytes had the other's name.
-    """
+    """Each problem file's KernelBench name, from where its bytes are in the history: the name in the
+    version in force on the data's date if it holds them; else, of every path that ever held them, the
+    one with the row's level and number, then the first (a later move never renames bytes)."""
     paths = {f: folder / f for f in files}
     blob_of = history.blob_ids(list(paths.values()))
     version = history.version_at(when)
@@ -453,8 +438,8 @@ def _problem_source(path: Path, errors: list[str]) -> bytes | None:
 
 
 def _kernel_names(rows: list[Row], named: dict[str, Problem], errors: list[str]) -> dict[int, str]:
-    """Each row's run name: kernelbench-leaderboard-<model>-l<level>-<id>-<problem>. Rows of one model and
-    problem (the leaderboard has one each) are told apart by their kernel's digest."""
+    """Each row's run name: kernelbench-leaderboard-<model>-l<level>-<id>-<problem>, told apart by
+    their kernel's digest where needed."""
     base: dict[int, str] = {}
     for row in rows:
         problem = named[row.problem_file]
@@ -518,8 +503,7 @@ def _baselines(rows: list[Row], named: dict[str, Problem], observed: str, common
 
 
 def _native(implementation: str, problem: Problem) -> dict:
-    """A run's sourceNative ids: `implementation` (a model, or a baseline's id) and the problem, by its newest
-    name, and by the one it had if KernelBench has renamed it since."""
+    """A run's sourceNative ids: `implementation` and the problem by its newest name (and its old one)."""
     native = {"source": SOURCE, "externalId": f"{implementation}/{problem.newest}", "problem": problem.name}
     if problem.newest != problem.name:
         native["formerExternalId"] = f"{implementation}/{problem.name}"
@@ -528,8 +512,7 @@ def _native(implementation: str, problem: Problem) -> dict:
 
 def _spec(ns: int, observed: str, native: dict, common: dict, problem: Problem, implementation_digest: str,
           implementation_source: str | None = None) -> dict:
-    """A run's spec: passed, its mean `ns` (the only statistic the leaderboard gives), its problem's source beside
-    it, and its own (a kernel's) if it has one."""
+    """A run's spec: passed, its mean `ns`, its problem's source, and its kernel's if it has one."""
     spec = {
         "status": "passed",
         "timing": {"latencyNs": {"mean": ns}, "primaryStatistic": "mean"},
