@@ -23,9 +23,8 @@ def home_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Pag
 
 
 def folder_pages(lb: Leaderboard, urls: Urls, levels: list[Level]) -> list[Page]:
-    """/problems/, /levels/ and /runs/ (with run pages): a reader trimming a problem's, a level's or a run's
-    URL lands on a page, not a 404. Bounded whatever the data: a level of more than PROBLEMS_PER_PAGE
-    problems is a link to its own pages, and runs are only counted (listed on their problems' tables)."""
+    """/problems/, /levels/ and /runs/: a reader trimming a URL lands on a page, not a 404. Bounded
+    whatever the data: a long level is a link to its own pages, and runs are only counted."""
     context = {"levels": levels, "per_page": paging.PROBLEMS_PER_PAGE, "runs": len(lb.content.runs),
                "problems": lb.suite.get(ALL_LEVELS, 0)}
     return [Page(f"{folder}/", "folder.html", title, {**context, "folder": folder})
@@ -95,8 +94,8 @@ def _replaced(lb: Leaderboard, problems: list[Problem]) -> tuple:
 
 
 def level_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, levels: list[Level]) -> list[Page]:
-    """Each level's page: a row per problem, a cell per timing host (`overview_cells`). A level of more
-    than PROBLEMS_PER_PAGE problems is split at /levels/<key>/page/<n>/ (`paged`)."""
+    """Each level's page: a row per problem, a cell per timing host (`overview_cells`), split at
+    /levels/<key>/page/<n>/ past PROBLEMS_PER_PAGE problems."""
     hosts = overview_hosts(lb)
     overview = _Overview(lb, urls, problem_row, hosts, tuple(e.metadata.name for e in hosts), tuple(levels))
     pages: list[Page] = []
@@ -118,8 +117,7 @@ class _Overview:
     levels: tuple[Level, ...]
 
     def row(self, p: Problem) -> str:
-        # (A problem is listed on one level page only, so "levels" names the page: kept while the
-        # problem and the columns are unchanged.)
+        # A problem is listed on one level page only: kept while it and the columns are unchanged.
         return self.problem_row("home_row.html", p, ("levels", self.host_names), lambda: {
             "problem": p, "cells": overview_cells(self.lb, p, self.host_names, self.urls),
             "reference": self.lb.reference})
@@ -161,12 +159,8 @@ def overview_hosts(lb: Leaderboard) -> list:
 
 
 def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...], urls: Urls) -> list[dict | None]:
-    """One problem's overview cells (its level page's row), one per host: its best run vs the reference.
-
-    A problem timed at several workloads on one host shows its newest workload's board (the cell says
-    how many workloads there are). Within that workload, a host timed under several protocols shows the
-    first board in page order.
-    """
+    """One problem's overview cells, one per host: its best run vs the reference on the newest
+    workload's first board in page order."""
     order = {w.digest: i for i, w in enumerate(lb.workloads[problem.slug])}
     chosen: dict[str, Board] = {}
     workloads: dict[str, set[str]] = {}
@@ -183,10 +177,8 @@ def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...
             continue
         best = best_entry(b)
         value = best.speedup.value if best is not None and best.speedup is not None else None  # (rounded once, by the page)
-        # Coloured only where some run beats the reference beyond noise (its speedup's interval lies
-        # wholly above 1) and is not flagged implausible, as the tables flag it (`Entry.held_out`: an implausible speedup or latency);
-        # elsewhere the cell is muted, so the eye finds the wins. A fastest run flagged implausible is
-        # shown flagged and never coloured: its number is no win until someone has checked it.
+        # Coloured only where some run beats the reference beyond noise and is not held out; elsewhere
+        # muted, so the eye finds the wins.
         implausible = bool(best and best.held_out)
         win = any(e.speedup is not None and e.speedup.above_1 and not e.held_out
                   for e in b.entries if e.rank is not None)
@@ -198,23 +190,20 @@ def overview_cells(lb: Leaderboard, problem: Problem, host_names: tuple[str, ...
 
 
 def tied_with(board: Board) -> list[str]:
-    """The other entries sharing the fastest's rank (rank 1), in table order: a "fastest" named anywhere
-    names them too."""
+    """The other entries sharing the fastest's rank, in table order: a "fastest" named anywhere names them too."""
     return [e.implementation for e in board.entries[1:] if e.rank == 1]
 
 
 def headline(lb: Leaderboard, urls: Urls) -> list[dict]:
-    """The home page's first answer, which implementation is best on which GPU: per timing host (by
-    title), each implementation against the reference over the problems timed there
-    (`Leaderboard.summaries`, as the host page gives them), in their one order (`Summary.order`)."""
+    """The home page's first answer: per timing host, each implementation against the reference over
+    the problems timed there, in `Summary.order`."""
     found = []
     for env in overview_hosts(lb):
         name = env.metadata.name
         summaries = lb.summaries.get(name, [])  # (in Summary.order)
         hw = env.spec.hardware
         summarised = {s.implementation_slug for s in summaries}
-        # Timed here, but with no run compared with the reference (no table with one, or another GPU): named, so
-        # that none goes missing unsaid.
+        # Timed here, but with no run compared with the reference: named, so that none goes missing unsaid.
         uncompared = [impl for impl in lb.implementations if name in impl.hosts and impl.slug not in summarised
                       and impl.label != lb.reference]
         found.append({"environment": env, "url": urls.host(name), "summaries": summaries, "uncompared": uncompared,
@@ -227,9 +216,8 @@ CHANGES = 10  # regressions and improvements on the home page
 
 
 def what_changed(lb: Leaderboard, urls: Urls) -> dict:
-    """The home page's "what changed lately": the newest runs, as (date, host) batches with how many
-    runs and problems each holds; and the latest runs that regressed or improved against their
-    implementation's previous run on their table (`Entry.trend`), newest first."""
+    """The home page's "what changed lately": the newest runs as (date, host) batches, and the latest
+    runs that regressed or improved against their previous run (`Entry.trend`), newest first."""
     envs = lb.content.environments
     by_time: dict[tuple[str, str], int] = {}  # (observedAt as given, host) → runs: few distinct values
     problems: dict[tuple[str, str], set[str]] = {}

@@ -30,7 +30,7 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
         "protocol": protocol,
         "rows": rows,
         "history": [entry_row(e, urls, figures, statistic, reviews) for e in board.history],
-        # Each row with its exact fraction of the speed of light (the table rounds it once) and its limits.
+        # Each row with its exact fraction of the speed of light (the table rounds it once).
         "lines": list(zip(rows, sols, (e.limits for e in board.entries))),
         "above_light": any(sol > 1 for sol in sols if sol), "physics": board_physics(board),
         # Who produced the runs: said once above the table when one lab made them all, else on each row.
@@ -44,8 +44,8 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
 
 
 def trend_series(board: Board) -> list[tuple[str, list[tuple[str, int, tuple[int, int] | None]]]]:
-    """Per implementation with two or more comparable runs on the board (its history and current
-    entry): (label, [(observedAt, mean ns, 95% interval)] oldest first), for its trend chart."""
+    """Per implementation with two or more comparable runs on the board: (label, [(observedAt, mean
+    ns, 95% interval)] oldest first), for its trend chart."""
     runs_of: dict[tuple[str, str, str], list[Entry]] = {}  # (one series per lab folder: no lab continues another's)
     for e in board.runs:
         if e.run.facts.status == "passed" and e.run.facts.timed and not e.mixed_hardware and e.run.facts.observed_at:
@@ -59,8 +59,8 @@ def trend_series(board: Board) -> list[tuple[str, list[tuple[str, int, tuple[int
 
 
 def workload_groups(lb: Leaderboard, slug: str, urls: Urls, source_budget: int | None = None) -> list[dict]:
-    """A problem's boards grouped by workload, each group with its host × implementation speedups
-    (and its workload's source, `source_budget` bytes for it: `shown_source`)."""
+    """A problem's boards grouped by workload, each with its host × implementation speedups and its
+    workload's source (`shown_source`)."""
     groups = []
     for workload in lb.workloads[slug]:
         boards = [b for b in lb.boards[slug] if b.workload == workload.digest]
@@ -81,7 +81,6 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls, source_budget: int |
                        "sol": sol_strips(boards, lb.content.environments),
                        "source": shown_source(with_source, "workload", urls, source_budget) if with_source else None,
                        "columns": [label for _, label in columns], "matrix": matrix,
-                       # Many implementations on few hosts: a row per implementation, so that the table fits.
                        "transposed": len(columns) > MATRIX_COLUMNS and len(matrix) < len(columns)})
     return groups
 
@@ -91,10 +90,9 @@ MATRIX_COLUMNS = 6  # a problem's speedup table with more implementations than t
 
 def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool = True,
                  source_budget: int | None = None) -> Page:
-    """A problem's page: every table of its runs. With board_csvs, each table links to its CSV
-    (written by build.py). Each run's own page (`run_page`) is made when it is written."""
-    # Its context is made when the page is rendered (in a worker, for big sites) and then dropped:
-    # a site's table rows, all held at once, would be most of a million-run build's memory.
+    """A problem's page: every table of its runs, each linking to its CSV with board_csvs."""
+    # Its context is made when the page is rendered, then dropped: a site's rows held at once would
+    # be most of a million-run build's memory.
     return Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
         "problem": problem, "groups": workload_groups(lb, problem.slug, urls, source_budget),
         "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
@@ -108,9 +106,8 @@ def run_of_page(board: Board, path: str) -> Entry:
 
 
 def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str, source_budget: int | None = None) -> Page:
-    """The page at `path` (run_page_path) of a run of `board`: made when written (in a worker, for
-    big sites) and dropped, as is its context; a run whose document was not kept in memory has it
-    read again from its file then."""
+    """The page at `path` (run_page_path) of a run of `board`, made when written; a run whose document
+    was not kept is read again from its file then."""
     entry = run_of_page(board, path)
     return Page(run_page_url(entry.run.name), "run.html", entry.run.facts.title,
                 partial(_run_context, lb.content, urls, board.problem, entry, board, source_budget, gpu_table(lb)),
@@ -129,11 +126,10 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         "reference": board.reference.implementation if board.reference else None,
         "ranked": board_runs(board)[1],  # (how many its rank is out of)
         "environment": environment, "protocol": protocol,
-        # (What the page names, as plain values: an object's attribute costs a template ten times a dict's item.)
+        # Plain values: a template reads a dict's item faster than an object's attribute.
         "names": {"run": r.name, "file": r.source.on_site, "host": environment.metadata.title,
                   "protocol": protocol.metadata.title, "problem": problem.title, "implementation": entry.implementation},
         "document": r.shown, "table_api_url": urls.api_problem(problem.slug),
-        # Its links, made here rather than by template calls: ten thousand run pages make them.
         "board_url": urls.board(board), "implementation_url": urls.implementation(entry.implementation_slug),
         "host_url": urls.host(r.environment), "protocol_url": urls.protocol(r.protocol),
         "source": shown_source(r, "implementation", urls, source_budget),
@@ -143,17 +139,13 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
 
 
 def run_physics(content, entry: Entry, board: Board, gpus: GpuTable | None) -> dict:
-    """A run page's physics: its exact fraction of the speed of light and its newest reviews, oldest
-    first; and its "facts", alike for every run of its workload on its GPU (render.physics_facts keeps
-    them by "key"): its limits, its workload's cost, the GPU figures they were made of with their
-    sources, and its roofline's compute time per precision."""
+    """A run page's physics: its exact fraction of the speed of light and its newest reviews; and its
+    "facts", alike for every run of its workload on its GPU (render.physics_facts keeps them by "key")."""
     x = entry.limits
     cost = content.costs.get(board.workload)
     gpu = _gpu_named(gpus, x.gpu) if gpus is not None and x is not None and x.gpu else None
     value, reviews = primary_value(entry, board.statistic), content.reviews.get(entry.run.name, [])
-    # (Its context made only when it is rendered: once for a workload on a GPU.)
     facts = {"cost": cost, "gpu": gpu, "limits": x, "context": partial(_facts_context, x, cost, gpu)}
-    # (Plain values for the template: a dict's item costs it a tenth of an object's attribute.)
     return {"limits": x, "value": value, "sol": sol_of(x, value), "statistic": board.statistic,
             "gpu": None if x is None else x.gpu, "floor_ns": None if x is None else x.floor_ns,
             "dram_bytes": dram_bytes(x) if entry.below_floor else None,  # (its warning's)
@@ -177,8 +169,7 @@ def _gpu_named(gpus: GpuTable, name: str) -> GpuFigures | None:
 
 
 def _facts_context(x: Limits | None, cost, gpu: GpuFigures | None) -> dict:
-    """What templates/run_physics.html is given, as plain values (a dict's item costs a template a
-    tenth of what an object's attribute does): a run's limits, its GPU's figures used, its cost."""
+    """What templates/run_physics.html is given, as plain values: a run's limits, GPU figures, cost."""
     if x is None:
         return {"timed": False, "why": NOT_TIMED, "cost": cost_json(cost), "figures": [], "tensors": _tensors(cost)}
     dram = dram_bytes(x)
@@ -193,8 +184,7 @@ REVIEWS_SHOWN = 20  # a run page lists its newest reviews (the API, all of them)
 
 
 def _figures_used(gpu: GpuFigures | None, cost) -> list[tuple[str, str, str, str | None]]:
-    """The GPU figures a floor and a roofline take, as (what, the figure, its source, the time it gives:
-    a precision's FLOPs at its peak), those the table lacks said so."""
+    """The GPU figures a floor and a roofline take: (what, the figure, its source, the time it gives)."""
     if gpu is None:
         return []
     missing = "not in the GPU table"
@@ -223,8 +213,7 @@ def verdict_text(s: Speedup) -> str:
 
 def shown_source(run, kind: str, urls: Urls, budget: int | None = None) -> dict | None:
     """A run's source file of a kind ("implementation", "workload") as a page shows it, or None:
-    highlighted, or as plain text when highlighted it might take more than `budget` bytes
-    (highlight.shown_as)."""
+    plain text when highlighted it might take more than `budget` bytes (highlight.shown_as)."""
     source = run.files.get(kind)
     if source is None:
         return None
@@ -255,9 +244,7 @@ def dram_bytes(x: Limits | None) -> int | None:
 
 
 def board_physics(board: Board) -> dict | None:
-    """The floor and roofline a board's line states: its workload's on its host's GPU (its first
-    current run's there), as plain values; None when its workload has no cost (its group says so,
-    once) or none is timed."""
+    """The floor and roofline a board's line states, as plain values; None without a cost or a timed run."""
     x = next((e.limits for e in board.entries if e.limits is not None and not e.mixed_hardware), None)
     if x is None or x.moved_bytes is None:
         return None
@@ -266,9 +253,8 @@ def board_physics(board: Board) -> dict | None:
 
 
 def sol_strips(boards: list[Board], environments: Mapping) -> list[Strip]:
-    """Per implementation (by label), its current runs' fractions of the speed of light on the hosts
-    that timed one workload: the one view across GPUs that is fair, each measured against its own.
-    None for a workload one host timed: its table says as much."""
+    """Per implementation, its current runs' fractions of the speed of light on the hosts that timed
+    one workload (the one fair view across GPUs); None for a workload one host timed."""
     if len({b.host for b in boards}) < 2:
         return []
     found: dict[str, list[tuple[float, str]]] = {}

@@ -1,12 +1,9 @@
 """Files a published site needs beside its pages: per-board CSV, JSON Schema, sitemap, robots.txt,
 Atom feed, and the size checks for GitHub Pages. Pure functions returning bytes; `build.py` writes them.
 
-XML is made with ElementTree, so it is well-formed whatever the content's titles hold (characters
-XML 1.0 cannot carry at all, such as U+0001, become U+FFFD). Nothing here reads the clock: the
-feed's `updated` is SOURCE_DATE_EPOCH when set, else the newest `observedAt` it lists.
-
-`python -m kindex_site.publish` prints the content format's JSON Schema (the committed
-schema/kernelindex.dev-v1alpha1.json is exactly that output).
+XML is made with ElementTree, so it is well-formed whatever the titles hold. Nothing here reads the
+clock: the feed's `updated` is SOURCE_DATE_EPOCH when set, else the newest `observedAt` it lists.
+`python -m kindex_site.publish` prints the JSON Schema (schema/kernelindex.dev-v1alpha1.json).
 """
 
 from __future__ import annotations
@@ -42,12 +39,9 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def board_csv(rows: list[dict]) -> bytes:
-    """A board's rows (API entries) as CSV: one column per scalar, nested values flattened.
-
-    `ci95_ns: [lo, hi]` → `ci95_lo_ns, ci95_hi_ns`; `speedup: {value, ci95: [lo, hi]}` →
-    `speedup, speedup_ci95_lo, speedup_ci95_hi`. A key that is null in one row and filled in
-    another gets the filled row's columns. Keys added to the API entry later flow through.
-    """
+    """A board's rows (API entries) as CSV, one column per scalar, nested values flattened
+    (`ci95_ns: [lo, hi]` → `ci95_lo_ns, ci95_hi_ns`); a key null in one row and filled in another
+    gets the filled row's columns."""
     shape: dict = {}
     for row in rows:
         shape = _merge(shape, _shape(row))
@@ -189,8 +183,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def xml_text(text: str) -> str:
-    """Text XML 1.0 can hold, as pages show it: a control or bidirectional character (safetext.HIDDEN) as
-    its code point in brackets, and what XML forbids outright as U+FFFD."""
+    """Text XML 1.0 can hold, as pages show it: a HIDDEN character as its code point, what XML forbids as U+FFFD."""
     if not text.isprintable() and HIDDEN.search(text) is not None:
         text = shown_hidden(text)
     return _NOT_XML.sub("\ufffd", text)
@@ -246,11 +239,8 @@ def source_date(environ: dict) -> datetime | None:
 
 def atom_feed(*, base_url: str, title: str, description: str, items: list[dict],
               updated: datetime | None) -> bytes:
-    """An Atom feed of the newest items.
-
-    Each item: {"url" (relative to the site root), "title", "summary", "observed_at"}. Items
-    without observed_at are left out; the newest FEED_ENTRIES are kept, newest first, ties by URL.
-    """
+    """An Atom feed of the newest FEED_ENTRIES items with an observed_at, newest first, ties by URL;
+    each item {"url" (from the site root), "title", "summary", "observed_at"}."""
     dated = sorted(
         ((utc_instant(i["observed_at"]), i) for i in items if i.get("observed_at")),
         key=lambda pair: (-pair[0].timestamp(), pair[1]["url"]),
@@ -315,8 +305,7 @@ class SiteSizes(NamedTuple):
         return cls(total, big, run_pages, csvs, problem_json)
 
     def changed(self, removed: Iterable[tuple[str, int]], added: Iterable[tuple[str, int]]) -> SiteSizes:
-        """These sizes with some files' taken out and others' put in (a rebuild that rewrote a few
-        files: `of` the whole site again would pass over every file)."""
+        """These sizes with some files' taken out and others' put in (a rebuild that rewrote a few)."""
         gone, new = SiteSizes.of(removed), SiteSizes.of(added)
         big = [item for item in self.big if item not in gone.big] + new.big if gone.big or new.big else self.big
         return SiteSizes(self.total - gone.total + new.total, big, self.run_pages - gone.run_pages + new.run_pages,
@@ -324,8 +313,8 @@ class SiteSizes(NamedTuple):
 
 
 def size_warnings(sizes: SiteSizes, shown_out: str, max_site_bytes: int = SITE_LIMIT_BYTES, most: int = 10) -> list[str]:
-    """Warnings when the site nears max_site_bytes (kindex.toml's cap: a site over it is no site, see
-    build.py) or passes GitHub Pages' 1 GB, or a file nears 50 MB (the biggest `most` files)."""
+    """Warnings when the site nears max_site_bytes or GitHub Pages' 1 GB, or a file nears 50 MB
+    (the biggest `most` files)."""
     big = sorted(sizes.big, key=lambda sp: (-sp[0], sp[1]))
     warnings = [f"{shown_out}/{path} is {_size(size)}, {'over' if size > FILE_LIMIT_BYTES else 'near'} the "
                 f"{_size(FILE_LIMIT_BYTES)} GitHub warns about for one file (it refuses "
@@ -343,8 +332,8 @@ def size_warnings(sizes: SiteSizes, shown_out: str, max_site_bytes: int = SITE_L
 
 
 def size_advice(sizes: SiteSizes, api_entries: str, max_site_bytes: int = SITE_LIMIT_BYTES) -> list[str]:
-    """What would bring a site near or over max_site_bytes back under it: each setting (docs/scale.md)
-    that would help, with what it saves, measured on this build; else what is left to do."""
+    """What would bring a site back under max_site_bytes: each setting (docs/scale.md) that would
+    help, with what it saves on this build; else what is left to do."""
     if sizes.total < NEAR * max_site_bytes:
         return []
     advice = []

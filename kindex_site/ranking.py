@@ -72,8 +72,8 @@ def _resolution(protocol) -> tuple[int | None, int | None]:
 
 
 def _measure(entries: list[Entry], statistic: str, figures: int | None, step_ns: int | None) -> None:
-    """Each timed run's value of the board's statistic with its noise: its 95% interval (intervals are
-    of the mean, so only under that statistic) widened by half the source's rounding step."""
+    """Each timed run's value of the board's statistic with its noise (its 95% interval under the
+    mean only), widened by half the source's rounding step."""
     for e in entries:
         value = primary_value(e, statistic)
         if value is None:
@@ -88,10 +88,8 @@ def _earliest(e: Entry) -> tuple:
 
 
 def _mark_other_sources(entries: list[Entry], rules: Rules) -> None:
-    """Which runs of the reference implementation may be the board's reference (about page, "Speedups");
-    the others are marked `other_source`, runs of their own. A run named in reference_runs, when the board
-    has one; else the lab of the earliest run that may be: any lab's, or with publisher_labs one of those
-    labs'. A run claiming a lab its folder may not speak for never is."""
+    """Which runs of the reference implementation may be the board's reference (about page,
+    "Speedups"); the others are marked `other_source`."""
     runs = [e for e in entries if e.implementation == rules.reference]
     if not runs:
         return
@@ -109,13 +107,9 @@ def _mark_other_sources(entries: list[Entry], rules: Rules) -> None:
 
 
 def _current_and_history(board: Board, entries: list[Entry], rules: Rules) -> list[list[Entry]]:
-    """Per implementation (label and digest) and lab folder (for the reference, its lab and whether it
-    may be the reference too): its latest run by observedAt is current (runs without one count as
-    earliest; among runs observed at the same time, the name that sorts last), and the earlier ones are
-    its history, each superseded by the next: a run never replaces another lab folder's. Each run is
-    compared (a trend) with its group's latest passed run observed strictly before it: runs observed at
-    the same time, or without observedAt, cannot be ordered in time, and a trend between them would
-    follow their names. Returns those runs, one list per group and observedAt, for a warning."""
+    """Per implementation and lab folder, its latest run by observedAt is current and the earlier ones
+    its history (about page, "Ranks"); each run is compared (a trend) with its group's latest passed
+    run observed strictly before it. Returns the runs that cannot be ordered in time, for a warning."""
     _mark_other_sources(entries, rules)
     reference = rules.reference
     by_implementation: dict[tuple, list[Entry]] = {}
@@ -129,8 +123,7 @@ def _current_and_history(board: Board, entries: list[Entry], rules: Rules) -> li
         if len(runs) > 1:
             runs.sort(key=lambda e: (_observed(e) or "", e.run.name))
             unordered += _unordered(runs)
-        # Walked in time order, one observedAt at a time (`at`; "" before the first): a run's previous
-        # is the latest passed run of an earlier observedAt, never one of its own or of none.
+        # Walked one observedAt at a time (`at`): a run's previous is of an earlier observedAt.
         previous: Entry | None = None
         latest: Entry | None = None  # the latest passed run observed at `at`
         at: str | None = ""
@@ -163,8 +156,7 @@ def _observed(e: Entry) -> str | None:
 
 
 def _unordered(runs: list[Entry]) -> list[list[Entry]]:
-    """Of one implementation's runs in time order, those that cannot be ordered against another of them:
-    runs sharing an observedAt, and (among several runs) those without one."""
+    """Of one implementation's runs in time order, those sharing an observedAt, and those without one."""
     groups: dict[str | None, list[Entry]] = {}
     for e in runs:
         groups.setdefault(_observed(e), []).append(e)
@@ -178,11 +170,8 @@ def _comparable(e: Entry) -> bool:
 
 
 def _rank(board: Board) -> None:
-    """Rank = 1 + the number of entries on the board faster beyond noise (stats.ranks).
-
-    Only current passed runs with timing on the host's own GPU are ranked. The rest follow, unranked:
-    runs on another GPU by their value, then runs that did not pass by status and name.
-    """
+    """Rank = 1 + the number of entries faster beyond noise (stats.ranks), of current passed runs on
+    the host's own GPU; the rest follow unranked, by value, then by status and name."""
     rankable = [e for e in board.entries if _comparable(e)]
     chosen = set(map(id, rankable))
     others = [e for e in board.entries if id(e) not in chosen]
@@ -208,9 +197,8 @@ def _mark_mixed_hardware(entries: list[Entry], environment) -> None:
 
 
 def _speedups(board: Board, reference: str) -> list[Entry]:
-    """Each ranked entry against the board's current reference run: reference / it (stats.ratio).
-    With several (of different digests under the reference's label, or in different lab folders) none is
-    chosen: they are returned, for a warning, and the board has no speedups."""
+    """Each ranked entry against the board's current reference run (stats.ratio); with several
+    reference runs, none: they are returned, for a warning."""
     candidates = [e for e in board.entries if e.implementation == reference and e.rank is not None and not e.other_source]
     if len(candidates) != 1:
         return candidates

@@ -121,12 +121,8 @@ def _document_parts(value, append) -> None:
 
 
 def document_html(value) -> Markup:
-    """A document value shown whole: objects as nested <dl>, arrays as <ol>, scalars as text.
-
-    Plain Python rather than a recursive template macro: run pages show whole documents and a
-    macro call per value costs more than the rest of the page. Strings are escaped with
-    html.escape (not markupsafe, whose entities differ) and the result is marked safe once.
-    """
+    """A document value shown whole: objects as nested <dl>, arrays as <ol>, scalars as text (plain
+    Python: a macro call per value would cost more than the rest of a run page)."""
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_unset=True)
     if type(value) is str:
@@ -144,9 +140,8 @@ def count(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def aligned(text: str) -> Markup:
-    """A number as shown, its decimals in an <i> (the stylesheet gives them a fixed width, left-aligned),
-    so that right-aligned numbers of a column line up on the decimal point; '' decimals for an
-    integer. Anything but a number ("—") is left as it is."""
+    """A number as shown, its decimals in an <i> so that a right-aligned column lines up on the
+    decimal point. Anything but a number ("—") is left as it is."""
     return _remembered(_ALIGNED, str(text), _aligned)
 
 
@@ -196,8 +191,7 @@ def markdown_renderer() -> "MarkdownIt":
 
 @lru_cache(maxsize=256)
 def markdown_html(text: str) -> str:
-    """A Markdown page's HTML; remembered, as a rebuild (serve, build --watch) renders every page's again.
-    A HIDDEN character in it, in its text or an attribute, shows as its code point in brackets."""
+    """A Markdown page's HTML, remembered; a HIDDEN character in it shows as its code point."""
     html = _markdown().render(text)
     return html if HIDDEN.search(html) is None else shown_hidden(html)
 
@@ -209,9 +203,7 @@ def _markdown() -> "MarkdownIt":
 
 def _once(env: jinja2.Environment):
     """The `once` global: `{% call once("name") %}…{% endcall %}` renders its body the first time and
-    gives the same HTML again while the environment's globals are the same objects (a build sets
-    them; a long-running caller keeps the environment and sets new ones). For the parts of every
-    page made of globals alone, such as the site's header: its body must use nothing else."""
+    gives it again while the environment's globals are the same objects; its body must use nothing else."""
     remembered: dict[str, tuple[tuple, tuple, Markup]] = {}
 
     def once(name: str, caller) -> Markup:
@@ -228,11 +220,9 @@ def _once(env: jinja2.Environment):
 
 
 def _physics_facts():
-    """The `physics_facts` filter: a run page's floor, speed of light, GPU figures and workload cost
-    (templates/run_physics.html, given problem_pages.run_physics' facts' context), rendered the first time for a
-    workload on a GPU (its "key") and given again while its cost, GPU figures and environment are the
-    same objects: a table's runs share them, and rendering them again for each was a third of a run
-    page. Bounded, for a long-running `serve`."""
+    """The `physics_facts` filter: a run page's physics (templates/run_physics.html), rendered once
+    per workload on a GPU and given again while its cost, GPU figures and environment are the same
+    objects. Bounded, for a long-running `serve`."""
     remembered: dict = {}
 
     @jinja2.pass_environment
@@ -243,7 +233,6 @@ def _physics_facts():
         hit = remembered.get(key) if key is not None else None
         if hit is not None and hit[1] == ids:  # hit[0] keeps the held objects alive: ids are not reused
             return hit[2]
-        # (Its context alone, without the globals it never uses: Template.render would copy them each time.)
         template = env.get_template("run_physics.html")
         html = Markup(env.concat(template.root_render_func(template.new_context(facts["context"](), shared=True))))
         if key is not None:
@@ -256,12 +245,9 @@ def _physics_facts():
 
 
 class _Template(jinja2.Template):
-    """A compiled template whose output expressions escape with `safetext.escape`: markupsafe.escape's
-    text as a plain str, each hidden character shown as its code point (a Markup made for each value
-    printed was a tenth of a run page). Jinja's compiled code calls the module's `escape` only around
-    what a template prints, so setting it in the module's namespace (Template.from_code's public
-    steps: run the code, make the template with `from_module_dict`) changes nothing else;
-    tests/test_render_fast.py and tests/test_hostile.py hold it to plain Jinja's text and the rule."""
+    """A compiled template whose output expressions escape with `safetext.escape` (a plain str, not a
+    Markup per value), set in the module's namespace through Template.from_code's public steps;
+    tests/test_render_fast.py and tests/test_hostile.py hold it to plain Jinja's text."""
 
     @classmethod
     def from_code(cls, environment, code, globals, uptodate=None):
@@ -275,10 +261,8 @@ class _Template(jinja2.Template):
 
 
 # --- What one expression of a template may make ----------------------------------------------------
-# Templates are trusted, but a mistake in one must not take the machine: `range(10**9)` or
-# `[1] * 10**9` (8 GB) is refused with a SecurityError naming its size, which the build reports with
-# the template's name and line. Bounded: ranges, repetition and concatenation of strings and lists,
-# powers, %-formatting and str.format widths, the str methods and filters that pad or repeat.
+# Templates are trusted, but a mistake in one must not take the machine: `range(10**9)` is refused with
+# a SecurityError naming its size, reported with the template's name and line.
 MAX_ITEMS = 2**24  # characters of a string, or items of a list, one operation may make (or max_page_bytes, if more)
 MAX_RANGE = 100_000  # items of one range (Jinja's own sandbox's bound)
 MAX_POWER_BITS = 2**16  # bits of an integer power
@@ -342,10 +326,8 @@ _PADDING = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs"})
 
 
 class BoundedSandbox(SandboxedEnvironment):
-    """Jinja's sandbox, with what one operation may make bounded (`max_items`): `*` and `+` on
-    strings and lists, `**`, `%`, str.format, the str methods that pad and a block's text (through
-    Jinja's public hooks: `intercepted_binops` with `call_binop`, `call`, `wrap_str_format`,
-    `concat`); `~`, the filters and the globals that repeat are bounded in `make_environment` and
+    """Jinja's sandbox, with what one operation may make bounded (`max_items`) through Jinja's public
+    hooks; `~`, the filters and the globals that repeat are bounded in `make_environment` and
     `_Template.from_code`."""
 
     intercepted_binops = frozenset({"*", "+", "**", "%"})
@@ -369,8 +351,7 @@ class BoundedSandbox(SandboxedEnvironment):
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 (Jinja's own names, for its keyword arguments)
-        """SandboxedEnvironment.call's, with the str methods that pad bounded (its two lines here:
-        a call per macro and row goes through it)."""
+        """SandboxedEnvironment.call's, with the str methods that pad bounded."""
         if type(__obj) is _BUILTIN_METHOD and type(__obj.__self__) is str and __obj.__name__ in _PADDING:
             for value in (*args, *kwargs.values()):
                 if isinstance(value, int):
@@ -381,7 +362,6 @@ class BoundedSandbox(SandboxedEnvironment):
         return __context.call(__obj, *args, **kwargs)
 
     def wrap_str_format(self, value):
-        # (Asked of every attribute a template reads: what is no format method is told apart first.)
         if type(value) not in _METHODS or value.__name__ not in ("format", "format_map"):
             return None
         wrapped = super().wrap_str_format(value)
@@ -396,8 +376,7 @@ class BoundedSandbox(SandboxedEnvironment):
         return checked
 
     def concat(self, parts) -> str:
-        """What a template's blocks are joined with (`{% set %}…{% endset %}`, a macro's or a filter
-        block's text): bounded, as `~` is."""
+        """What a template's blocks are joined with: bounded, as `~` is."""
         parts = parts if type(parts) is list else list(parts)
         _within("a block's text", sum(map(len, parts)), self.max_items)
         return "".join(parts)
@@ -414,9 +393,8 @@ def _bounded_join(join, env: BoundedSandbox):
 
 
 def _guarded(filter_, check):
-    """A filter that calls `check(most, value, *args, **kwargs)` (its arguments as a template gives
-    them, and the environment's max_items) first. It is given the environment, or what Jinja passes
-    `filter_` first (an eval context, a context: each knows its environment)."""
+    """A filter that calls `check(most, value, *args, **kwargs)` first, `most` being the max_items of
+    the environment Jinja passes `filter_` (or of what it passes: an eval context, a context)."""
     passes = getattr(filter_, "jinja_pass_arg", None)
     if passes is None:
         @jinja2.pass_environment
@@ -471,8 +449,8 @@ def _tojson(most, value, indent=None, *_, **__):
 
 @lru_cache(maxsize=1)
 def _bounded_filters() -> dict:
-    """Jinja's filters that pad or repeat, each refusing what would be more than its environment's
-    max_items. Made once per process: a template's compiled code is cached by its filters' identity."""
+    """Jinja's filters that pad or repeat, bounded; made once per process (compiled templates are
+    cached by their filters' identity)."""
     from jinja2.filters import FILTERS
 
     checks = {"center": _center, "indent": _indent, "format": _format, "replace": _replace,
@@ -489,8 +467,7 @@ def _bounded_lipsum(lipsum, env: BoundedSandbox):
 
 
 def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
-    # Sandboxed: a template reaches no Python internals (`cycler.__init__.__globals__`, `__class__`,
-    # a function's code), whatever it is given; it costs about 5% of a build's rendering.
+    # Sandboxed: a template reaches no Python internals, whatever it is given.
     env = BoundedSandbox(
         loader=jinja2.FileSystemLoader(templates_dir),
         autoescape=True,
@@ -498,8 +475,7 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        # Not re-read while in use: every page extends base.html, and checking it cost a stat per
-        # page. An environment lives for one look (build.py makes a new one when a template changes).
+        # Not re-read while in use: build.py makes a new environment when a template changes.
         auto_reload=False,
     )
     env.template_class = _Template

@@ -1,15 +1,9 @@
 """`kindex-site new DIR`: a leaderboard repository of one's own, ready to build, serve, check and publish.
 
-It writes kindex.toml, an example bundle (with its problem's source) and an about page under content/,
-a .gitignore, a README for the owner, a CODEOWNERS file giving everything to the maintainers (and showing
-how to give a lab its folder), and two GitHub workflows that never install the repository's own
-checkout: they use this package's GitHub Action (action.yml at the root of the repository named by
-`[project.urls] Repository` in pyproject.toml), pinned to the tag of the version that wrote them.
-
-The about page states the rules by the words of this package's own about page (this repository's
-content/pages/about.md, shipped as package data), between two marker lines that Markdown does not
-show (`RULES_BEGIN`, `RULES_END`): `with_current_rules` puts the installed version's rules in their
-place. The other files are in skeleton/, with @NAME@ placeholders. Standard library only.
+It writes kindex.toml, an example bundle and an about page, a .gitignore, a README, a CODEOWNERS file
+and two GitHub workflows that use this package's GitHub Action pinned to this version's tag. The about
+page's rules sit between `RULES_BEGIN` and `RULES_END`, where `with_current_rules` puts the installed
+version's. The other files are in skeleton/, with @NAME@ placeholders. Standard library only.
 """
 
 from __future__ import annotations
@@ -109,8 +103,7 @@ def preview_url(base_url: str) -> str:
 
 
 def published_repository() -> str | None:
-    """OWNER/REPO of this package's GitHub repository (its `Repository` project URL), where its
-    GitHub Action is published; None when the installed metadata does not say."""
+    """OWNER/REPO of this package's GitHub repository (its `Repository` project URL); None when unknown."""
     from importlib.metadata import PackageNotFoundError, metadata
 
     try:
@@ -186,8 +179,7 @@ def _name_part(text: str) -> str:
 
 
 def example_bundle(reference: str, source: bytes) -> dict:
-    """One run of the reference on the example problem and host: the seed bundle's shape, with digests
-    made as the importers make them (the source's bytes are the workload and the implementation)."""
+    """One run of the reference on the example problem and host, digests made as the importers make them."""
     protocol = {
         "apiVersion": API_VERSION, "kind": "BenchmarkProtocol",
         "metadata": {"name": "example-timing-v1", "title": "Example timing protocol"},
@@ -345,8 +337,7 @@ def default_title(folder: Path) -> str:
 
 def ask(question: str, default: str, check: Callable[[str], str | None],
         read: Callable[[str], str] = input) -> str:
-    """One answer on the terminal: the default when left empty (or at end of input); asked again,
-    saying why, while `check` finds something wrong with it."""
+    """One answer on the terminal: the default when left empty; asked again while `check` objects."""
     while True:
         try:
             answer = read(f"{question} [{default}]: ").strip()

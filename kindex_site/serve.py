@@ -1,19 +1,11 @@
 """`kindex-site serve`: a live preview that rebuilds on change and never serves a broken site (docs/serve.md).
 
-The site is built by `build()` itself (what rebuilds reuse kept across them, as `build --watch` keeps it:
-watch.py, whose daemon thread watches the project) into a private folder (`.kindex-serve/site` beside
-kindex.toml), never the publishable output, byte for byte what `kindex-site build` writes: the reload
-script and the error overlay are added to HTML responses on the way out. `ThreadingHTTPServer` answers
-under the base path as GitHub Pages would (`resolve`: anything leaving the folder is a 404).
-
-Under load: a listen queue of REQUEST_QUEUE connections, at most MAX_HANDLERS answered at once (more
-wait their turn in that queue), a request head that must arrive within HEAD_TIMEOUT_S of the
-connection's start however it is trickled, and an answer the client must take at a pace
-(SEND_TIMEOUT_S a SEND_CHUNK): a slow client holds one thread for seconds, never the server. Only
-requests addressed to this server are answered (`Hosts`: DNS rebinding gets 403; docs/security.md).
-
-Pages poll `<base>__kindex/events` (a long poll) and reload when the site or its list of problems
-changes; `<base>__kindex/status` is the state as JSON, every path relative to the project (`public_status`).
+`build()` itself (kept across rebuilds by watch.py) writes the site into `.kindex-serve/site` beside
+kindex.toml, byte for byte what `kindex-site build` writes; the reload script and the error overlay
+are added to HTML responses on the way out. Under load a slow client holds one thread for seconds,
+never the server (REQUEST_QUEUE, MAX_HANDLERS, HEAD_TIMEOUT_S, SEND_TIMEOUT_S); only requests
+addressed to this server are answered (`Hosts`: docs/security.md). Pages long-poll
+`<base>__kindex/events` and reload when the site changes; `<base>__kindex/status` is the state as JSON.
 """
 
 from __future__ import annotations
@@ -145,8 +137,7 @@ class _Server(ThreadingHTTPServer):
 
 
 class _HeadReader(io.RawIOBase):
-    """A connection's socket read against one deadline for the whole request head: a client that
-    trickles its headers a byte at a time (slow-loris) is cut off all the same."""
+    """A connection's socket read against one deadline for the whole request head (against slow-loris)."""
 
     def __init__(self, sock: socket.socket, seconds: float):
         self.sock = sock
@@ -276,10 +267,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class Hosts:
-    """The `Host` headers the server answers: localhost, 127.0.0.1, [::1] and the address it was
-    bound to, each with its port (without one only on port 80). Bound to every address (0.0.0.0,
-    ::), also any IP address and this machine's name (`name`, `name.local`): a DNS-rebinding page
-    names the attacker's own domain, never an IP address or this machine's name."""
+    """The `Host` headers the server answers: localhost, 127.0.0.1, [::1] and the bound address, each
+    with its port; bound to every address, also any IP address and this machine's name (a
+    DNS-rebinding page names the attacker's own domain)."""
 
     def __init__(self, bind: str, port: int, bound: str = ""):
         self.port = port
@@ -341,8 +331,7 @@ def _is_ip(name: str) -> bool:
 
 
 def public_status(builder: Builder, root: Path) -> dict:
-    """The builder's state as `/__kindex/status` and the overlay show it: every path relative to
-    the project folder (elsewhere in the home folder, `~/…`), never an absolute one."""
+    """The builder's state as `/__kindex/status` and the overlay show it, never an absolute path."""
     status = builder.status()
     roots = tuple(dict.fromkeys((str(root), os.path.realpath(root))))
     status["site"] = _unrooted(status["site"], roots)
@@ -358,9 +347,8 @@ _ABSOLUTE = re.compile(_PATH_START + r"/[^\s'\"()\[\]:,;]*")
 
 
 def _unrooted(text: str, roots: tuple[str, ...]) -> str:
-    """`text` with each absolute path in it relative to the project folder (`roots`: as given, and
-    resolved); one in the home folder as `~/…`, another relative all the same (`../../etc/x`).
-    A word like a URL path (`/kindex/about/`) whose first folder does not exist stays as it is."""
+    """`text` with each absolute path in it relative to the project folder (`roots`), one in the home
+    folder as `~/…`; a word like a URL path whose first folder does not exist stays as it is."""
     for root in roots:  # (first, so that a project folder with spaces in its name goes too)
         text = re.sub(_PATH_START + re.escape(root.rstrip("/") + "/"), "", text)
         text = re.sub(_PATH_START + re.escape(root) + r"(?=$|[\s'\"()\[\]:,;])", ".", text)
@@ -396,10 +384,8 @@ _UNSAFE = re.compile(r"[\x00-\x1f\x7f\\]|%(?:2f|5c|00)", re.IGNORECASE)
 
 def resolve(root: Path, rest: str) -> tuple[str, str | None]:
     """Where a URL path below the base leads in the site folder, as GitHub Pages would have it:
-    ("file", path), ("redirect", None) when a folder was asked for without its slash, or
-    ("missing", None). Nothing outside the folder is ever found: no `..` or `.`, no encoded slash
-    or backslash, no NUL or control character, no dotfile, no symlink anywhere on the way.
-    """
+    ("file", path), ("redirect", None) for a folder without its slash, or ("missing", None). Nothing
+    outside the folder is ever found (no `..`, encoded slash, control character, dotfile or symlink)."""
     if _UNSAFE.search(rest):
         return "missing", None
     try:

@@ -1,17 +1,10 @@
 """Every forked process a build starts goes through here, under one policy.
 
-- `Workers`: processes that each take task numbers and send back each task's result (the page
-  writers, the readers of content files, the highlighter). They inherit everything the build
-  planned when they are forked, so nothing is sent but task numbers in and results out.
-- `Aside`: one job done by a process on the other core while the build goes on (the templates
-  compiled, the runs cache written while it ranks and plans), told at the end to put its work in
-  place or drop it.
-
-The policy: Ctrl-C is the parent's to handle (workers ignore SIGINT); SIGTERM, sent to the whole
-process group, ends them with the parent (a worker ended by it is an interrupt, `Interrupted`); an
-error or interrupt in the parent kills them all at once; a worker killed otherwise ends the work
-with an error naming the signal, unless the parent can do its tasks itself (the readers: it reads
-them).
+`Workers` take task numbers and send back results (page writers, content readers, the highlighter);
+`Aside` does one job on the other core while the build goes on. Ctrl-C is the parent's to handle;
+SIGTERM to the process group ends them with the parent (`Interrupted`); an error in the parent kills
+them all at once; a worker killed otherwise is an error naming the signal, unless the parent can do
+its tasks itself.
 """
 
 from __future__ import annotations
@@ -29,9 +22,8 @@ from .publish_swap import Interrupted
 
 
 def release_free_memory() -> None:
-    """Give the C allocator's free pages back to the system (glibc's malloc_trim; elsewhere nothing):
-    a forked process's resident size counts every page its parent held when it was forked, and at
-    a million runs the pages freed since the content was read are a hundred megabytes."""
+    """Give the C allocator's free pages back to the system (glibc's malloc_trim): a forked process's
+    resident size counts every page its parent held."""
     with suppress(OSError, AttributeError, TypeError):
         import ctypes
 
@@ -51,10 +43,9 @@ def can_fork() -> bool:
 
 
 class Aside:
-    """`job(go)` done by a forked process while this one goes on (it must only leave files behind).
-    `go()`, in the job, waits until this process says whether to put its work in place (`put`: True)
-    or not (`drop`, or this process's end: False). `start` gives None where no process is to be had
-    (one core, no fork, a process limit): the caller then does the job itself."""
+    """`job(go)` done by a forked process while this one goes on (it must only leave files behind);
+    `go()` waits to be told to put its work in place (`put`) or not. `start` gives None where no
+    process is to be had: the caller then does the job itself."""
 
     def __init__(self, pid: int, tell: int):
         self.pid, self.tell = pid, tell
@@ -103,12 +94,9 @@ class Aside:
 
 
 class Workers:
-    """Forked processes that do numbered tasks (`do(task)`, called in a worker) and send back each
-    result. Each worker has its own two pipes and shares nothing else (unlike multiprocessing's Pool,
-    whose workers share a locked queue: one killed while holding the lock, by a SIGTERM sent to the
-    whole process group, say, leaves the pool unable to stop); each is handed `in_flight` tasks at
-    a time, the next when it sends a result back. Results travel as `encode` makes them (pickle,
-    or marshal for plain values); an exception a task raises is raised here."""
+    """Forked processes that do numbered tasks (`do(task)`) and send back each result, each with its
+    own two pipes (no shared locked queue that a killed worker can leave held), `in_flight` tasks at
+    a time; an exception a task raises is raised here."""
 
     def __init__(self, count: int, do: Callable[[int], object], *, what: str, in_flight: int = 1,
                  encode: Callable[[object], bytes] = pickle.dumps, decode: Callable[[bytes], object] = pickle.loads,
@@ -120,11 +108,9 @@ class Workers:
 
     def results(self, tasks: int, here: Callable[[int], object] | None = None) -> Iterator[tuple[int | None, int, object]]:
         """(the worker's pid, or None, the task, its result) for tasks 0 to `tasks` - 1, as they are
-        done. With `here`, this process does a task itself (`here(task)`) whenever no result is
-        ready, and does again those of a worker that died or failed; without it, a task's exception
-        is raised here and a worker that dies ends the work with KindexError (`what` says which). A worker ended by SIGINT or SIGTERM (sent to the whole
-        process group: ours is coming) raises Interrupted. An error here, or the iterator closed
-        early, kills every worker at once."""
+        done. With `here`, this process does a task itself whenever no result is ready, and again
+        those of a worker that died; without it, a dead worker ends the work with KindexError. A worker
+        ended by SIGINT or SIGTERM raises Interrupted. An error here kills every worker at once."""
         selector = selectors.DefaultSelector()
         left = deque(range(tasks))  # tasks not handed out yet
         try:
@@ -171,8 +157,7 @@ class Workers:
             self.procs = {}
 
     def _hand(self, pid: int, left: deque, selector) -> None:
-        """Send a worker the next task's number; -1 once there are none left (it ends when it has sent
-        back those it holds)."""
+        """Send a worker the next task's number; -1 once there are none left."""
         tasks_fd, results_fd, handed = self.procs[pid]
         if not left and handed:
             return
