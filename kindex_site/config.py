@@ -1,8 +1,7 @@
 """kindex.toml: the site's settings. Flags on the command line override them.
 
-Standard library only: a no-op build (cli.py → reuse.Reuse.unchanged) reads the settings before it knows
-whether there is any work, and importing pydantic alone would cost it more than the rest. The checks
-and their messages are those pydantic's lax mode gives (tests/test_config.py compares the two).
+Standard library only: a no-op build reads the settings before it knows whether there is any work.
+The checks and their messages are pydantic's lax mode's (tests/test_config.py compares the two).
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ from .gpus import check_entry
 
 CONFIG_FILE = "kindex.toml"
 
-# name → (default, kind (a type, or a tuple of the strings allowed), min length, max length); in the
-# order errors are reported.
+# name → (default, kind (a type, or a tuple of the strings allowed), min length, max length), in error order.
 FIELDS: dict[str, tuple] = {
     "title": ("Kernel Index", str, 1, 200),
     "description": ("Timings of GPU kernel implementations, compared only where they are comparable.", str, None, 1000),
@@ -27,24 +25,17 @@ FIELDS: dict[str, tuple] = {
     "templates_dir": ("templates", str, None, None),
     "static_dir": ("static", str, None, None),
     "reference": ("PyTorch eager", str, 1, 200),  # speedups are against this label
-    # One page per run. Off, a run's details live in its problem's table, JSON and CSV only: for
-    # corpora whose run pages alone would pass GitHub Pages' 1 GB (about 5 KB a run).
+    # Off, a run's details live in its problem's table, JSON and CSV only (docs/scale.md).
     "run_pages": (True, bool, None, None),
-    # A CSV per table (problems/<slug>/<host>.csv). Off, the problem's JSON holds the same rows: a
-    # table's CSV takes about 2 KB, 16% of a big site without run pages (docs/scale.md).
+    # A CSV per table (problems/<slug>/<host>.csv); off, the problem's JSON holds the same rows.
     "board_csvs": (True, bool, None, None),
-    # How a problem's API document holds its runs: "objects" (one per entry, as first published) or
-    # "arrays" (one array per entry under the document's "columns"; 40% smaller). api.API_ENTRIES.
+    # How a problem's API document holds its runs: one object per entry, or arrays under "columns".
     "api_entries": ("objects", ("objects", "arrays"), None, None),
-    # Where no floor judges a run (no cost, an unknown GPU, a cache-resident workload), a speedup at or
-    # above this against the reference on its board is flagged `implausible` and held out of summaries
-    # until a RunReview finds it clean.
+    # Where no floor judges a run, a speedup at or above this is flagged `implausible` until reviewed clean.
     "implausible_speedup": (10.0, float, None, None),
-    # A host whose latencies are this many times above or below the other hosts' for the same
-    # workloads, steadily (a unit error upstream, most likely), is flagged as a whole and its runs held out.
+    # A host steadily this many times off the other hosts' latencies is flagged, its runs held out.
     "implausible_latency": (1000.0, float, None, None),
-    # Who may speak for whom (docs/security.md, "Labs"). `labs`: a top folder of the content → the labs
-    # whose runs it holds; a folder not listed holds the lab whose name slugs to the folder's name.
+    # Top folder of the content → the labs it speaks for (docs/security.md, "Labs").
     "labs": ((), dict, None, None),
     # The labs whose runs of the reference may be a table's reference; empty: any lab's earliest run.
     "publisher_labs": ((), list, None, None),
@@ -54,8 +45,7 @@ FIELDS: dict[str, tuple] = {
     "max_site_bytes": (900 * 10**6, int, None, None),  # the whole site (GitHub Pages takes at most 1 GB)
     "max_runs_per_table": (10_000, int, None, None),  # runs on one table, its history included
     "max_sources_per_pr": (100, int, None, None),  # source files a pull request may add or change
-    # A site's corrections to what each GPU can do (kindex_site/gpus.toml, docs/gpus.md): GPU name →
-    # figures, each with its source.
+    # A site's corrections to kindex_site/gpus.toml (docs/gpus.md): GPU name → figures with sources.
     "gpus": ((), dict, None, None),
 }
 
@@ -175,10 +165,7 @@ def _check_base_url(value: str) -> str:
 
 
 class Config:
-    """Settings of one site. Relative folders are taken from the folder holding kindex.toml.
-
-    Immutable; `Config(**values, root=…)` checks the values and raises ConfigError.
-    """
+    """Settings of one site, relative folders taken from kindex.toml's; immutable, checked by `Config(**values, root=…)`."""
 
     __slots__ = (*FIELDS, "root", "model_fields_set")
 

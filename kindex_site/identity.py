@@ -25,10 +25,8 @@ _LATIN = str.maketrans({"ß": "ss", "ẞ": "SS", "Æ": "AE", "æ": "ae", "Œ": "
 
 
 def slugify(text: str) -> str:
-    """A name as a URL's part: lowercase ASCII letters and digits, '-' between ("Ångström kernel" →
-    angstrom-kernel, "Straße" → strasse). A name with letters or digits that have no ASCII form
-    (Qwen-中文, Ωmega) ends in a digest of the whole name (qwen-43d87f64), so that two such names
-    never share a page."""
+    """A name as a URL's part: lowercase ASCII letters and digits, '-' between; a name with characters
+    that have no ASCII form ends in a digest of the whole (qwen-43d87f64)."""
     decomposed = unicodedata.normalize("NFKD", text.translate(_LATIN))
     slug = re.sub(r"[^a-z0-9]+", "-", decomposed.encode("ascii", "ignore").decode().lower()).strip("-")[:120].strip("-")
     if not decomposed.isascii() and any(not c.isascii() and unicodedata.category(c)[0] in "LN" for c in decomposed):
@@ -37,11 +35,8 @@ def slugify(text: str) -> str:
 
 
 def problem_of(run: Run, known: dict | None = None) -> Problem | str:
-    """The problem a run times, or a message saying why it cannot be told.
-
-    `known` remembers problems by the text they were told from: a corpus has thousands of runs
-    of each problem, and the same text always gives the same answer.
-    """
+    """The problem a run times, or a message saying why it cannot be told; `known` remembers them by
+    the text they were told from."""
     if isinstance(run.grouping, tuple):
         return run.grouping[0]  # told before, by build_leaderboard
     key = run.facts.problem_text
@@ -129,15 +124,9 @@ def name_runs(content: Content) -> tuple[list[Run], dict[str, Implementation]]:
 
 
 class Identity:
-    """Which problem each run is on: a problem is what its workload is.
-
-    Runs of one workload are on one problem, whatever their source or title; runs naming one problem
-    (by its slug) are too, across the workloads it was timed at (KernelBench resized its problems).
-    So a problem is a connected group of workloads and names. It is shown by a benchmark's own name
-    for it (a KernelBench level and number) if it has one, else by the name most of its runs give,
-    then the one given first (so a newcomer's name never moves a page), then the slug; its other names,
-    and the former names of renamed problems, are its aliases, whose pages lead to it.
-    """
+    """Which problem each run is on: a connected group of workloads and the names runs give them
+    (KernelBench resized its problems). It is shown by a benchmark's own name for it if any, else by
+    its runs' most common name, then the first given, then the slug; its other names are aliases."""
 
     def __init__(self, runs: list[Run]):
         self.runs = runs
@@ -251,9 +240,8 @@ class Identity:
         self._overlaps(problem_of_name)
 
     def _overlaps(self, problem_of_name: dict[str, Problem]) -> None:
-        """Workloads of one problem timed over overlapping periods, said only where that changes a result
-        (docs/building.md, "Workload overlaps"): one host timed both, so its summaries' newest workload is
-        a guess; or a title alone names two workloads timed on different hosts, so they may be two problems."""
+        """Workloads of one problem timed over overlapping periods, said only where that changes a
+        result (docs/building.md, "Workload overlaps")."""
         names_of: dict[str, set[str]] = {}  # workload → the name slugs giving it
         for workload, slug in self.pairs:
             names_of.setdefault(workload, set()).add(slug)

@@ -1,8 +1,5 @@
-"""Check phase: group validated runs into problems and boards, and rank within each board.
-
-A board is one problem × one workload × one timing host × one protocol. Its entries are the only
-numbers ever compared with each other; nothing here ranks across boards.
-"""
+"""Check phase: group validated runs into problems and boards (problem × workload × timing host ×
+protocol), and rank within each board; nothing here compares across boards."""
 
 from __future__ import annotations
 
@@ -13,7 +10,7 @@ from typing import NamedTuple
 
 from .load import Content, Run
 from .gpus import GpuTable
-# (Also the names the other phases take from the leaderboard, wherever each is defined.)
+# Also the names the other phases and the tests take from the leaderboard, wherever each is defined.
 from .boards import (Board, CONTENT_WARNINGS, Entry, FOREIGN_LAB, HIGH_VARIANCE, Implementation, OUTLIER_FACTOR,
                      Problem, Trend, UNITS, WORKLOAD_OVERLAP, Warning, Workload, in_words, primary_value, std_ns,
                      utc)
@@ -37,17 +34,16 @@ class Leaderboard:
     summaries: dict[str, list[Summary]]  # host name → one per implementation (not the reference), in Summary.order
     suite: dict[str, int] = field(default_factory=dict)  # group (a level, OTHER_LEVEL, ALL_LEVELS) → its problems
     problem_keys: dict[str, str] = field(default_factory=dict)  # slug → digest of what its boards were made from
-    # slug → its ranking as stored by the last command-line build (ranking_bytes), for the problems
-    # whose boards were made again from it rather than ranked.
+    # slug → its ranking_bytes, for the problems whose boards were restored from the last build's.
     restored: dict[str, bytes] = field(default_factory=dict)
     problems_of_implementation: dict[str, set[str]] = field(default_factory=dict)  # slug → problem slugs
-    # Old problem slug → the problem it names now (renamed, or named otherwise by another source).
+    # Old problem slug → the problem it names now.
     redirects: dict[str, Problem] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)  # what `check` reports (errors with --strict)
     gpus: GpuTable | None = None  # the GPU table its runs were judged by (the site's corrections in)
     off_hosts: dict[str, float] = field(default_factory=dict)  # host → its factor off the others (host_units)
 
-    # Made when first asked for (links without run pages): a rebuild need not touch every run.
+    # Made when first asked for: a rebuild need not touch every run.
     @cached_property
     def board_of_run(self) -> dict[str, Board]:
         return {e.run.name: b for boards in self.boards.values() for b in boards for e in b.runs}
@@ -64,10 +60,9 @@ class Leaderboard:
 
 
 class Kept(NamedTuple):
-    """What ranking may take from the last build (reuse.Reuse.for_ranking): `problems`, each
-    problem's boards by the keys of its runs (kept by a resident builder, so a rebuild re-ranks only
-    the problems whose runs changed); `stored`, slug → its key and ranking_bytes, as the last
-    command-line build stored them (a problem whose key is the stored one is made again from it)."""
+    """What ranking may take from the last build (reuse.Reuse.for_ranking): `problems`, a resident
+    builder's boards by the keys of their runs; `stored`, slug → its key and ranking_bytes as the last
+    command-line build stored them."""
 
     problems: dict | None
     stored: dict[str, tuple[str, bytes]]
@@ -110,8 +105,7 @@ SHOWN_RUNS = 3  # runs named in a line that speaks of many (the count is whole)
 
 
 def _foreign_lab_lines(runs: list[Run], rules: Rules) -> list[str]:
-    """One warning per folder and the lab its runs claim without the right to (the tables say it per
-    run): an import into a folder no [labs] entry names is one line, not one per run."""
+    """One warning per folder and the lab its runs claim without the right to (not one per run)."""
     claims: dict[tuple[str, str], list[Run]] = {}
     for run in runs:
         if not speaks_for_its_lab(run, rules):
@@ -136,8 +130,7 @@ def _foreign_lab_lines(runs: list[Run], rules: Rules) -> list[str]:
 
 
 class _Ranked:
-    """Each problem's boards, ranked (or as the last build ranked them, when its runs are the same),
-    and what the summaries gather from them."""
+    """Each problem's boards, ranked or kept or restored, and what the summaries gather from them."""
 
     def __init__(self, content: Content, rules: Rules, reuse: Kept | None, off_hosts: dict[str, float]):
         self.content, self.rules = content, rules
@@ -172,9 +165,8 @@ class _Ranked:
                 self.on_slot[host, slot] = (newest, slug)
 
     def _state(self, problem: Problem, runs: list[Run]) -> _ProblemState:
-        """The problem's ranking: kept (the same run objects, each unchanged since: the same key,
-        unhashed), restored from the stored one with the same key, or made. A run's key covers its
-        bundle's bytes (protocol and environment included) and where it sits: equal keys, equal boards."""
+        """The problem's ranking: kept (the same run objects), restored from the stored one with the
+        same key, or made. Equal keys, equal boards."""
         memo, rules, slug = self.memo, self.rules, problem.slug
         state = memo.get(slug) if memo is not None else None
         judged_by = _judged_by(self.content, runs, self.judges.off_hosts)
@@ -230,8 +222,7 @@ class _ProblemState:
 
     def __init__(self, key: str, boards: list[Board], workloads: list[Workload], reference: str):
         self.key, self.boards, self.workloads = key, boards, workloads
-        # (A resident builder's) what `key` was hashed from: the rules, the problem, the run objects
-        # and their source files. Runs of a file kept unchanged are the same objects in the next build.
+        # A resident builder's: what `key` was hashed from (the rules, the problem, the run objects).
         self.made_from: tuple | None = None
         self.entries_of_implementation: dict[str, list[Entry]] = {}
         self.results: dict[str, list[tuple[str, Result]]] = {}  # host → (implementation slug, its Result), for the summaries
@@ -261,8 +252,7 @@ class _ProblemState:
 
 
 def foreign_lab_runs(lb: Leaderboard) -> dict[str, str]:
-    """Run name → what is wrong, for every run whose title claims a lab its folder may not speak for
-    (the `foreign-lab` warnings of its table)."""
+    """Run name → what is wrong, for every run claiming a lab its folder may not speak for."""
     return {w.runs[0]: w.message for boards in lb.boards.values() for b in boards for w in b.warnings
             if w.code == FOREIGN_LAB}
 

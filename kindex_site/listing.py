@@ -51,10 +51,8 @@ def roots(root: Path) -> tuple[str, str]:
 
 def content_files(root: Path, warnings: list[str], problems: list[str],
                   stats: Mapping[str, tuple[int, ...]] | None) -> list[Listed]:
-    """Every file under root, sorted, from `stats` (`snapshot`, taken here when not given), skipping
-    dotfiles; symlinks leaving root are not followed. Nothing else is left out without a word: a folder
-    that cannot be listed, a name that is not UTF-8 and anything but a file, folder or symlink are problems.
-    """
+    """Every file under root, sorted, from `stats` (`snapshot`), skipping dotfiles and symlinks leaving
+    root; nothing else is left out without a problem line."""
     at, shown_root = roots(root)
     stats = snapshot(root) if stats is None else stats
     if all(key[0] >= 0 for key in stats.values()):
@@ -93,8 +91,7 @@ def _listable(path: Path, key: tuple, warnings: list[str], problems: list[str]) 
 
 
 def _special_file(path: Path, key: tuple, real_root: Path, warnings: list[str], problems: list[str]):
-    """A file the snapshot marked (a symlink, a name in other characters, UNKNOWN): its stat key
-    (() if none: reading it says why), or None for what is not read (a problem or a warning says so)."""
+    """A file the snapshot marked: its stat key (() if none), or None for what is not read (a line says why)."""
     if _unnamable(path.name, path, False, problems):
         return None
     if path.is_symlink():
@@ -133,8 +130,7 @@ def _unnamable(name: str, path: Path, is_dir: bool, problems: list[str]) -> bool
 
 
 def _named(path: Path) -> str:
-    """display(path), with bytes that are not UTF-8 shown as \\xNN (content/caf\\xe9.json), and
-    what would not show as written escaped (errors.printable)."""
+    """display(path), bytes that are not UTF-8 shown as \\xNN (errors.printable)."""
     return printable(display(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
 
 
@@ -142,19 +138,16 @@ def _named(path: Path) -> str:
 
 
 def snapshot(content: Path) -> dict[str, tuple[int, ...]]:
-    """Every entry under `content` the loader might read (dotfiles aside), by its path there (a folder's
-    ends with '/'): a plain file (regular, not a symlink, named in printable ASCII) by its `stat_key`;
-    anything else by a tuple starting with -1, which `content_files` looks at itself (a symlink, a name
-    in other characters, `UNKNOWN` for what could not be listed or stat'ed: no manifest holds it)."""
+    """Every entry under `content` the loader might read, by its path there (a folder's ends with
+    '/'): a plain file by its `stat_key`; anything else by a tuple starting with -1, for
+    `content_files` to look at."""
     found: dict[str, tuple[int, ...]] = {}
     _walk([(os.fspath(content), "")], found)
     return found
 
 
 def snapshot_again(content: Path, last: dict[str, tuple[int, ...]], paths: list[str]) -> dict | None:
-    """`last`, the snapshot of `content`, brought up to date for `paths`, those changed since as the
-    watcher reports them (others are outside content/, or dotfiles); None when that cannot be
-    told so (a whole snapshot it is then)."""
+    """`last` brought up to date for the `paths` the watcher reports; None when that cannot be told."""
     if len(paths) > AGAIN_MAX_PATHS:
         return None
     root = os.path.abspath(content)
@@ -188,8 +181,7 @@ AGAIN_MAX_PATHS = 200  # more changed paths than this: a whole snapshot is as qu
 
 
 def _under(path: str, root: str) -> str | None:
-    """`path` relative to the folder `root`, or None when outside it. A symlinked content folder's
-    files may be named through the link or its target."""
+    """`path` relative to the folder `root` (through a symlinked content folder or not), or None."""
     for folder in (root, os.path.realpath(root)):
         rel = os.path.relpath(path, folder)
         if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
@@ -249,8 +241,7 @@ def _enter(entry, rel: str, found: dict[str, tuple[int, ...]], folders: list[tup
     if not S_ISREG(st.st_mode):
         found[rel] = UNKNOWN
     elif plain:
-        # The change time too: a file put back with its old size and time (cp -p, mv over it,
-        # touch -r) still has a new ctime, which no one can set.
+        # The change time too: a file put back with its old size and time still has a new ctime.
         found[rel] = stat_key(st)
     else:
         found[rel] = (-1, *stat_key(st))

@@ -29,9 +29,8 @@ READ_MODULES = ("load.py", "listing.py", "jsonread.py", "runs.py", "bundles.py",
 
 
 class Facts:
-    """What the site shows and ranks of a run: a few numbers and strings instead of its whole validated
-    document (a million runs must fit in 2 GiB). Latencies are the input's own integers (nanoseconds),
-    None where the document has none; strings many runs repeat are interned: one copy each."""
+    """What the site shows and ranks of a run, instead of its whole validated document: latencies
+    as the input's integers (ns) or None; strings many runs repeat, interned."""
 
     __slots__ = ("title_parts", "status", "samples", "mean", "minimum", "maximum", "ci_low", "ci_high", "statistic",
                  "observed_at", "std_ns", "hardware", "naming", "problem_text",
@@ -54,22 +53,19 @@ class Facts:
         self.ci_low, self.ci_high = ci95 if ci95 is not None else (None, None)
         self.statistic: str | None = timing.primaryStatistic if timing is not None else None
         self.observed_at: str | None = sys.intern(spec.observedAt) if spec.observedAt else spec.observedAt
-        # The latency standard deviation the run reports in nanoseconds, if it does.
         self.std_ns: int | float | None = next(
             (m.value for m in spec.measurements if m.metric == "latency" and m.statistic == "std" and m.unit == "ns"),
             None)
         native = spec.sourceNative
         hardware = native.get("hardware")  # the GPU the source recorded, checked against the host's
         self.hardware: str | None = sys.intern(hardware) if isinstance(hardware, str) else None
-        # The text its problem is told from (leaderboard.problem_of): the part of sourceNative that names it,
-        # for a source with ids of its own (naming.py), else the title's first part.
+        # The text its problem is told from (leaderboard.problem_of).
         source = native.get("source")
         naming = problem_naming(source)
         self.naming: str | None = sys.intern(source) if naming is not None else None  # the source, if it has one
         if naming is not None:
             text, former = naming.problem_text(native), naming.former_text(native)
             self.problem_text = sys.intern(text) if text is not None else None
-            # The name the source gave a problem since renamed (the importer maps it to the new one).
             self.former_problem_text = sys.intern(former) if former is not None else None
         else:
             self.problem_text = sys.intern(parts[0].strip())
@@ -108,8 +104,8 @@ NO_FILES: Mapping = MappingProxyType({})  # (most runs refer to no source file: 
 
 
 class Run:
-    """One validated run, with the protocol and environment its bundle named and where it came from. Kept
-    while its file is unchanged, so what is derived from its document alone is remembered on it (`grouping`)."""
+    """One validated run, with its protocol, environment and origin; kept while its file is unchanged,
+    so what derives from its document alone is remembered on it (`grouping`)."""
 
     __slots__ = ("_doc", "_origin", "facts", "protocol", "environment", "source", "name", "definitions", "grouping",
                  "files")
@@ -201,8 +197,8 @@ def document_at(path: Path, source: Source) -> BenchmarkRun:
 
 
 class _Reread:
-    """A content file, ready to give its documents again: a .json array's or .jsonl file's places (each read
-    and parsed when asked for: all its documents would weigh six times its bytes), or a .json file's run."""
+    """A content file, ready to give its documents again: each element or line parsed when asked
+    for (all its documents would weigh six times its bytes), or a .json file's run."""
 
     __slots__ = ("path", "runs", "spans", "starts")
 
@@ -291,9 +287,8 @@ def _stat_key(path: Path) -> tuple[int, int, int] | None:
 
 
 class _RereadFiles:
-    """The content files documents were last read again from, the newest last (build.py makes the
-    pages reading one file together). A one-off build holds the last one alone; a resident builder
-    keeps `RESIDENT` between builds: a rebuild makes again the pages of runs in the files it read last."""
+    """The content files documents were last read again from, newest last: one for a one-off build,
+    `RESIDENT` kept between a resident builder's builds."""
 
     RESIDENT = 64
     TRIM_AFTER_BYTES = 2**20  # freed memory is given back after a file this big: not after a run page's own
@@ -325,8 +320,8 @@ _reread_files = _RereadFiles()  # the files the build under way read again (`rea
 
 
 def read_again_into(files: _RereadFiles | None, resident: bool = False) -> _RereadFiles:
-    """Keep the files documents are read again from in `files` (a resident builder's, from its last
-    build), or in new ones (None); returns them. A build's state sets them, and new ones once it ends."""
+    """Keep the files documents are read again from in `files` (a resident builder's), or in new
+    ones (None); returns them."""
     global _reread_files
     _reread_files = files if files is not None else _RereadFiles()
     _reread_files.keep(resident)

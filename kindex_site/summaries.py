@@ -24,8 +24,7 @@ def level_group(problem: Problem) -> str:
 
 
 def suite_slot(problem: Problem) -> tuple | str:
-    """A problem's place in its suite: its KernelBench level and number (a number whose problem was
-    replaced is one place), else the problem itself."""
+    """A problem's place in its suite: its KernelBench level and number, else the problem itself."""
     if problem.level is not None and problem.number is not None:
         return (problem.level, problem.number)
     return problem.slug
@@ -42,8 +41,7 @@ def group_title(group: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """One implementation's result on one problem on one host, for the summaries (about page,
-    "Summaries"): its current run on the host's tables of the problem's newest workload there."""
+    """One implementation's result on one problem on one host (about page, "Summaries")."""
 
     passed: bool  # passed, ranked and not held out as implausible
     speedup: Speedup | None  # of its best passed run, where its table has a reference
@@ -68,8 +66,7 @@ _P_EXACT = {p: Fraction(str(p)) for p in FAST_P}
 
 @dataclass(frozen=True)
 class Tally:
-    """An implementation on a host over one group of the suite (a level, or all of them): counts of
-    the suite's problems, every one of which counts (about page, "Summaries")."""
+    """An implementation on a host over one group of the suite (a level, or all): counts of the suite's problems."""
 
     group: str  # a level ("1"), OTHER_LEVEL or ALL_LEVELS
     suite: int  # problems of the suite in this group: the denominator
@@ -102,8 +99,7 @@ class Tally:
         return group_title(self.group)
 
 
-# What a summary counts (about page, "Summaries"): the host's newest workloads; where the implementation has
-# no run on those, the newest earlier workloads with a reference run; else nothing (its runs said, uncounted).
+# What a summary counts: about page, "Summaries".
 CURRENT, EARLIER, UNCOMPARED = "current", "earlier", "uncompared"
 
 
@@ -138,16 +134,16 @@ class Summary:
 
     @property
     def order(self) -> tuple:
-        """The one order of summaries on a host: those of the newest workloads, then of earlier ones, then
-        those with nothing compared; each by fast_1 over the suite, then fast_0, then the name."""
+        """The one order of summaries on a host: newest workloads', earlier ones', those with nothing
+        compared; each by fast_1 over the suite, then fast_0, then the name."""
         return ((CURRENT, EARLIER, UNCOMPARED).index(self.basis), -self.all.fast_p[1.0], -self.all.fast_p[0.0],
                 self.implementation.casefold(), self.implementation_slug)
 
 
 def earlier_results(on_host: list[Board], newest: str, workloads: list[Workload], done: set[str], reference: str
                      ) -> list[tuple[str, Result]]:
-    """The Results of the implementations with no run on the host's newest workload of the problem: on the
-    newest earlier workload that has a reference run there, else their runs counted as compared with none."""
+    """The Results of the implementations with no run on the host's newest workload of the problem,
+    from the newest earlier workload with a reference run, else compared with none."""
     found: list[tuple[str, Result]] = []
     uncompared: dict[str, list[Entry]] = {}
     for w in reversed(workloads):  # (newest first)
@@ -170,9 +166,8 @@ def earlier_results(on_host: list[Board], newest: str, workloads: list[Workload]
 
 
 def problem_results(boards: list[Board], reference: str) -> list[tuple[str, Result]]:
-    """Each implementation's Result on one problem on one host, from the host's tables of the
-    problem's newest workload there (the best passed run among them). The reference is what the
-    others are measured against, not one of them."""
+    """Each implementation's Result on one problem on one host, from its newest workload's tables;
+    the reference is not one of them."""
     attempted: dict[str, list[tuple[Board, Entry]]] = {}
     for b in boards:
         for e in b.entries:
@@ -199,8 +194,7 @@ def problem_results(boards: list[Board], reference: str) -> list[tuple[str, Resu
 def suite_summaries(in_order: list[Problem], problems: dict[str, Problem], on_slot: dict, results_of: dict,
                      implementations: dict[str, Implementation], rules: Rules, content: Content
                      ) -> tuple[dict[str, int], dict[str, list[Summary]]]:
-    """The suite (its slots per group: about page, "Summaries") and each host's summaries; a host's
-    results on a slot are those on the problem timed there last (`on_slot`)."""
+    """The suite (its slots per group) and each host's summaries, from the problem timed last on each slot."""
     slots: dict[str, set] = {}
     for p in in_order:
         slots.setdefault(level_group(p), set()).add(suite_slot(p))
@@ -213,8 +207,7 @@ def suite_summaries(in_order: list[Problem], problems: dict[str, Problem], on_sl
         for impl_slug, result in results_of[slug].get(host, ()):
             groups_of_host.setdefault(host, set()).add(group)
             results.setdefault((host, impl_slug), {}).setdefault(group, []).append(result)
-    # Every implementation timed on a host is summarised there, one with no result in the host's
-    # suite (timed on another GPU only) as not fast on any problem.
+    # Every implementation timed on a host is summarised there, with no result as not fast on any problem.
     for impl in implementations.values():
         if impl.label != rules.reference:
             for host in impl.hosts:
@@ -226,9 +219,8 @@ def suite_summaries(in_order: list[Problem], problems: dict[str, Problem], on_sl
 def _summaries(results: dict[tuple[str, str], dict[str, list[Result]]], suite: dict[str, int],
                groups_of_host: dict[str, set[str]], content: Content,
                implementations: dict[str, Implementation]) -> dict[str, list[Summary]]:
-    """Per host and implementation, per level where something is compared on the host and over all of them:
-    KernelBench's fast_p over the whole suite (a problem without a passed result counts as not fast), the
-    stricter count beyond noise and the geometric mean over the passed, with its coverage (about page, "Summaries")."""
+    """Per host and implementation, per level where something is compared and over all of them: the
+    tallies of about page, "Summaries"."""
     result: dict[str, list[Summary]] = {name: [] for name in content.environments}
     for (host, slug), by_group in results.items():
         groups = tuple(sorted(groups_of_host[host], key=group_order))
@@ -247,8 +239,7 @@ def _summaries(results: dict[tuple[str, str], dict[str, list[Result]]], suite: d
 
 
 def _basis(results: list[Result]) -> str:
-    """CURRENT where it has a result on a newest workload (or no run at all), else EARLIER where it has one
-    on an earlier workload with a reference run, else UNCOMPARED."""
+    """CURRENT with a result on a newest workload (or no run at all), EARLIER on an earlier one, else UNCOMPARED."""
     if not results or any(r.earlier is None and not r.uncompared for r in results):
         return CURRENT
     return EARLIER if any(r.earlier is not None for r in results) else UNCOMPARED
