@@ -14,13 +14,8 @@ from .urls import Urls
 def entry_row(entry: Entry, urls: Urls, figures: int | None = None, statistic: str = "mean",
               reviews: Mapping[str, list] | None = None) -> dict:
     """One table row and one API entry: the input's own nanoseconds, None where absent; ratios to
-    one significant figure more than the source reports (`figures`, its protocol's resolution), else six;
-    what physics and the reviews say of it (`physics_json`; its board's `statistic` is the latency
-    judged), and, given the content's `reviews`, the run's reviews.
-
-    Made afresh each time (for a table, a run page, an API document, a CSV): a million rows kept
-    would outweigh the runs themselves.
-    """
+    one significant figure more than the source reports (`figures`), else six; what physics and the
+    given `reviews` say of it. Made afresh each time: a million rows kept would outweigh the runs."""
     facts = entry.run.facts
     row = {
         "run": entry.run.name, "implementation": entry.implementation, "lab": lab_of(facts),
@@ -42,15 +37,13 @@ def entry_row(entry: Entry, urls: Urls, figures: int | None = None, statistic: s
 
 
 def lab_of(facts) -> str | None:
-    """Who produced a run: its title's parts after the implementation (problem · implementation · lab,
-    by convention), None when the title names no one."""
+    """Who produced a run: its title's parts after the implementation, None when it names no one."""
     parts = facts.title_parts
     return " · ".join(parts[2:]) if len(parts) > 2 else None
 
 
 def speedup_json(s: Speedup | None, figures: int | None = None) -> dict | None:
-    """A speedup as the API carries it: the exact ratio (pages round it once), with its 95% interval
-    or, where neither run gave one, the bounds of the sources' rounding (about page, "Comparing two runs")."""
+    """A speedup as the API carries it: the exact ratio, with its 95% interval or its rounding bounds."""
     if s is None:
         return None
     return {"value": s.value, "ci95": list(s.ci95) if s.ci95 else None,
@@ -72,8 +65,7 @@ def warning_json(w: Warning) -> dict:
 
 
 # --- Physics: floors, speed of light, costs and reviews -------------------------------------------
-# What physics.py and the reviews say of each run, as the API carries it and the pages show it (about
-# page, "Physics"). The API gives its figures to 3 significant figures: the GPU table's carry about 3.
+# What physics.py and the reviews say of each run (about page, "Physics"); figures to 3 significant figures.
 
 NOT_TIMED = "the run has no timing"
 
@@ -105,8 +97,7 @@ def limits_json(x: Limits | None) -> tuple:
 
 
 def sol_of(x: Limits | None, value: int | None) -> float | None:
-    """Limits.sol, exactly (a quotient of ints is rounded once, as a Fraction's float is), at a
-    tenth of its cost: tables, API documents and CSVs ask it of every run."""
+    """Limits.sol, exactly (a quotient of ints rounded once), at a tenth of its cost: asked of every run."""
     if x is None or x.roofline_ns is None or not value:
         return None
     return x.roofline_ns.numerator / (x.roofline_ns.denominator * value)
@@ -139,9 +130,8 @@ def cost_json(cost) -> dict | None:
 
 
 def board_runs(board: Board) -> tuple[dict[str, Entry], int]:
-    """A board's entries by run name (current and history), and how many are ranked: made once per board
-    (a scan per run page would make a table's pages quadratic) and kept on the board itself, so that it
-    goes with the board and is made again if its lists are replaced or grow."""
+    """A board's entries by run name (current and history), and how many are ranked: made once per
+    board and kept on it (a scan per run page would make a table's pages quadratic)."""
     made = board.__dict__.get("runs_by_name")
     if made is None or made[0] is not board.entries or made[1] is not board.history or made[2] != len(board.runs):
         made = board.__dict__["runs_by_name"] = (board.entries, board.history, len(board.runs), {

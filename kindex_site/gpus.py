@@ -1,15 +1,9 @@
 """What each GPU can do: dense peak throughput per precision, DRAM bandwidth and on-chip cache, each
 figure with the vendor document it comes from (gpus.toml), and a site's own corrections (kindex.toml's
-`gpus`). docs/gpus.md lists every figure.
+`gpus`). docs/gpus.md lists every figure and how a printed one is converted.
 
-A figure is written as its source prints it ("1,979 teraFLOPS*", "3.35TB/s", "50 MB") and converted
-here: a "with sparsity" figure is halved (`sparse = true`), a figure printed for several GPUs or dies
-is divided by their number (`per`), cache sizes are binary (a cache's MB is 2^20 bytes), bandwidths
-decimal. A figure no source prints as one number is a `value` with its `derivation`.
-
-GPUs are found by the names runs and hosts are written under, as hardware.py reads them; an unknown
-or ambiguous GPU is None, and then nothing is claimed about it. Standard library only: kindex.toml's
-settings are checked with it on a no-op build.
+GPUs are found by the names runs and hosts give them; an unknown or ambiguous GPU is None, and then
+nothing is claimed about it. Standard library only: kindex.toml is checked with it on a no-op build.
 """
 
 from __future__ import annotations
@@ -103,7 +97,7 @@ class GpuTable:
     def find_for_run(self, recorded: str | None, product: str, form_factor: str | None = None,
                      memory: str | None = None) -> GpuFigures | None:
         """A run's GPU: its own recorded one where that differs from its host's, else the host's, the
-        recorded name settling what the host leaves open ("NVIDIA A100 80GB" timed on an A100-SXM4-80GB)."""
+        recorded name settling what the host leaves open."""
         if recorded and not same_gpu(recorded, product, form_factor, memory):
             return self.find(recorded)
         host = self.find(product, form_factor, memory)
@@ -167,8 +161,7 @@ def check_figure(figure: str, spec) -> tuple[tuple[str, object], ...]:
 
 
 def check_entry(name: str, entry) -> tuple[tuple[str, object], ...]:
-    """One GPU's table (kindex.toml's [gpus."NAME"] or gpus.toml's), checked; its items sorted, each
-    figure's as sorted pairs, so that a Config holding it stays hashable. Errors name the key."""
+    """One GPU's table, checked; its items sorted, each figure's as sorted pairs (Config stays hashable)."""
     if not isinstance(entry, dict):
         raise ValueError(f"{name}: Input should be a table of figures")
     if not name.strip():
@@ -242,8 +235,7 @@ def _package_table() -> tuple[dict, dict]:
 
 
 def load_gpus(overrides: tuple = ()) -> GpuTable:
-    """The package's table with a site's corrections (Config.gpus): a figure given replaces the
-    package's, with its source; a GPU the package lacks is added."""
+    """The package's table with a site's corrections (Config.gpus): a figure given replaces the package's."""
     documents, entries = _package_table()
     merged = {name: dict(entry) for name, entry in entries.items()}
     for name, items in overrides:

@@ -1,7 +1,5 @@
-"""A content file's JSON values, each with where it came from (`Source`): a `.json` file holds one or an
-array of them, a `.jsonl` file one a line; read within bounds, as UTF-8 and strict JSON (strictjson).
-A problem says where it is (`file[index]: location: message`, `file:line: …` in a .jsonl file), for
-what strictjson refuses and for pydantic's validation errors alike (`error_lines`)."""
+"""A content file's JSON values, each with where it came from (`Source`), read within bounds as UTF-8
+and strict JSON; problem lines that say where (`error_lines`)."""
 
 from __future__ import annotations
 
@@ -63,8 +61,8 @@ class RefusedBundle(NamedTuple):
 def file_values(path: str | Path, shown: str, problems: list[str], digests: dict[str, str], trusted: frozenset[str],
                 rel: str = "", size: int | None = None):
     """Yield (Source, parsed JSON value, or INVALID, or a RefusedBundle) for each value in a file;
-    errors go to problems, the sha256 of its bytes to digests[shown]. `trusted`: digests of files
-    read cleanly before (parsed by the C decoder alone). `size`: its size as listed (else it is asked for)."""
+    errors go to problems, the sha256 of its bytes to digests[shown]. `trusted`: digests of files read
+    cleanly before. `size`: its size as listed."""
     try:
         if os.fspath(path).endswith(".jsonl"):
             with open(path, "rb") as f:
@@ -112,8 +110,7 @@ def file_values(path: str | Path, shown: str, problems: list[str], digests: dict
 
 
 def file_bytes(path: str | Path, size: int) -> bytes:
-    """A file's bytes, `size` of them as listed (or more, if it has grown), read unbuffered by the
-    system calls themselves (a Path and a file object cost as much again as the reading, per file)."""
+    """A file's bytes, `size` of them as listed (or more, if it has grown), read unbuffered by os.read."""
     fd = os.open(path, os.O_RDONLY)
     try:
         parts = []
@@ -150,10 +147,9 @@ _BLOCK_BYTES = 2**20
 
 
 def jsonl_lines(f, file_digest=None, starts: array | None = None):
-    """(number from 1, its bytes with its line break) for each line of a .jsonl file but those of ASCII
-    whitespace alone; None for a line longer than MAX_LINE_BYTES, whose rest is skipped unheld. A run
-    of blank lines is stepped over at once (to the next character that is not whitespace).
-    `file_digest` is updated with every byte; `starts`, if given, gets where each line ends."""
+    """(number from 1, its bytes with its line break) for each line of a .jsonl file but blank ones;
+    None for a line longer than MAX_LINE_BYTES. `file_digest` is updated with every byte; `starts`, if
+    given, gets where each line ends."""
     buf, at, number, read, ended = b"", 0, 0, 0, False  # (buf holds the file's bytes read - len(buf) to read)
     while True:
         found = _NOT_BLANK.search(buf, at)
@@ -355,8 +351,7 @@ _UNION_TAGS = ("int", "float")
 _NOT_A_NUMBER = ("int_type", "float_type")
 _JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
-# What `kindex-site new-run` leaves where a value is still to be given (submit.TODO_*), and what to
-# put there instead, by field.
+# What `kindex-site new-run` leaves where a value is still to be given (submit.TODO_*), and what to put there.
 PLACEHOLDER = "TODO:"
 _PLACEHOLDER_WANTS = {
     "run.spec.timing.samples": "the number of timed samples the mean is over (an integer)",

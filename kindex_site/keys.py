@@ -1,11 +1,6 @@
 """Output keys: each output's key is a hash of exactly the inputs it shows (settings, templates,
-code, and the runs it shows), so an output whose key the last build wrote is unchanged.
-
-Keys come from the runs' keys (each bundle's bytes and place, runs.Run.key) and what physics, the
-reviews and the hosts' units made of each run (the costs and reviews themselves are in every key):
-a problem's page with any of its runs, a run page and a board's CSV with any run of that board, a
-host's page with any board on it, an implementation's page with its own rows, and pages that
-summarise everything (home, indexes, feeds) with any content at all.
+code, the runs' keys and what physics, the reviews and the hosts' units made of them), so an
+output whose key the last build wrote is unchanged.
 """
 
 from __future__ import annotations
@@ -50,8 +45,7 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
         board[b.anchor] = _digest(base, slug, b.anchor, *run_keys, *verdicts)
         hosts.setdefault(b.host, []).append(board[b.anchor])
         for e, run_key, verdict in zip(runs, run_keys, verdicts):
-            # An implementation's page shows its own rows; their ranks, speedups and trends depend on
-            # the rest of the board, so what they came to (rounded or not) is part of the key.
+            # Its rows' ranks, speedups and trends depend on the rest of the board: part of the key.
             s, t = e.speedup, e.trend
             shown.setdefault(e.implementation_slug, []).append(
                 f"{b.anchor}|{run_key}|{e.implementation}|{e.rank}|{e.tied}|{e.mixed_hardware}|{e.is_reference}|"
@@ -62,15 +56,12 @@ def problem_keys(base: str, slug: str, boards) -> ProblemKeys:
         problem=_digest(base, slug, *board.values()),
         board=board,
         host={name: _digest(*keys) for name, keys in hosts.items()},
-        # (An implementation's row names its workload's place among the problem's: "workload 1 of 2".)
         implementation={impl: _digest(*dict.fromkeys(b.workload for b in boards), *parts) for impl, parts in shown.items()},
     )
 
 
 def _verdict(e, said: dict[int, str]) -> str:
-    """What physics and the reviews made of a run (its floor, roofline and GPU, whether it is below
-    its floor, its verdict, its host off in units): pages show it, and none of it is in its bundle
-    (its host's units are judged on other problems' runs too)."""
+    """What physics and the reviews made of a run: pages show it, and none of it is in its bundle."""
     x = e.limits
     limits = said.get(id(x))
     if limits is None:
@@ -80,8 +71,7 @@ def _verdict(e, said: dict[int, str]) -> str:
 
 
 def run_key(keys: ProblemKeys, anchor: str, run) -> bytes:
-    """A run page shows its run and its board (rank among the board's runs, the board's link). Its 20
-    bytes, not their hex: a big site has a million run pages, planned and listed in the manifest."""
+    """A run page shows its run and its board. Its 20 bytes, not their hex: a big site has a million."""
     return _hashed((keys.board[anchor], run.key)).digest()
 
 
@@ -90,9 +80,8 @@ def list_key(base: str, items: list[str]) -> str:
 
 
 def base_key(settings: str, content) -> str:
-    """What every output depends on: settings, templates, code, the nav (the Markdown pages' titles),
-    and the publisher's documents: the workloads' costs and the runs' reviews, which run and problem
-    pages show whole (a few milliseconds for a thousand; they change seldom, and then every page may)."""
+    """What every output depends on: settings, templates, code, the nav, and the publisher's documents
+    (the workloads' costs and the runs' reviews, which change seldom)."""
     h = _hashed((settings, json.dumps([(p.slug, p.title) for p in content.pages])))
     for _, cost in sorted(content.costs.items()):
         h.update(cost.__pydantic_serializer__.to_json(cost))
@@ -103,18 +92,13 @@ def base_key(settings: str, content) -> str:
 
 
 class OutputKeys:
-    """The key of each output: a hash of the settings and of the content that output shows.
-
-    Problem-level keys come in (`ProblemKeys`, made once per problem and kept by the caller);
-    the pages that gather problems (hosts, implementations) combine what each problem shows them,
-    so an edit on one host re-makes that host's page, not every host's.
-    """
+    """The key of each output: a hash of the settings and of the content that output shows; pages that
+    gather problems combine what each shows them, so an edit on one host re-makes that host's page only."""
 
     def __init__(self, lb, base: str, problems: dict[str, ProblemKeys], pages_markdown: dict[str, str]):
         self.base = base
         order = [p.slug for p in lb.problems]
-        # Summaries count the whole suite, problems a page does not list included: the pages that
-        # show them are keyed by the summaries themselves as well (a few hundred values per host).
+        # Summaries count problems a page does not list: their pages are keyed by the summaries too.
         summaries_of: dict[str, list] = {}
         for name, summaries in lb.summaries.items():
             for s in summaries:

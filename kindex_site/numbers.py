@@ -1,9 +1,7 @@
-"""The number formats readers see, used by the templates (render.py) and the charts alike.
+"""The number formats readers see, for templates and charts: every rounding the site does is here.
 
-Latencies arrive as integer nanoseconds and are shown in milliseconds. Rounding never adds
-precision the input lacks (at most 6 decimals of a millisecond, i.e. whole nanoseconds), and
-confidence intervals are rounded outwards so the shown interval always contains the true one.
-Standard library only; every rounding the site does is here.
+Latencies arrive as integer nanoseconds and are shown in milliseconds, never finer than a nanosecond;
+intervals are rounded outwards. Standard library only.
 """
 
 from __future__ import annotations
@@ -29,8 +27,7 @@ def _to_ms(ns: int | float) -> Decimal:
     return Decimal(ns) / NS_PER_MS
 
 
-# Room for the widest interval a ratio is drawn with (stats.CUT) at any decimals, and for any finite
-# number a document may hold shown in ms with all its integer digits (1e300 ns: 295 of them).
+# Room for the widest interval a ratio is drawn with (stats.CUT), and for any finite number in ms.
 _WIDE = Context(prec=400)
 
 
@@ -47,11 +44,8 @@ _QUANTA = [Decimal(1).scaleb(-decimals) for decimals in range(32)]  # 1, 0.1, 0.
 
 
 def _memo(fn):
-    """Tables and run pages format the same numbers again and again: a formatter remembers its last
-    answers. Keys are typed (4 is whole nanoseconds, 4.0 may be finer); zeros are not remembered,
-    since 0.0 and -0.0 are one key but print differently. A few thousand answers each: the repeats
-    are near one another (a table's rows, a page's numbers), and 65,536 of each weighed 57 MB in
-    every render worker of a big site."""
+    """A formatter that remembers its last few thousand answers (tables repeat numbers). Keys are
+    typed (4.0 may be finer than 4); zeros are not remembered (0.0 and -0.0 print differently)."""
     cached = lru_cache(maxsize=1 << 12, typed=True)(fn)
 
     def call(*args, **kwargs):
@@ -85,8 +79,7 @@ _FAST_LIMIT = 10**18  # well within Decimal's 28 digits
 
 
 def _ms_of_int(ns: int, significant: int) -> str:
-    """format_ms for whole nanoseconds in integer arithmetic: what _significant gives, digit for digit
-    (tests/test_render_fast.py compares them)."""
+    """format_ms for whole nanoseconds in integer arithmetic (tests/test_render_fast.py compares them)."""
     if ns == 0:
         return "0"
     a = -ns if ns < 0 else ns
@@ -223,9 +216,8 @@ def format_date(timestamp: str | None) -> str:
 
 
 def format_of_suite(count: int | None, suite: int | None) -> str:
-    """A count of the suite's problems with its share, rounded once to two significant figures, with
-    more decimals where those would read as 0% or 100% (and no trailing zeros on an exact share):
-    1 of 250 → '1 (0.4%)', 46 of 100 → '46 (46%)', 123 of 250 → '123 (49%)', 249 of 250 → '249 (99.6%)'."""
+    """A count of the suite's problems with its share to two significant figures, more decimals where
+    those would read as 0% or 100%: 1 of 250 → '1 (0.4%)', 249 of 250 → '249 (99.6%)'."""
     if count is None or not suite:
         return DASH
     share = Decimal(count) * 100 / Decimal(suite)

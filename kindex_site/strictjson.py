@@ -1,9 +1,5 @@
 """JSON as a leaderboard must read it: no duplicate keys, no NaN or Infinity, no out-of-range numbers,
-no nesting deeper than MAX_DEPTH, no string that UTF-8 cannot encode.
-
-Python's json module accepts all of these silently (the last duplicate wins; NaN parses; 10^4000
-and a lone `\\ud800` escape parse too), which would let a file say two things at once, carry a
-number no reader can trust, or break the pages and API made from it when they are written.
+no nesting deeper than MAX_DEPTH, no string that UTF-8 cannot encode (Python's json accepts them all).
 The decoder refuses the first three as it parses; `within` and `refusal` check the bounds.
 """
 
@@ -44,8 +40,6 @@ def decoder(parse_float: Callable[[str], object] = finite_float) -> json.JSONDec
 
 
 # --- Bounds: what every value in a document must stay within ------------------------------------
-# JSON allows numbers of any size and nesting of any depth, and `\ud800` escapes that make strings
-# no UTF-8 file can hold; each would pass validation and then break a page or the API when written.
 # Every number, string and nesting level of a document is checked against these (load.py).
 
 MAX_DEPTH = 32  # levels of objects and arrays in one bundle (its own fields use 6)
@@ -108,8 +102,7 @@ def _surrogate_message(text: str, what: str) -> str:
 
 
 def within(value: dict | list, depth: int = 1) -> bool:
-    """A container (itself `depth` levels deep) keeps the bounds: nesting, integers, other numbers
-    (strings aside: see `refusal`). The quick test, for every document; `refusal` says where."""
+    """A container (itself `depth` levels deep) keeps the bounds, strings aside: the quick test."""
     if depth > MAX_DEPTH:
         return False
     for item in (value.values() if type(value) is dict else value):
@@ -135,13 +128,9 @@ def within(value: dict | list, depth: int = 1) -> bool:
 
 
 def refusal(value: object, depth: int = 1, strings: bool = False) -> tuple[tuple, str] | None:
-    """None if `value` (parsed JSON, itself `depth` levels deep) keeps the bounds; otherwise the
-    first place that does not, as (location like pydantic's: keys and indexes, message).
-
-    Checked: what `within` checks, the `Refused` marks of `locating_decoder`, and with `strings`,
-    that every string and key is encodable as UTF-8 (only a `\\ud800`-style escape can make one
-    that is not: callers look for one in the text first).
-    """
+    """None if `value` (parsed JSON, `depth` levels deep) keeps the bounds; otherwise the first place
+    that does not, as (location like pydantic's, message): `within`'s bounds, the `Refused` marks and,
+    with `strings`, that every string and key is encodable as UTF-8."""
     t = type(value)
     if t is not dict and t is not list:
         found = _scalar_refusal(value, strings)
@@ -160,8 +149,7 @@ def refusal(value: object, depth: int = 1, strings: bool = False) -> tuple[tuple
 
 
 def refusals(value: object, depth: int = 1, strings: bool = False):
-    """Every place in `value` that `refusal` would find, in document order, as (location, message):
-    the error path's, once `refusal` has found one (a file says all that is wrong with it at once)."""
+    """Every place in `value` that `refusal` would find, in document order, as (location, message)."""
     t = type(value)
     if t is not dict and t is not list:
         found = _scalar_refusal(value, strings)

@@ -1,11 +1,9 @@
-"""What pages weigh, without making them: `check`, and a build before it writes anything, weigh the pages
-the content can make big, and the site, against max_page_bytes and max_site_bytes (build.bounds_problems).
+"""What pages weigh, without making them: `check`, and a build before it writes anything, weigh the
+pages the content can make big, and the site, against max_page_bytes and max_site_bytes.
 
-A source counts by the bound of its HTML (highlight.shown_sizes); the rest by what the bundled templates give
-each part, measured on a site of one run and on one table of 1,000 and of 3,000 runs, each its own
-implementation (benchmarks/one_table.py's tables), rounded down, plus what a label or title holds beyond a
-short one's: a site weighed over a cap is over it. A project's own templates may weigh otherwise: the build
-measures every file it writes.
+A source counts by the bound of its HTML (highlight.shown_sizes); the rest by what the bundled
+templates give each part, measured (benchmarks/one_table.py) and rounded down, plus what a long label
+or title holds: a site weighed over a cap is over it. The build measures every file it writes.
 """
 
 from __future__ import annotations
@@ -21,8 +19,7 @@ from .urls import problem_url, run_page_url
 
 RUN_PAGE_BYTES = 6_000  # a run page but its source and title (6.3 kB measured)
 TITLE_TIMES = 3  # a run page says its title in <title>, its description and its heading (and its document)
-# The most a title can add to its page (models.Text: 10,000 characters, each a hidden one at worst:
-# "[U+202E]" as text, safetext.CODE_POINT_HTML in the document): titles are weighed only on a page
+# The most a title can add to its page (10,000 hidden characters): titles are weighed only on a page
 # this close to the cap.
 TITLE_MOST_BYTES = 10_000 * (TITLE_TIMES * len("[U+202E]") + len(CODE_POINT_HTML.format(0x202E)))
 PAGE_BYTES = 2_000  # any page's frame: its head, navigation and footer (the 404 page: 2.0 kB)
@@ -53,8 +50,7 @@ class Weight(NamedTuple):
 
 
 class SiteWeight(NamedTuple):
-    """What `weigh_site` found: the pages over the cap, and the site's weight with the parts of it
-    that a setting can drop (publish.size_advice)."""
+    """What `weigh_site` found: the pages over the cap, and the site's weight with its droppable parts."""
 
     pages: list[Weight]  # those over the limit, in page order
     total: int  # the whole site's, at least
@@ -65,9 +61,8 @@ class SiteWeight(NamedTuple):
 
 def weigh_site(lb: Leaderboard, max_page_bytes: int, run_pages: bool = True, board_csvs: bool = True,
                api_entries: str = "objects") -> SiteWeight:
-    """Every page the content can make big weighed without making it (a source by its bound), those
-    over `max_page_bytes` said; and the site's weight (its sources as plain text: what any page
-    showing one holds at least). One pass over the runs with a source, the tables and the summaries."""
+    """Every page the content can make big weighed without making it, those over `max_page_bytes`
+    said; and the site's weight (its sources as plain text). One pass over runs, tables and summaries."""
     over: list[Weight] = []
     text = _TextBytes()
     runs_total = _weigh_run_pages(lb, max_page_bytes, text, over) if run_pages else 0
@@ -210,8 +205,7 @@ def files_of(runs, most: int = 3) -> str:
 
 
 class _TextBytes:
-    """What a label or title weighs on a page beyond SHORT_TEXT bytes (escaped, a hidden character as
-    its code point), once per distinct text."""
+    """What a label or title weighs on a page beyond SHORT_TEXT bytes, once per distinct text."""
 
     def __init__(self):
         self.known: dict[str, int] = {}
@@ -225,8 +219,7 @@ class _TextBytes:
         return found
 
     def extra_title(self, parts: tuple[str, ...]) -> int:
-        """A run page's title: TITLE_TIMES as text, and once in its document (a hidden character as
-        an element there: safetext.CODE_POINT_HTML)."""
+        """A run page's title: TITLE_TIMES as text, and once in its document."""
         found = self.titles.get(parts)
         if found is None:
             title = " · ".join(parts)
@@ -238,8 +231,7 @@ class _TextBytes:
 
 def heaviest_files(lb: Leaderboard, run_pages: bool = True, board_csvs: bool = True, api_entries: str = "objects",
                    most: int = 3) -> list[tuple[str, int]]:
-    """The content files whose runs weigh most on the site (their run pages and sources, their rows in
-    tables, API documents and CSVs), heaviest first, with their weight, as `weigh_site` weighs them."""
+    """The content files whose runs weigh most on the site, heaviest first, as `weigh_site` weighs them."""
     row = ROW_BYTES + API_ROW_BYTES.get(api_entries, 450) + (CSV_ROW_BYTES if board_csvs else 0)
     weights: dict[str, int] = {}
     for run in lb.content.runs:

@@ -28,11 +28,8 @@ class Version:
 
 
 class History:
-    """A KernelBench git checkout's history, read with the git command.
-
-    A timing file was made with the problem sources of the commit that added its bytes; HEAD's
-    first-parent commits are the versions KernelBench published, one after another.
-    """
+    """A KernelBench git checkout's history, read with the git command; HEAD's first-parent commits
+    are the versions KernelBench published."""
 
     def __init__(self, repo: Path):
         self.repo = repo
@@ -64,9 +61,8 @@ class History:
         return dict(zip(asked, self._git("hash-object", "--no-filters", "--stdin-paths", input=text).split()))
 
     def first_commits(self, blobs: set[str]) -> dict[str, tuple[str, list[str]]]:
-        """Each blob's first commit anywhere in the repository: {blob: (the earliest commit, by date, whose
-        changes add it at some path, those paths sorted)}. One `git log` of every commit's changes, read once:
-        a blob's later copies and moves are later commits."""
+        """Each blob's first commit anywhere in the repository: {blob: (the earliest commit, by date,
+        whose changes add it, those paths sorted)}, from one `git log`."""
         out = self._git("log", "--all", "--raw", "--no-abbrev", "--no-renames", "--diff-merges=separate", "--root",
                         "-z", "--format=@%H")
         added: dict[str, dict[str, set[str]]] = {}  # blob → commit → paths
@@ -93,8 +89,7 @@ class History:
         return found[0] if len(found) == 1 else None
 
     def nearest_version_holding(self, problem: str, around: str) -> Version | None:
-        """The version of HEAD's first-parent line nearest `around` (in commits; the earlier on a tie) whose
-        KernelBench/ holds `problem`."""
+        """The version of HEAD's first-parent line nearest `around` (the earlier on a tie) holding `problem`."""
         at = self._place.get(around)
         if at is None:  # a commit on a side branch: the first-parent line up to its date
             at = max((n for n, c in enumerate(self.chain) if self.dates[c] <= self.dates[around]), default=0)
@@ -122,9 +117,8 @@ class History:
         return None if commit is None else self._version(commit)
 
     def paths_of(self, blobs: set[str]) -> dict[str, dict[str, str]]:
-        """Where each blob is a problem source anywhere in the history (any commit on any ref):
-        {blob: {path under KernelBench/: the first commit holding it there}}, each blob's paths in the order
-        of those commits, oldest first (by date, parents before children). Blobs never found are left out."""
+        """Where each blob is a problem source anywhere in the history: {blob: {path under KernelBench/:
+        the first commit holding it there}}, oldest first. Blobs never found are left out."""
         found: dict[str, dict[str, str]] = {}
         for commit in sorted(self.dates, key=self._order):
             for path, blob in self._problems(self._trees[commit]).items():
@@ -163,8 +157,7 @@ class History:
 
     def _renames(self) -> list[tuple[datetime, str, str]]:
         """(when, old name, new name) of each problem git finds renamed between consecutive first-parent
-        versions (its rename detection: at least half the source kept), oldest first. A problem replaced
-        by another under its number (level1/50, level1/97) shares too little to count as renamed."""
+        versions, oldest first (a problem replaced under its number shares too little to count)."""
         out = self._git("log", "--first-parent", "--diff-merges=first-parent", "--reverse", "-M",
                         "--diff-filter=R", "--name-status", "-z", "--format=@%H", "HEAD", "--", "KernelBench/")
         renames = []
