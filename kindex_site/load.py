@@ -1,8 +1,5 @@
-"""Read phase: files under content/ → a validated `Content`, every problem collected before failing.
-
-`.json` and `.jsonl` files hold bundles (reading.py), `pages/*.md` Markdown pages, `costs/` and
-`reviews/` the publisher's documents (documents.py); runs may refer to other files (sources.py).
-"""
+"""Read phase: files under content/ → a validated `Content`, every problem collected before failing:
+bundles (reading.py), `pages/*.md`, the publisher's documents (documents.py) and sources (sources.py)."""
 
 from __future__ import annotations
 
@@ -71,11 +68,8 @@ class Kept(NamedTuple):
 def load_content(content_dir: Path, keep_documents: bool = True, progress: Callable[[int, int], None] | None = None,
                  reuse: Kept | None = None) -> Content:
     """Read and validate everything under content_dir; raise KindexError listing every problem.
-
-    `reuse`: what the last build left. `keep_documents=False` keeps only each run's `Facts` (as does content
-    of over KEEP_DOCUMENTS_MAX_BYTES): its document is read again if asked for. The checks across files are
-    made here, in path order, however the files were read. `progress(done, total)`: each bundle file read.
-    """
+    `keep_documents=False` (or content over KEEP_DOCUMENTS_MAX_BYTES) keeps only each run's `Facts`.
+    `progress(done, total)`: each bundle file read."""
     memo, stats, sources, definitions, last, trusted = reuse if reuse is not None else Kept(None)
     if not content_dir.is_dir():
         raise KindexError(f"{display(content_dir)}: content folder not found")
@@ -139,9 +133,8 @@ def _read_reserved(f: Listed, content: Content, pages: list[Listed], documents: 
 def finish_load(content: Content, others: dict[str, Listed], problems: list[str], notes: int,
                 sources: SourceChecks | None, attach: bool = True, named: list[tuple[str, str, str, str]] = (),
                 documents: Mapping[str, DocumentFile] | None = None) -> None:
-    """A load's last steps, once its runs are in: their source files (unless attached already), those
-    refused bundles name (`named`), the publisher's documents against the runs, and the files nothing
-    reads. A load with problems raises them with its warnings: one pass says everything."""
+    """A load's last steps, once its runs are in: their source files, the publisher's documents, the
+    files nothing reads; then its problems raised with its warnings."""
     if attach:
         attach_files(content, others, problems, sources)
     if named:
@@ -243,7 +236,7 @@ def _same(a, b, first_seen: dict) -> bool:
 
 
 _PAGE_SLUG = re.compile(NAME_PATTERN)
-# Markdown costs up to 15 µs a character to render (brackets, tables): 256 KiB is 4 s at worst.
+# Bounds the time a Markdown page takes to render (docs/performance.md).
 MAX_PAGE_BYTES = 256 * 2**10
 
 

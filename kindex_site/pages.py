@@ -29,9 +29,8 @@ def site_pages(lb: Leaderboard, urls: Urls, markdown_html: Callable[[str], str],
 
 
 def host_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -> list[Page]:
-    """The list of timing hosts, then each host's page (what it is, its summaries over all levels, a line per
-    level) and, per level, a page of that level's summaries and a row per problem timed there, split into
-    pages of at most TABLES_PER_HOST_PAGE tables: a host's page has a bounded length whatever the data."""
+    """The list of timing hosts, then each host's page and, per level, pages of that level's
+    summaries and problems, at most TABLES_PER_HOST_PAGE tables each."""
     boards_of_host = boards_by_host(lb)
     hosts = overview_hosts(lb)  # (by title)
     pages = [Page("hosts/", "hosts.html", "Timing hosts", {
@@ -132,8 +131,8 @@ def implementation_pages(lb: Leaderboard, urls: Urls, problem_row: ProblemRow) -
 
 @dataclass(frozen=True)
 class _Implementations:
-    """What the implementation pages' contexts are made from (when each page is rendered), with this
-    build's lookups by implementation: a scan per page would make them quadratic in the implementations."""
+    """What the implementation pages' contexts are made from, with this build's lookups by
+    implementation (a scan per page would be quadratic)."""
 
     lb: Leaderboard
     urls: Urls
@@ -163,8 +162,7 @@ class _Implementations:
         }
 
     def cells(self, impl_slug: str, problem: Problem, host_names: tuple[str, ...]) -> list[dict]:
-        """An implementation's current runs of one problem: a line per workload it was timed at (numbers
-        of two workloads never share a line), each with a list of rows per host (in host_names' order)."""
+        """An implementation's current runs of one problem: a line per workload, each with rows per host."""
         workloads = self.lb.workloads[problem.slug]
         mine = _by_implementation(self.entries, problem.slug, self.lb.boards[problem.slug],
                                   lambda b: [(e.implementation_slug, (b, e)) for e in b.entries]).get(impl_slug, ())
@@ -219,8 +217,7 @@ def redirect_pages(lb: Leaderboard, urls: Urls) -> list[Page]:
 
 
 def markdown_pages(lb: Leaderboard, markdown_html: Callable[[str], str]) -> list[Page]:
-    """content/pages/*.md. (Their HTML made only when the page is: a rebuild that leaves it
-    unchanged never renders its Markdown.)"""
+    """content/pages/*.md, their HTML made only when the page is."""
     return [Page(f"{md.slug}/", "page.html", md.title,
                  lambda md=md: {"html": markdown_html(md.markdown), "source": md.source})
             for md in lb.content.pages]
@@ -271,9 +268,8 @@ def _no_floor_kind(x: Limits | None) -> str:
 
 
 def host_physics(boards: list[Board]) -> dict:
-    """A host page's physics: per implementation, the distribution of its current results' fractions of
-    the speed of light (box_chart); the ranked runs with a speedup, and those of them the 10× rule
-    judges for want of a floor, by why; and its runs held out as off in units."""
+    """A host page's physics: per implementation, its fractions of the speed of light (box_chart); the
+    ranked runs with a speedup, those the 10× rule judges by why; its runs held out as off in units."""
     sols: dict[str, list[float]] = {}
     judged = {"cost": 0, "gpu": 0, "cache": 0}
     compared = off = 0
@@ -295,8 +291,7 @@ def host_physics(boards: list[Board]) -> dict:
 
 
 def _cell(e: Entry, urls: Urls) -> dict:
-    """What an implementation page's cell shows of a run (implementation_row.html): the table row's
-    fields it uses, and no others (a whole row is made five times a run already)."""
+    """What an implementation page's cell shows of a run: the table row's fields it uses, no others."""
     facts = e.run.facts
     return {"run": e.run.name, "url": urls.run(e.run.name), "status": facts.status, "mean_ns": facts.mean,
             "implausible": e.implausible, "below_floor": e.below_floor, "verdict": e.verdict}

@@ -16,11 +16,9 @@ class Page:
     url: str  # relative to the site root, '' for home, always ending in '/' otherwise
     template: str
     title: str
-    # What the template is given; or a function making it, for pages that gather many problems:
-    # a rebuild that finds their key unchanged never gathers it.
+    # What the template is given; or a function making it, never called while the key is unchanged.
     context: dict | Callable[[], dict]
-    # The content file its context reads again when it is made (a run page whose document was not
-    # kept in memory): build.py makes the pages that read one file one after another.
+    # The content file its context reads again when it is made: build.py makes those pages together.
     reads: object = None
 
     def values(self) -> dict:
@@ -31,23 +29,16 @@ class Page:
         return self.url + "index.html"
 
 
-# What makes one problem's row on a page that lists problems: (template, problem, variant, a function
-# giving the template's context) → HTML, where variant is (which page, what else the row depends on,
-# such as the page's columns). build.py renders the template and keeps the row with the problem's
-# outputs, so a rebuild re-renders only changed problems' rows.
+# (template, problem, variant, a function giving the context) → the HTML of a problem's row on a page
+# that lists problems; build.py keeps the rows, so a rebuild re-renders only changed problems' rows.
 ProblemRow = Callable[[str, Problem, tuple, Callable[[], dict]], str]
 
 
-# A level page lists every problem of its level, host and implementation pages every problem timed
-# there: a million runs make 10,000 rows (30 MB of HTML on one page, 24 MB on one implementation's).
-# Longer lists are split into pages of this many problems, each linking to the others; a site of up
-# to this many problems (per level, for the level pages) has each list on one page.
+# Longer lists of problems are split into pages of this many, each linking to the others.
 PROBLEMS_PER_PAGE = 500
 
 
-# A host's page of one level lists at most this many latency tables (a problem's tables on one page): a
-# table's row is about 75 px tall at 1280 px and 225 px as a card on a phone, so the page stays under
-# 8,000 and 25,000 px with room for long names (tests/test_host_pages.py measures it).
+# A host's page of one level lists at most this many latency tables (tests/test_host_pages.py).
 TABLES_PER_HOST_PAGE = 60
 
 
@@ -81,11 +72,9 @@ def page_bounds(weights: list[int], limit: int) -> list[tuple[int, int]]:
 def paged(urls: Urls, url: str, template: str, title: str, items: int,
           context: Callable[[Pager | None], dict], later_title: str | None = None,
           weights: list[int] | None = None, limit: int | None = None) -> list[Page]:
-    """A page listing `items` problems, or, for more than PROBLEMS_PER_PAGE (or, with `weights`, more than
-    `limit` of their weight), its first page at `url` and the others at url/page/<n>/, titled `later_title`
-    (default: `title`) and their number. The pages' keys are the first's (keys.OutputKeys.of_page reads the
-    host or implementation from the URL; the level pages' is the whole site's), which covers every problem
-    listed on any of them."""
+    """A page listing `items` problems, or, past PROBLEMS_PER_PAGE (or `limit` of their `weights`), its
+    first page at `url` and the others at url/page/<n>/, titled `later_title`. The pages' keys are the
+    first's, which covers every problem listed on any of them."""
     bounds = page_bounds(weights if weights is not None else [1] * items, limit or PROBLEMS_PER_PAGE)
     count = len(bounds)
     if count <= 1:

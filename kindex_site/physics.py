@@ -1,19 +1,6 @@
-"""What the hardware allows a run: its floor and its speed of light (about page, "Physics").
-
-The floor is the time no correct implementation can beat. It must read its inputs and write its
-outputs, and what the GPU's L2 cannot keep between timed calls goes through DRAM:
-`floor = (input bytes + output bytes − resident) / DRAM bandwidth`, where `resident` is the L2's
-size, or, when the protocol states that the cache is flushed before each call, the outputs the call
-itself wrote (at most the L2's size). No floor is claimed when that is zero or less. Parameters and
-operation counts are left out: an implementation may store weights differently or skip work.
-
-The speed of light is the reference's roofline time,
-`roofline = max(Σ flops[p] / peak[p], (input + output + parameter bytes − resident) / DRAM bandwidth)`,
-with each precision's dense peak; none when both terms are zero (all in the L2, no operation
-counted). A run's `sol = roofline / latency`; above 1, it does less work than the reference counted.
-
-Pure: a cost (models.WorkloadCost), a GPU's figures (gpus.GpuFigures) and a latency in, exact
-fractions of nanoseconds out.
+"""What the hardware allows a run: its floor and its speed of light, by the about page's formulas
+("Physics"). Pure: a cost (models.WorkloadCost), a GPU's figures (gpus.GpuFigures) and a latency in,
+exact fractions of nanoseconds out.
 """
 
 from __future__ import annotations
@@ -65,8 +52,7 @@ def limits(cost, gpu, gpu_named: str | None, flushed: bool = False) -> Limits:
         why = f"the GPU table gives no {'DRAM bandwidth' if not bandwidth else 'cache size'} for {gpu.name}"
         return Limits(gpu.name, None, why, None, why, moved, None)
     per_byte = Fraction(NS_PER_S, _whole(bandwidth))
-    # What may stay on chip between timed calls: any of the bytes, or (cache flushed before each call)
-    # only the outputs the call itself wrote.
+    # What may stay on chip between timed calls: any bytes, or with the cache flushed the call's outputs.
     resident = min(cost.outputBytes, gpu.l2_bytes) if flushed else gpu.l2_bytes
     from_dram = moved - resident
     floor, floor_why_not = from_dram * per_byte, None
@@ -94,8 +80,7 @@ def _whole(rate: float) -> int | Fraction:
 
 
 def duration(ns: Fraction | int | float) -> str:
-    """A time to 3 significant figures in the unit that keeps it between 1 and 1000 (the GPU
-    table's figures have about 3)."""
+    """A time to 3 significant figures in the unit that keeps it between 1 and 1000."""
     value = float(ns)
     for unit, size in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if value >= size:

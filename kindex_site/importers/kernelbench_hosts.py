@@ -1,6 +1,5 @@
-"""KernelBench's timing hosts: the host table, host folders joined into one host by their environment, each
-host named once, its timings of an implementation ordered and stamped; and what earlier imports left in --out
-(`Held`), which names and timings stay."""
+"""KernelBench's timing hosts: host folders joined into one host by their environment, each named once,
+its timings ordered and stamped; and what earlier imports left in --out (`Held`)."""
 
 from __future__ import annotations
 
@@ -67,9 +66,8 @@ class TimingHost:
 
 
 def timing_hosts(files: list[SourceFile], held: Held, result: Result, errors: list[str]) -> list[TimingHost]:
-    """The timing hosts: host folders whose ExecutionEnvironment is the same are one host (H100_modal and
-    H100_Modal, or one folder given from several places), each named once; each host's timings of an
-    implementation are ordered by date, a copy of one (the same timings) imported once."""
+    """The timing hosts: host folders with the same ExecutionEnvironment are one host, named once;
+    its timings of an implementation ordered by date, a copy of one imported once."""
     by_folder: dict[str, list[SourceFile]] = {}
     for f in files:
         if not slug(f.host):
@@ -106,10 +104,8 @@ def _identity(environment: dict) -> str:
 
 
 def _name_hosts(hosts: list[TimingHost], held: Held) -> None:
-    """Each host's name: the one --out's files already give its environment, or the runs of one of its folders;
-    else kernelbench-<folder slug>, unless another environment has that name (in --out, or a host of this import
-    whose folder sorts first): then the name ends in a digest of the environment, so that hosts whose
-    environments differ never share a name (Höst and Hást: kernelbench-h-st and kernelbench-h-st-<digest>)."""
+    """Each host's name: the one --out's files already give it, else kernelbench-<folder slug>, ending in
+    a digest of the environment where another environment has that name (Höst and Hást)."""
     taken = {name: identity for name, (identity, _) in held.environments.items()}
     by_identity: dict[str, str] = {}
     by_folder: dict[str, str] = {}
@@ -119,8 +115,7 @@ def _name_hosts(hosts: list[TimingHost], held: Held) -> None:
             by_folder.setdefault(folder, name)
 
     def earlier(host: TimingHost) -> str | None:
-        """The name --out's files give the host: by its environment, else by its folders (an importer whose
-        host table has changed since gives a host another environment: it is still that host)."""
+        """The name --out's files give the host: by its environment, else by its folders."""
         return by_identity.get(host.identity) or next(
             (by_folder[f] for f in sorted({f.host for f in host.files}) if f in by_folder), None)
 
@@ -138,9 +133,8 @@ def _name_hosts(hosts: list[TimingHost], held: Held) -> None:
 
 
 def _timings(host: TimingHost, held: Held, result: Result, errors: list[str]) -> list[SourceFile]:
-    """The host's files, a copy of one (the same timings) once, each timing after the first of its implementation
-    stamped with its date. The first keeps the plain names, unless --out holds them for another timing: names
-    already given stay."""
+    """The host's files, a copy of one once, each timing after the first of its implementation stamped
+    with its date; names already given in --out stay."""
     by_implementation: dict[str, list[SourceFile]] = {}
     for f in sorted(host.files, key=lambda f: (f.path.name, f.observed_at.astimezone(timezone.utc), str(f.path))):
         by_implementation.setdefault(f.implementation, []).append(f)
@@ -301,7 +295,6 @@ def where_timed(host_name: str) -> str:
 
 
 def timing_run_name(host: str, implementation: str, level: int, number: int, name: str, stamp: str | None) -> str:
-    """kernelbench-<host>-<implementation>[-<date>]-l<level>-<number>-<problem>: `host` is the host's part of its
-    environment's name; `stamp` a later timing's date (see `_timings`)."""
+    """kernelbench-<host>-<implementation>[-<date>]-l<level>-<number>-<problem> (`stamp`: see `_timings`)."""
     stamped = f"-{stamp}" if stamp else ""
     return run_name(f"kernelbench-{host}-{slug(implementation)}{stamped}-l{level}-{number}", name)
