@@ -18,10 +18,8 @@ HIGH_VARIANCE = 0.10  # std / mean above this is flagged
 OUTLIER_FACTOR = 2  # maximum above this many means is flagged
 FOREIGN_LAB = "foreign-lab"  # a run whose title claims a lab its folder may not speak for (about page, "Labs")
 NO_PUBLISHER_REFERENCE = "no-publisher-reference"  # runs of the reference, none of which may be the table's
-# Warnings under a table that are also the leaderboard's (printed by build and check, errors with
-# --strict): the content asks the table something it cannot tell (against which reference, which run
-# came first) or claims what it may not (another lab's name), rather than describing runs the table
-# can still compare.
+# Warnings under a table that are also the leaderboard's (errors with --strict): the content asks
+# what the table cannot tell, or claims what it may not.
 CONTENT_WARNINGS = ("several-references", "unordered-runs", FOREIGN_LAB)
 # The leaderboard's own warnings' codes (docs/building.md, "Warnings"), each line `where: code: what`.
 PROBLEM_NAMES = "problem-names"  # two names for one workload
@@ -35,8 +33,7 @@ class Problem:
     title: str
     level: int | None = None  # KernelBench level; None for other sources
     number: int | None = None
-    # Its other names: former ones (a renamed KernelBench problem) and those other sources gave its
-    # workloads. Each old slug answers with a page leading here.
+    # Its other names (former ones, other sources'): each old slug answers with a page leading here.
     aliases: tuple[Problem, ...] = field(default=(), compare=False)
 
     @property
@@ -78,8 +75,7 @@ class Entry:
 
     @property
     def held_out(self) -> bool:
-        """Left out of the summaries: below its floor, judged anything but clean, or an implausible
-        speedup or host not yet reviewed clean."""
+        """Left out of the summaries: below its floor, judged unclean, or implausible until reviewed clean."""
         return self.implausible or self.implausible_latency or self.below_floor or self.verdict in HELD_VERDICTS
 
     @property
@@ -109,8 +105,8 @@ class Warning:
 
     @property
     def counted(self) -> tuple[str, str]:
-        """("2 runs", "had …") for a message that opens with how many of its table's runs it is about, else
-        ("", the message): a page of many tables says the count at each table and the rest once."""
+        """("2 runs", "had …") for a message that opens with how many of its table's runs it is about,
+        else ("", the message)."""
         found = _COUNTED.fullmatch(self.message)
         return (found[1], found[2]) if found else ("", self.message)
 

@@ -22,10 +22,9 @@ _SHARED_KINDS = {"protocol": BenchmarkProtocol, "environment": ExecutionEnvironm
 
 
 class Definitions:
-    """The protocols and environments validated, each once (by one load, or a resident builder's loads
-    and the runs restored from the cache): bundles repeat them word for word, so each model is shared by
-    every run that repeats it (a million runs, a handful of models) and the checks across files are
-    mostly identity tests. A repeat is told by its JSON as marshal writes it (1, 1.0 and true apart)."""
+    """The protocols and environments validated, each once: bundles repeat them word for word, so a
+    model is shared by every run that repeats its JSON (as marshal writes it: 1, 1.0 and true apart)
+    and the checks across files are mostly identity tests."""
 
     MAX_SHARED = 4096  # per kind: content that defines more (hostile, say) has the rest validated each time
 
@@ -163,9 +162,8 @@ def shown_json(doc: BenchmarkRun) -> bytes:
 
 
 def _out_of_bounds(raw: dict, known: bool, definitions: tuple, bounded: dict) -> list[str] | tuple:
-    """`location: message` for each value of a valid bundle beyond strictjson's bounds: in sourceNative, or
-    the whole run when it holds fields the format does not know (`known` False: the models bound the rest).
-    A protocol or environment is looked at once per model (`bounded`: id → (model, its problems))."""
+    """`location: message` for each value of a valid bundle beyond strictjson's bounds, a definition
+    looked at once per model (`bounded`: id → (model, its problems))."""
     run = raw["run"]
     found: list[str] | tuple = ()
     if known:

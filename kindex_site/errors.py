@@ -10,11 +10,8 @@ WARNING = "warning: "  # how a warning's line starts among a failure's lines
 
 
 class KindexError(Exception):
-    """One or more problems with the user's input, each a line `where: what`.
-
-    `warnings`, when a failing step had some, are said with its problems, so that one pass tells
-    everything: `problems` ends with them, each line starting `warning: ` (as a build prints them);
-    `count` counts the problems alone."""
+    """One or more problems with the user's input, each a line `where: what`; a failing step's
+    warnings end `problems`, each line starting `warning: `, and `count` counts the problems alone."""
 
     def __init__(self, problems: list[str] | str, count: int | None = None, warnings: list[str] | tuple = ()):
         errors = [problems] if isinstance(problems, str) else list(problems)
@@ -29,16 +26,14 @@ class KindexError(Exception):
         return self.problems[:len(self.problems) - len(self.warnings)]
 
 
-# What would not show as written on one line of a terminal or a log: C0 and C1 controls (a newline
-# would split a problem in two), line and paragraph separators, bidirectional controls (which
-# reorder what follows), and lone surrogates (no UTF-8 stream can carry them).
+# What would not show as written on one line of a terminal or a log: controls, line and paragraph
+# separators, bidirectional controls and lone surrogates.
 _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                           "\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """text with what would not show as written escaped as Python writes it (\\n, \\x85, \\u202e, \\ud800):
-    for content's own strings (keys, names) in problem and warning lines."""
+    """text with what would not show as written escaped as Python writes it (\\n, \\u202e, \\ud800)."""
     return _UNPRINTABLE.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
@@ -67,8 +62,8 @@ GROUPED_OVER = 3  # a cause said more often than this is one line: its count and
 EXAMPLE_CHARS = 240  # an example's length at most, in a grouped line (--verbose says it whole)
 # Causes each said whatever their count: one line names one finding to act on (leaderboard.UNITS: a host off in units).
 NEVER_GROUPED = ("implausible-latency",)
-# A warning's cause: the code a leaderboard line gives after its place (`…: unordered-runs: …`), else its text
-# after the place, with what varies between warnings of one cause (names, paths, digests, numbers) left out.
+# A warning's cause: the code a leaderboard line gives after its place, else its text after the
+# place with what varies (names, paths, digests, numbers) left out.
 _CODE = re.compile(r"(?:^|: )([a-z][a-z0-9]*(?:-[a-z0-9]+)+): ")
 _PLACE = re.compile(r"[^\s:]+(?::\d+)?: ")
 _VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s('\"]*/[^\s)'\",;:]*|sha256:[0-9a-f]+|\b[0-9a-f]{12,}\b|\b\d[\d,.]*(?:e[-+]?\d+)?")
@@ -76,8 +71,7 @@ _VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s('\"]*/[^\s)'
 
 def warning_lines(warnings: list[str], verbose: bool = False) -> list[str]:
     """The lines that say `warnings` on a terminal: each one with `verbose`; otherwise a cause said
-    more than GROUPED_OVER times is one line, where its first warning was, giving its count and that
-    warning as the example (docs/building.md, "Warnings")."""
+    more than GROUPED_OVER times is one line, with its count and an example (docs/building.md)."""
     if verbose:
         return [f"warning: {w}" for w in warnings]
     causes = [warning_cause(w) for w in warnings]

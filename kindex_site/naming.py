@@ -1,9 +1,6 @@
-"""How each source names the problem a run is of: the registry the core asks (`problem_naming`).
-
-A source whose runs carry problem ids of its own (KernelBench's ``…/levelN/M_Name.py``) has an entry
-in `NAMINGS`; the runs of any other source are named by their title's first part. The core asks for
-every run it loads, so this module holds the standard library only: an importer's heavy parts
-(argument parsing, git, validation) stay in the importer's own module.
+"""How each source names the problem a run is of (`problem_naming`): a source with problem ids of its
+own has an entry in `NAMINGS`, any other's runs are named by their title's first part. Standard
+library only: the core asks it for every run it loads.
 """
 
 from __future__ import annotations
@@ -23,8 +20,7 @@ class NamedProblem(NamedTuple):
 
 class Naming:
     """How one source names problems: by the last `parts` '/'-separated parts of a run's
-    ``spec.sourceNative[field]`` (what all runs of a problem share, whatever else the id holds: host,
-    implementation, model), and a renamed problem's former name by ``sourceNative[former_field]``."""
+    ``spec.sourceNative[field]``, a renamed one's former name by ``sourceNative[former_field]``."""
 
     field = "externalId"
     former_field = "formerExternalId"
@@ -52,8 +48,7 @@ def problem_title(name: str) -> str:
 
 
 class KernelBench(Naming):
-    """Ids ending in the problem's file, ``levelN/M_Name.py``: its level, number and name. Every source
-    made from KernelBench's problems (its timing files, its leaderboard) names them so."""
+    """Ids ending in the problem's file, ``levelN/M_Name.py``: its level, number and name."""
 
     ID = re.compile(r"^level(\d{1,15})/(\d{1,15})_(.+?)(?:\.py)?$")  # bounded: int() refuses 4,300+ digits
     missing = "run.spec.sourceNative.externalId: a kernelbench run needs its externalId (…/levelN/M_Name.py)"
@@ -68,8 +63,7 @@ class KernelBench(Naming):
 
 
 KERNELBENCH = KernelBench()
-# sourceNative.source → how its runs name problems; a key ending in "*" stands for every source
-# starting with what is before it. One entry an importer, or a family of sources.
+# sourceNative.source → how its runs name problems; a key ending in "*" is a prefix.
 NAMINGS: dict[str, Naming] = {
     "kernelbench": KERNELBENCH,  # importers/kernelbench_files.py
     "kernelbench-*": KERNELBENCH,  # importers/kernelbench_leaderboard.py, and any source made from KernelBench

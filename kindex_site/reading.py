@@ -1,7 +1,5 @@
 """Reading a load's bundle files (`Reader`): a file the memo holds unchanged is taken as it was, the
-others read here or, when there are many, by worker processes on every core (`_ReadingProcesses`),
-whose runs come back as plain records (`state.records.StoredRun`, the runs cache's too).
-"""
+others read here or by worker processes on every core, whose runs come back as `StoredRun` records."""
 
 from __future__ import annotations
 
@@ -109,9 +107,8 @@ def _still_same(listed: Listed, remembered: Remembered, memo: dict) -> bool:
 
 def _read_file(f: Listed, trusted: frozenset[str], keep_documents: bool, earlier: list[Run], known: Definitions,
                as_json: bool = False) -> Read:
-    """A file's validated runs, problems, whether reading stopped early (the last line says so), warnings,
-    and the source files its refused bundles name. A run of `earlier` whose place and bytes are unchanged is
-    taken as it was; `as_json`: runs hold their documents as pages show them, unindexed (a reading process's)."""
+    """A file's validated runs, problems, whether reading stopped early, warnings, and the sources its
+    refused bundles name; a run of `earlier` whose place and bytes are unchanged is taken as it was."""
     validated: list[Run] = []
     problems: list[str] = []
     digests: dict[str, str] = {}
@@ -128,8 +125,7 @@ def _read_file(f: Listed, trusted: frozenset[str], keep_documents: bool, earlier
             raw = INVALID
         kept = same.get((source.index, source.line, source.digest)) if same and raw is not INVALID else None
         if kept is not None:
-            # Its protocol and environment models are the ones a fresh read of this file would give
-            # it (shared with an earlier document, or its own), not what it shared last time.
+            # Its definitions are those a fresh read of this file would give, not what it shared last time.
             kept.definitions, kept.origin = known.models(raw), f
             warnings.check(raw, source, kept.definitions)
             validated.append(kept)
@@ -181,9 +177,8 @@ def _chunks(files: list[Listed], cores: int) -> list[list[int]]:
 
 
 class _ReadingProcesses:
-    """Reads the files in chunks here and in worker processes (workers.Workers), one per other core, each
-    with two chunks in hand. A worker sends each file's runs back as StoredRun records (each protocol
-    and environment once, as its JSON), made into Runs again here; a chunk whose worker died is read here."""
+    """Reads the files in chunks here and in worker processes (workers.Workers), one per other core;
+    runs come back as StoredRun records, and a chunk whose worker died is read here."""
 
     def __init__(self, reader: Reader, files: list[Listed]):
         self.reader, self.files = reader, files
