@@ -15,9 +15,7 @@ API_VERSION = "kindex-site/v1"
 
 
 def api_documents(lb: Leaderboard, urls: Urls) -> dict[str, Callable[[], dict]]:
-    """Output path → a function making that JSON document, but the problems' own
-    (`problem_document`); made only when needed. Values are the input's, in nanoseconds; None
-    where absent."""
+    """Output path → a function making that JSON document, but the problems' own (`problem_document`)."""
     docs: dict[str, Callable[[], dict]] = {"api/v1/index.json": partial(_index_document, lb, urls)}
     for name in sorted(lb.content.environments):
         docs[f"api/v1/hosts/{name}.json"] = partial(_host_document, lb, name, urls)
@@ -57,9 +55,7 @@ def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
     }
 
 
-# How a problem's API document holds its runs (the `api_entries` setting): "objects", one JSON object
-# per entry (kindex-site/v1 as first published); "arrays", one array per entry under the document's
-# "columns", about 40% smaller, for sites that must fit GitHub Pages' 1 GB (docs/scale.md).
+# How a problem's API document holds its runs (the `api_entries` setting, docs/scale.md).
 API_ENTRIES = ("objects", "arrays")
 
 
@@ -91,9 +87,8 @@ def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "ob
             for b in boards
         ]
         return doc
-    # Arrays: what boards repeat is said once (the columns, each protocol's comparability, the
-    # implementations' labels), a board's runs are named by their row in it, and without run pages
-    # an entry's url, its board's, is the board's "url". For sites that must fit in 1 GB.
+    # Arrays: what boards repeat is said once, a board's runs are named by their row in it, and
+    # without run pages an entry's url is its board's "url".
     labels = list(dict.fromkeys(e.implementation for b in boards for e in b.runs))
     label_index = {label: i for i, label in enumerate(labels)}
     doc["columns"] = list(_flat_entry(boards[0].entries[0], urls, label_index, None, "mean", reviews))
@@ -120,9 +115,8 @@ def _comparability(protocol) -> dict:
 
 def _flat_entry(entry: Entry, urls: Urls, label_index: dict[str, int], figures: int | None = None,
                 statistic: str = "mean", reviews: Mapping[str, list] | None = None) -> dict:
-    """An API entry as an "arrays" row: speedup → speedup, speedup_ci95, speedup_rounding_bounds; trend →
-    trend (its verdict), trend_ratio, trend_ratio_ci95, trend_ratio_rounding_bounds, trend_previous; the
-    implementation by its index in the document's list; url only where runs have pages of their own."""
+    """An API entry as an "arrays" row: speedup and trend flattened into columns, the implementation
+    by its index in the document's list, url only where runs have pages of their own."""
     row = entry_row(entry, urls, figures, statistic, reviews)
     speedup = row.pop("speedup")
     row["speedup"], row["speedup_ci95"], row["speedup_rounding_bounds"] = (

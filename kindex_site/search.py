@@ -1,9 +1,5 @@
-"""The site's search: a static JSON index built with the site, and what the no-JavaScript page lists.
-
-The nav's search box (static/kindex.js) loads `search/index.json` on first use and matches names
-in the browser. Without JavaScript the box submits to `/search/`, a page listing every problem,
-timing host and implementation, so the reader can use the browser's find-in-page.
-"""
+"""The site's search: a static JSON index the nav's box (static/kindex.js) loads on first use, and the
+no-JavaScript `/search/` page listing every problem, host and implementation for find-in-page."""
 
 from __future__ import annotations
 
@@ -33,11 +29,8 @@ def entries(lb, urls) -> list[dict]:
 
 
 def index_bytes(lb, urls) -> bytes:
-    """The JSON index: {"version": 1, "kinds": [...], "items": [[title, kind index, url, detail], …]}.
-
-    Arrays rather than objects keep it small (a 250-problem site's index is about 30 KB).
-    """
-    # (Shown as the pages show them: a control or bidirectional character as its code point.)
+    """The JSON index: {"version": 1, "kinds": [...], "items": [[title, kind index, url, detail], …]},
+    its texts shown as the pages show them."""
     items = [[shown_hidden(e["title"]), KINDS.index(e["kind"]), e["url"], shown_hidden(e["detail"])]
              for e in entries(lb, urls)]
     doc = {"version": 1, "kinds": list(KINDS), "items": items}

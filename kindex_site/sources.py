@@ -51,9 +51,8 @@ SOURCE_FIELDS = (("implementation", "implementation_source", "implementationSour
 
 def attach_files(content: Content, others: dict[str, Listed], problems: list[str],
                  known: SourceChecks | None, runs: list[Run] | None = None) -> None:
-    """Each run's source files (run.files), checked once per file: under the content folder, a file of its
-    own (not a bundle or page), UTF-8, at most MAX_SOURCE_BYTES; Content.sources lists them in path order.
-    `runs`: only these (LoadState.patched: the others are as they were)."""
+    """Each run's source files (run.files), checked once per file (docs/content-format.md);
+    Content.sources lists them in path order. `runs`: only these (LoadState.patched)."""
     checked: dict[str, SourceText | str] = {}  # path under content → the file, or what is wrong with it
     known = known if known is not None else SourceChecks()
     for run in content.runs if runs is None else runs:
@@ -99,8 +98,8 @@ def referred(runs: list[Run]) -> dict[str, int]:
 
 
 def named_sources(raw: dict, source: Source, rel: str) -> list[tuple[str, str, str, str]]:
-    """(where, field, path as written, path under the content folder) of each source file a refused bundle
-    names well enough to be found: checked as a valid run's are (check_named), and not said to be ignored."""
+    """(where, field, path as written, path under the content folder) of each source file a refused
+    bundle names well enough to be found, to be checked as a valid run's are (check_named)."""
     run = raw.get("run")
     spec = run.get("spec") if type(run) is dict else None
     if type(spec) is not dict:
@@ -140,8 +139,8 @@ class _KnownSource(NamedTuple):
 
 
 class SourceChecks:
-    """The source files runs refer to as a build found them, by path: one whose stat is unchanged since
-    (and not racy) is not read again. A resident builder keeps them; cache.py stores their `records`."""
+    """The source files runs refer to as a build found them, by path: one whose stat is unchanged
+    (and not racy) is not read again."""
 
     def __init__(self, records=()):
         self.known: dict[str, _KnownSource] = {}
@@ -204,8 +203,7 @@ def _source_text(rel: str, listed: Listed) -> SourceText | str:
 
 
 def _source_bytes(at: str) -> tuple[bytes, int]:
-    """A file's bytes, MAX_SOURCE_BYTES + 1 of them at most, and its size: read by its size (a read of
-    the most a file may hold allocates that much, for each kernel), and on if it has grown since."""
+    """A file's bytes, MAX_SOURCE_BYTES + 1 of them at most, and its size: read by its size, on if it has grown."""
     fd = os.open(at, os.O_RDONLY)
     try:
         size = os.fstat(fd).st_size

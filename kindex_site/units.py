@@ -10,8 +10,7 @@ from .boards import UNITS
 
 
 def units_lines(content: Content, off_hosts: dict[str, float]) -> list[str]:
-    """One warning per host off in units (host_units), with its factor: its tables flag each run,
-    but a wrong unit is the host's files' to fix, not any run's."""
+    """One warning per host off in units (host_units), with its factor: a wrong unit is the host's files' to fix."""
     if not off_hosts:
         return []
     files: dict[str, dict[str, int]] = {host: {} for host in off_hosts}  # host → its held runs' files → runs
@@ -42,13 +41,8 @@ def _factor(x: float) -> str:
 
 def host_units(runs: list[Run], content: Content, factor: float) -> dict[str, float]:
     """The hosts whose latencies are steadily `factor` times or more above or below the other hosts'
-    for the same workloads (about page, "Units"), each with that factor (the median over its workloads
-    of its median / the others' middle median). A host is judged on each workload it shares with
-    another: off when its median is more than `factor` times above the upper middle, or below the
-    lower middle, of the other hosts' medians; off as a whole when more than half of at least
-    UNITS_MIN_SHARED such workloads are off the same way. Judged again against the hosts not off
-    alone, so that a bad host does not condemn a good one it shares few workloads with; two hosts
-    that only have each other are both flagged. In floats: a factor of 1000 needs no exactness."""
+    for the same workloads (about page, "Units"), each with that factor. In floats: a factor of 1000
+    needs no exactness."""
     values: dict[str, dict[str, list[int]]] = {}  # workload → host → passed values
     statistic_of = {name: p.spec.measurement.primaryStatistic for name, p in content.protocols.items()}
     for run in runs:

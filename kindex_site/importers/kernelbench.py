@@ -1,19 +1,9 @@
 """`kindex-site import kernelbench`: KernelBench's own timing files → kernelindex bundles.
 
-KernelBench publishes baseline timings as ``results/timing/<HOST>/baseline_time_<implementation>.json``::
-
-    {"level1": {"1_Square_matrix_multiplication_.py":
-                {"mean", "std", "min", "max", "num_trials", "hardware", "device"} | null, …}, …}
-
-with times in milliseconds. Each entry becomes one bundle {run, protocol, environment} in the seed's
-shape (tests/fixtures/seed.json); its source's values stay in ``sourceNative`` as written.
-
-A workload is a problem's source: in the KernelBench version the timing was made with (``--repo``:
-see `History`), in a checkout's folder (``--problems``), else the file's era (KernelBench changed
-problem sizes on 2025-07-02). A problem KernelBench has since renamed is shown under its newest name,
-the source's name kept in ``sourceNative.formerExternalId``. docs/importing.md has the digests and
-the rules in full. Its parts: `kernelbench_files` (reading), `kernelbench_history` (--repo),
-`kernelbench_workloads`, `kernelbench_hosts` and `kernelbench_runs` (the bundles and their files).
+Each entry of ``results/timing/<HOST>/baseline_time_<implementation>.json`` becomes one bundle in the
+seed's shape, its source's values kept in ``sourceNative``. Its workload is the problem's source in the
+KernelBench version the timing was made with (docs/importing.md has the rules in full). Its parts:
+`kernelbench_files`, `kernelbench_history`, `kernelbench_workloads`, `kernelbench_hosts`, `kernelbench_runs`.
 """
 
 from __future__ import annotations

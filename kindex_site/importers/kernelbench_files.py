@@ -1,6 +1,5 @@
-"""KernelBench's timing files (``results/timing/<HOST>/baseline_time_<implementation>.json``): found, dated
-(PROVENANCE.txt, --observed-at, or --repo's history) and read; and what each record of one means as a run's
-timing, and what a run keeps of it."""
+"""KernelBench's timing files: found, dated (PROVENANCE.txt, --observed-at, or --repo's history) and
+read; what each record means as a run's timing, and what a run keeps of it."""
 
 from __future__ import annotations
 
@@ -62,8 +61,8 @@ class SourceFile:
 
 def read_and_date(files: list[SourceFile], sources: list[Path], fallback: datetime | None,
                   errors: list[str], undated_ok: bool = False) -> None:
-    """Each file's data, and its date: PROVENANCE.txt's, else --observed-at; else it is an error (a file's
-    modification time is when it was copied, not when it was timed), unless `undated_ok` (--repo may date it)."""
+    """Each file's data and its date: PROVENANCE.txt's, else --observed-at (a file's modification
+    time is when it was copied), else an error unless `undated_ok` (--repo may date it)."""
     dates = _provenance(sources, errors)
     for f in files:
         f.data = _read(f.path, errors)
@@ -80,8 +79,8 @@ def _undated(f: SourceFile, also: str) -> str:
 
 
 def date_by_history(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
-    """--repo: a file whose bytes the history holds dates from the first commit holding them anywhere, so that a
-    copy, move or reorganisation never re-dates its timings; a copy of another path is warned about."""
+    """--repo: a file whose bytes the history holds dates from the first commit holding them anywhere,
+    so that a copy or move never re-dates its timings."""
     blob_of = history.blob_ids([f.path for f in files])
     first = history.first_commits(set(blob_of.values()))
     for f in files:
@@ -152,8 +151,7 @@ _PROVENANCE_LINE = ("expected 'HOST/FILE [COMMIT] DATE-TIME', the date-time last
 
 
 def _provenance(sources: list[Path], errors: list[str]) -> dict[Path, tuple[datetime, str | None]]:
-    """PROVENANCE.txt lines `HOST/FILE [COMMIT] ISO-DATE` in a source folder or its parent →
-    {file: (date, commit or None)}."""
+    """PROVENANCE.txt lines `HOST/FILE [COMMIT] ISO-DATE` → {file: (date, commit or None)}."""
     dates: dict[Path, tuple[datetime, str | None]] = {}
     read: set[Path] = set()
     for src in sources:
@@ -259,8 +257,7 @@ def _check_record(record, where: str, errors: list[str]) -> bool:
 
 
 def recorded(record: dict) -> tuple[str, dict | None, list[dict], str | None, dict]:
-    """A record's status, timing, measurements and oddity (see `_timing`), and what sourceNative keeps of it:
-    its hardware string, its numbers as the source wrote them (`metrics`), its other keys (`extra`)."""
+    """A record's status, timing, measurements and oddity (see `_timing`), and what sourceNative keeps."""
     status, timing, measurements, note = _timing(record)
     kept: dict = {}
     if "hardware" in record:
@@ -275,8 +272,7 @@ def recorded(record: dict) -> tuple[str, dict | None, list[dict], str | None, di
 
 
 def trace(problem: str, status: str, samples, kept: dict) -> tuple[str, str, str]:
-    """What a run keeps of one entry of its timing file, as text: equal for the same timings, whichever import
-    wrote them and whatever their date."""
+    """What a run keeps of one entry of its timing file, as text, the same whichever import wrote it."""
     return problem, status, json.dumps([samples, kept], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

@@ -32,10 +32,9 @@ RENAMES: dict[str, str] = {
 
 
 def match_versions(files: list[SourceFile], history: History, result: Result, errors: list[str]) -> None:
-    """Each file's version: the one of the first commit holding its bytes anywhere (else of the commit
-    PROVENANCE.txt names, else the one in force at its date), or, if that lacks a problem the file names, the
-    latest earlier version that has them all. If none has them all, each problem is identified on its own
-    (`_identify`)."""
+    """Each file's version: the one of the first commit holding its bytes anywhere (else PROVENANCE.txt's
+    commit, else the one in force at its date), or the latest earlier version that has all the problems
+    it names; else each problem is identified on its own (`_identify`)."""
     repeated = Counter(f.benchmark for f in files)
     for f in files:
         names = problem_names(f.data)
@@ -97,10 +96,9 @@ def _redated(f: SourceFile) -> str:
 
 def _identify(f: SourceFile, names: set[str], first: Version, base: Version, why: str, history: History,
               result: Result) -> str:
-    """A file naming problems no one version has together (a file copied from another era, or timed on a tree
-    that was never published): its timings are of `base`, the version back from `first` with the most of them;
-    each other problem is of the nearest version of the first-parent line that has it, else of the commit on
-    any ref nearest in date that has it. A problem found nowhere is left out, with a warning. Returns why."""
+    """A file naming problems no one version has together: its timings are of `base`, the version back
+    from `first` with the most of them; each other problem of the nearest version that has it. A problem
+    found nowhere is left out, with a warning. Returns why."""
     f.version = base
     f.sources = {name: base for name in names if name in base.problems}
     elsewhere: list[str] = []
