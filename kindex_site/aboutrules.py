@@ -22,8 +22,8 @@ def rules_path() -> Path:
 
 
 def rules_markdown() -> str:
-    """The rules every kindex-site leaderboard follows, in Markdown: the package's about page without
-    its title and without the bundled site's own section on where its data comes from."""
+    """The rules every leaderboard follows, in Markdown: the package's about page without its title
+    and the bundled site's own section on its data."""
     try:
         text = rules_path().read_text(encoding="utf-8")
     except OSError as e:
@@ -47,8 +47,7 @@ def rules_block() -> str:
 
 
 def with_current_rules(markdown: str) -> str:
-    """A page whose rules lie between the markers, with the installed version's rules in their place
-    (the rest as it was); a page without both markers, as it is."""
+    """A page with the installed version's rules between its markers; a page without both, as it is."""
     begin = markdown.find(RULES_BEGIN)
     end = markdown.find(RULES_END, begin + 1) if begin >= 0 else -1
     if begin < 0 or end < 0:

@@ -36,8 +36,8 @@ def is_document(rel: str) -> bool:
 
 
 class DocumentFile(NamedTuple):
-    """A costs/ or reviews/ file, read: its valid documents with where each is, its problems (`stopped`: the
-    last says reading stopped, not itself a problem) and warnings, and its stat and when it was read."""
+    """A costs/ or reviews/ file, read: its valid documents with where each is, its problems
+    (`stopped`: reading stopped), warnings, stat and when it was read."""
 
     documents: list[tuple[Source, WorkloadCost | RunReview]]
     problems: list[str]
@@ -81,8 +81,8 @@ def _capped(lines: list[str], shown: str) -> list[str]:
 
 def _document(raw: object, source: Source, model: type[WorkloadCost | RunReview], problems: list[str],
               unknown: list[str], may_be_big: bool) -> WorkloadCost | RunReview | None:
-    """One document of a costs/ or reviews/ file, validated; None with its problems. Its unknown
-    fields are said as a bundle's are: a near miss of a known one is a problem, any other a warning."""
+    """One document of a costs/ or reviews/ file, validated, its unknown fields said as a bundle's are;
+    None with its problems."""
     kind, folder = model.__name__, document_folder(source.rel)
     if type(raw) is not dict:
         what = "null" if raw is None else type(raw).__name__.replace("str", "string").replace("list", "array")

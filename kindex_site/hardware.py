@@ -1,9 +1,5 @@
-"""Is the GPU a run recorded the same GPU as its timing host's?
-
-Sources write GPU names loosely ("NVIDIA H100 PCIe", "AMD Instinct MI250X/MI250", "NVIDIA A100-SXM4-80GB").
-A name is reduced to its model tokens (h100, a10g, 3090 ti …), its memory size and its form factor;
-two GPUs are the same when their models match and neither memory nor form factor contradicts.
-"""
+"""Is the GPU a run recorded the same GPU as its timing host's? A name is reduced to its model tokens,
+memory size and form factor; two GPUs are the same when their models match and nothing contradicts."""
 
 from __future__ import annotations
 

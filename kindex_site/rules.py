@@ -58,8 +58,7 @@ class Rules:
         return dict(self.labs).get(folder)
 
     def may_speak_for(self, folder: str, lab: str) -> bool:
-        """Whether runs in a top folder of the content ("" for its root, the publisher's) may claim `lab`:
-        one `labs` lists for the folder, else the lab whose name slugs to the folder's; no lab, anywhere."""
+        """Whether runs in a top folder of the content may claim `lab` (about page, "Labs")."""
         if not folder or not lab:
             return True
         listed = self.labs_of(folder)

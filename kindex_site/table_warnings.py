@@ -65,8 +65,7 @@ def board_warnings(board: Board, environment, rules: Rules, references: list[Ent
 
 
 def _content_warnings(rules: Rules, references: list[Entry], unordered: list[list[Entry]]) -> list[Warning]:
-    """What the content asks a table that it cannot tell (CONTENT_WARNINGS): against which reference,
-    which run came first."""
+    """What the content asks a table that it cannot tell: against which reference, which run came first."""
     found: list[Warning] = []
     if len(references) > 1:
         named = in_words([f"{e.run.name} ({e.implementation})" for e in references])
@@ -88,8 +87,8 @@ def _content_warnings(rules: Rules, references: list[Entry], unordered: list[lis
 
 
 def _lab_warnings(board: Board, rules: Rules) -> list[Warning]:
-    """Each run claiming a lab its folder may not speak for (a content warning of its own, naming the run:
-    `foreign_lab_runs`), and runs of the reference none of which may be the table's reference."""
+    """Each run claiming a lab its folder may not speak for, and runs of the reference none of which
+    may be the table's reference."""
     found = []
     for e in board.runs:
         if not speaks_for_its_lab(e.run, rules):

@@ -1,6 +1,5 @@
-"""Tables' columns: a table whose columns are fixed says each one once, here. Its head row, the "more"
-disclosure's words and its rules in the stylesheet (where CSS can only tell a column by its position) are made
-from the list; each row's cells come in the list's order (macros.html, host_row.html)."""
+"""Tables' columns, each said once: the head row, the "more" disclosure's words and the stylesheet's
+rules are made from the list; each row's cells come in its order (macros.html, host_row.html)."""
 
 from __future__ import annotations
 
@@ -51,7 +50,7 @@ class Table:
 @lru_cache(maxsize=1024)
 def _head_row(table: Table, reference) -> Markup:
     scope, num = (' scope="col"' if table.scope else ""), ' class="num"' if table.classed else ""
-    # (Without the headers' end tags, which HTML implies: a problem page repeats this row per table.)
+    # Without the headers' end tags, which HTML implies: a problem page repeats this row per table.
     return Markup("<tr>" + "".join(f"<th{scope}{num if c.num else ''}>{escape(c.head_for(reference))}"
                                    for c in table.columns) + "</tr>")
 

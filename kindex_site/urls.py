@@ -66,8 +66,7 @@ def run_page_url(name: str) -> str:
 
 
 def run_page_path(name: str) -> str:
-    """A run page's output file: a big site plans it by this path and its board, and makes its `Page`
-    (`run_page`) only when it is written."""
+    """A run page's output file, by which a big site plans it (its `Page` made when written)."""
     return f"runs/{name}/index.html"
 
 
@@ -76,8 +75,7 @@ def problem_url(slug: str) -> str:
 
 
 def board_id(board: Board) -> str:
-    """A board's id on its problem page: prefixed, as every id made from content is, so that no host
-    name (`main`, `site-search`) can take one of the page's own."""
+    """A board's id on its problem page: prefixed, so that no host name can take one of the page's own."""
     return f"board-{board.anchor}"
 
 

@@ -1,9 +1,5 @@
 """`kindex-site import SOURCE …`: turn a benchmark's own result files into kernelindex documents.
-
-Each module here with an `add_parser` is an importer, one `kindex-site import` command. What they
-share is in `common`; how each source names problems, in the core's `kindex_site/naming.py` (docs/importing.md, "Writing an
-importer").
-"""
+Each module here with an `add_parser` is one importer (docs/importing.md, "Writing an importer")."""
 
 from __future__ import annotations
 
