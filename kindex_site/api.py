@@ -55,10 +55,6 @@ def _host_document(lb: Leaderboard, name: str, urls: Urls) -> dict:
     }
 
 
-# How a problem's API document holds its runs (the `api_entries` setting, docs/scale.md).
-API_ENTRIES = ("objects", "arrays")
-
-
 def problem_document(lb: Leaderboard, p: Problem, urls: Urls, entries: str = "objects") -> dict:
     """/api/v1/problems/<slug>.json: every board of the problem with its entries, and each workload's cost."""
     costs = lb.content.costs

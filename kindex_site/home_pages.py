@@ -35,13 +35,11 @@ def folder_pages(lb: Leaderboard, urls: Urls, levels: list[Level]) -> list[Page]
 def _home_context(lb: Leaderboard, urls: Urls, levels: list[Level]) -> dict:
     return {
         "headline": headline(lb, urls), "lately": what_changed(lb, urls), "levels": levels,
-        "search_url": urls("search/"),
-        "api_url": urls("api/v1/index.json"), "reference": lb.reference,
+        "search_url": urls("search/"), "api_url": urls("api/v1/index.json"), "reference": lb.reference,
         "counts": {
             "problems": lb.suite.get(ALL_LEVELS, 0),
             "replaced": sum(len(versions) - 1 for level in levels for _, versions in level.replaced),
-            "hosts": len(lb.content.environments),
-            "implementations": len(lb.implementations),
+            "hosts": len(lb.content.environments), "implementations": len(lb.implementations),
             "runs": len(lb.content.runs),
         },
     }

@@ -82,22 +82,13 @@ def build_leaderboard(content: Content, rules: Rules = Rules(), reuse: Kept | No
     suite, summaries = suite_summaries(in_order, problems, ranked.on_slot, ranked.results_of, implementations,
                                         rules, content)
     return Leaderboard(
-        content=content,
-        problems=in_order,
-        boards=ranked.boards,
+        content=content, problems=in_order, boards=ranked.boards, reference=rules.reference,
         implementations=sorted(implementations.values(), key=lambda i: (i.label.casefold(), i.slug)),
-        reference=rules.reference,
-        workloads=ranked.workloads,
-        summaries=summaries,
-        suite=suite,
-        problem_keys=ranked.keys,
-        restored=ranked.restored,
-        problems_of_implementation=ranked.problems_of_implementation,
-        redirects=identity.redirects,
+        workloads=ranked.workloads, summaries=summaries, suite=suite, problem_keys=ranked.keys,
+        restored=ranked.restored, problems_of_implementation=ranked.problems_of_implementation,
+        redirects=identity.redirects, gpus=rules.gpus, off_hosts=off_hosts,
         warnings=identity.warnings + _foreign_lab_lines(content.runs, rules) + units_lines(content, off_hosts)
         + [w for p in in_order for w in ranked.warnings_of.get(p.slug, ())],
-        gpus=rules.gpus,
-        off_hosts=off_hosts,
     )
 
 

@@ -25,10 +25,7 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
     rows = [entry_row(e, urls, figures, statistic, reviews) for e in board.entries]
     sols = [sol_of(e.limits, primary_value(e, statistic)) for e in board.entries]
     return {
-        "board": board,
-        "environment": lb.content.environments[board.host],
-        "protocol": protocol,
-        "rows": rows,
+        "board": board, "environment": lb.content.environments[board.host], "protocol": protocol, "rows": rows,
         "history": [entry_row(e, urls, figures, statistic, reviews) for e in board.history],
         # Each row with its exact fraction of the speed of light (the table rounds it once).
         "lines": list(zip(rows, sols, (e.limits for e in board.entries))),
@@ -37,9 +34,7 @@ def board_view(board: Board, lb: Leaderboard, urls: Urls) -> dict:
         "labs": sorted({lab for e in board.runs if (lab := lab_of(e.run.facts))}),
         "figures": figures + 1 if figures else None,  # the most significant figures a value is shown with
         "mean_figures": min(3, figures + 1) if figures else 3,
-        "trends": trend_series(board),
-        "warnings": board.warnings,
-        "reference": board.reference,
+        "trends": trend_series(board), "warnings": board.warnings, "reference": board.reference,
     }
 
 

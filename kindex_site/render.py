@@ -484,31 +484,13 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
     env.globals["lipsum"] = _bounded_lipsum(env.globals["lipsum"], env)
     env.filters.update(_bounded_filters())
     env.filters.update(
-        ms=format_ms,
-        ci_ms=format_ci_ms,
-        ratio=format_ratio,
-        ratio_ci=format_ratio_ci,
-        share=format_share,
-        of_suite=format_of_suite,
-        date=format_date,
-        value=format_value,
-        short_digest=short_digest,
-        count=count,
-        aligned=aligned,
-        document=document_html,
-        safe_link=safe_link,
-        board_chart=charts.board_chart,
-        trend_chart=charts.trend_chart,
-        host_speedup_chart=charts.host_speedup_chart,
-        implementation_speedup_chart=charts.implementation_speedup_chart,
-        fast_p_chart=charts.fast_p_chart,
-        sol=charts.format_sol,
-        grouped=grouped,
-        physics_facts=_physics_facts(),
-        si=charts.format_si,
-        duration=duration,
-        problem_sol_chart=charts.problem_sol_chart,
-        host_sol_chart=charts.host_sol_chart,
+        ms=format_ms, ci_ms=format_ci_ms, ratio=format_ratio, ratio_ci=format_ratio_ci, share=format_share,
+        of_suite=format_of_suite, date=format_date, value=format_value, short_digest=short_digest, count=count,
+        aligned=aligned, document=document_html, safe_link=safe_link, grouped=grouped, duration=duration,
+        physics_facts=_physics_facts(), sol=charts.format_sol, si=charts.format_si,
+        board_chart=charts.board_chart, trend_chart=charts.trend_chart, fast_p_chart=charts.fast_p_chart,
+        host_speedup_chart=charts.host_speedup_chart, implementation_speedup_chart=charts.implementation_speedup_chart,
+        problem_sol_chart=charts.problem_sol_chart, host_sol_chart=charts.host_sol_chart,
     )
     env.globals.update(globals_)
     return env

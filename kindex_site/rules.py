@@ -10,9 +10,6 @@ from .gpus import GpuFigures, GpuTable, load_gpus
 from .identity import slugify
 
 
-DEFAULT_REFERENCE = "PyTorch eager"
-
-
 @dataclass(frozen=True)
 class Rules:
     """The settings the leaderboard's statistics follow (kindex.toml)."""
