@@ -1,12 +1,10 @@
 """Source files on pages: highlighted by Pygments, with line numbers, readable without JavaScript.
 
-Pygments escapes the text it is given, so a source file is shown as text whatever it holds; a hidden
-character (safetext.HIDDEN) is shown as its code point. Pygments is imported only when a page shows
-a source. A text is highlighted once per lexer, then kept by the build's state
-(state.highlights.Highlights, set by `use`), keyed by the text's sha256 and the lexer. Work per file
-is bounded twice (docs/security.md, "Highlighting"): an allowlist of lexers of our own that take time
-linear in the text (`lexer_name`), and a budget of CPU time per text (`BUDGET_SECONDS`, past which it
-is plain text, kept under a key of its own, `OVER`, and named by a warning on every build).
+Pygments escapes what it is given, and a hidden character is shown as its code point. A text is
+highlighted once per lexer, then kept by the build's state (state.highlights.Highlights, set by `use`).
+Work per file is bounded twice (docs/security.md, "Highlighting"): lexers of our own that take time
+linear in the text (`lexer_name`), and a CPU budget per text (`BUDGET_SECONDS`, past which it is plain
+text, kept under the key `OVER` and named by a warning on every build).
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """How a new site takes the old one's place in the output folder, whatever stops the build.
 
-At any moment, kill -9 included, `site/` is the previous site or the new one, whole; where a killed
-build can leave it otherwise, the next `build`, `build --watch` or `serve` puts it right first
-(`recover`). Everything is written into a sibling `.site.new-<pid>-<token>/` (marked by its
-`.kindex-site`), then committed: a full build swaps it in (renameat2's exchange, else two renames);
-an incremental one writes a `.journal` to disk and applies it, keeping the replaced files in
-`.backup/`, so that a journal left behind can be rolled forward (or back). The `.kindex-site` is
-replaced last, with a later modification time than the last one's. Ctrl-C and SIGTERM after the
-commit point are held until the build ends. Each change to a site or its caches is one of the
-"file operations" below, which the crash tests wrap (tests/crashing.py).
-
-Only the standard library: `recover` runs before a no-op build's answer.
+At any moment, kill -9 included, `site/` is the previous site or the new one, whole, or the next
+command puts it right first (`recover`; docs/building.md). Everything is written into a sibling
+`.site.new-<pid>-<token>/`, then committed: a full build swaps it in, an incremental one writes a
+`.journal` and applies it, keeping the replaced files in `.backup/` so that it can be rolled forward
+or back. Each change to a site or its caches is one of the "file operations" below, which the crash
+tests wrap (tests/crashing.py). Only the standard library: `recover` runs before a no-op build's answer.
 """
 
 from __future__ import annotations

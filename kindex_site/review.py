@@ -1,10 +1,7 @@
-"""What a pull request does to the leaderboard (`check --base REF`), judged by the base alone.
-
-The base decides: its `kindex.toml` and the code installed from it. The pull request is read as git
-objects, never as its checkout: its changes are the difference between its merge base with REF and
-its HEAD, applied to the base's content (`PullRequest.content_root`), both written out of git into a
-temporary folder laid out as the repository. What needs a maintainer's review (and fails the check)
-is listed in docs/security.md; a run faster than its GPU allows fails it as plain `check` does.
+"""What a pull request does to the leaderboard (`check --base REF`), judged by the base alone: its
+`kindex.toml` and code. The pull request is read as git objects, never as its checkout: the difference
+between its merge base with REF and its HEAD, applied to the base's content, both written out of git
+into a temporary folder laid out as the repository. What needs a maintainer is docs/security.md's.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """`kindex-site serve`: a live preview that rebuilds on change and never serves a broken site (docs/serve.md).
 
-`build()` itself (kept across rebuilds by watch.py) writes the site into `.kindex-serve/site` beside
-kindex.toml, byte for byte what `kindex-site build` writes; the reload script and the error overlay
-are added to HTML responses on the way out. Under load a slow client holds one thread for seconds,
-never the server (REQUEST_QUEUE, MAX_HANDLERS, HEAD_TIMEOUT_S, SEND_TIMEOUT_S); only requests
-addressed to this server are answered (`Hosts`: docs/security.md). Pages long-poll
-`<base>__kindex/events` and reload when the site changes; `<base>__kindex/status` is the state as JSON.
+`build()` itself (kept across rebuilds by watch.py) writes the site into `.kindex-serve/site`, byte for
+byte what `kindex-site build` writes; the reload script and the error overlay are added to HTML
+responses on the way out. Slow clients and requests not addressed to it: docs/security.md.
 """
 
 from __future__ import annotations

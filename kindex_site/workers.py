@@ -1,10 +1,8 @@
-"""Every forked process a build starts goes through here, under one policy.
-
-`Workers` take task numbers and send back results (page writers, content readers, the highlighter);
-`Aside` does one job on the other core while the build goes on. Ctrl-C is the parent's to handle;
-SIGTERM to the process group ends them with the parent (`Interrupted`); an error in the parent kills
-them all at once; a worker killed otherwise is an error naming the signal, unless the parent can do
-its tasks itself.
+"""Every forked process a build starts goes through here, under one policy: `Workers` take task
+numbers and send back results, `Aside` does one job on the other core while the build goes on. Ctrl-C
+is the parent's to handle; SIGTERM to the process group ends them with it (`Interrupted`); an error in
+the parent kills them all at once; a worker killed otherwise is an error naming the signal, unless the
+parent can do its tasks itself.
 """
 
 from __future__ import annotations
