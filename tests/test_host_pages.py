@@ -16,31 +16,30 @@ LIMITS = {1280: 8_000, 360: 25_000}
 LONG = "Conv3d GroupNorm HardSwish Softmax Mean with an unusually long descriptive problem name as some sources give"
 
 
-def host_pages(page, base: str) -> list[str]:
-    """Every page of every host: each host's page, then each level page linked from it and their further pages."""
-    hosts = json.loads(page.goto(base + "api/v1/index.json").text())["hosts"]
-    found = []
-    for host in hosts:
-        url = base + host["url"].split("/kindex/", 1)[1]
-        found.append(url)
-        page.goto(url)
-        for level in page.eval_on_selector_all("ul.levels a", "as => as.map(a => a.href)"):
-            found.append(level)
-            page.goto(level)
-            found += [u for u in page.eval_on_selector_all("nav.pager a", "as => as.map(a => a.href)")
-                      if u not in found]
-    return found
-
-
 def heights(browser, base: str) -> dict[tuple[int, str], int]:  # noqa: F811
-    measured = {}
-    for width in LIMITS:
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        page = context.new_page()
-        for url in host_pages(page, base):
-            page.goto(url, wait_until="load")
+    """Every page of every host (each host's page, each level page linked from it and their further
+    pages), each loaded once and measured at each width of LIMITS: the script reads no width, so a
+    page resized is laid out as one loaded at that width."""
+    context = browser.new_context(viewport={"width": max(LIMITS), "height": 900})
+    page = context.new_page()
+    measured: dict[tuple[int, str], int] = {}
+
+    def measure(url: str) -> None:
+        page.goto(url, wait_until="load")
+        for width in LIMITS:
+            page.set_viewport_size({"width": width, "height": 900})
+            assert page.evaluate("document.documentElement.clientWidth") == width
             measured[width, url] = page.evaluate("document.documentElement.scrollHeight")
-        context.close()
+
+    hosts = json.loads(page.goto(base + "api/v1/index.json").text())["hosts"]
+    for host in hosts:
+        measure(base + host["url"].split("/kindex/", 1)[1])
+        for level in page.eval_on_selector_all("ul.levels a", "as => as.map(a => a.href)"):
+            measure(level)
+            for url in page.eval_on_selector_all("nav.pager a", "as => as.map(a => a.href)"):
+                if (max(LIMITS), url) not in measured:
+                    measure(url)
+    context.close()
     return measured
 
 

@@ -46,12 +46,16 @@ def built_both_ways(project, monkeypatch, *argv: str) -> tuple[dict, dict]:
     return in_processes, here
 
 
+# Runs enough for many chunks over two reading processes (a chunk is a file or two); speed is benchmarks/'.
+RUNS = 60
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_every_layout_builds_the_same_site_read_here_or_in_processes(project, monkeypatch, in_processes, layout):
-    write_corpus(200, project.root / "content", layout=layout)
+    write_corpus(RUNS, project.root / "content", layout=layout)
     processes, here = built_both_ways(project, monkeypatch)
     assert processes == here
-    assert sum(1 for path in here if path.startswith("runs/") and path != "runs/index.html") == 200  # (and its index)
+    assert sum(1 for path in here if path.startswith("runs/") and path != "runs/index.html") == RUNS  # (and its index)
     if layout == "folders":
         page = next(data for path, data in here.items() if path.startswith("runs/") and path.endswith("/index.html")
                     and path != "runs/index.html")
@@ -85,7 +89,7 @@ def test_a_run_page_shows_each_value_alike_read_here_or_in_processes(project, mo
 
 @pytest.mark.parametrize("layout", ["one-file-per-run", "jsonl"])
 def test_without_run_pages_and_with_documents_read_again(project, monkeypatch, in_processes, layout):
-    write_corpus(100, project.root / "content", layout=layout)
+    write_corpus(RUNS // 2, project.root / "content", layout=layout)
     processes, here = built_both_ways(project, monkeypatch)
     monkeypatch.setattr(load, "KEEP_DOCUMENTS_MAX_BYTES", 0)  # (run pages read their files again)
     assert built_both_ways(project, monkeypatch) == (processes, here) and processes == here
@@ -140,7 +144,7 @@ def test_refusals_are_the_same_lines_read_in_processes(project, monkeypatch, in_
 @pytest.mark.parametrize("how", ["killed", "failing"])
 def test_a_reading_process_that_dies_leaves_its_files_to_the_build(project, monkeypatch, in_processes, how):
     """Killed (by the OOM killer, say) or failing on its third file: the build reads its chunks itself."""
-    write_corpus(60, project.root / "content", layout="one-file-per-run")
+    write_corpus(RUNS // 2, project.root / "content", layout="one-file-per-run")
     parent, reading_file, calls = os.getpid(), reading._read_file, []
 
     def dying(*args, **kwargs):
