@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import shared_build
+from conftest import BUNDLED_BUILD, shared_build
 from kindex_site.cli import main
 from test_frontend import representative_content
 
@@ -98,7 +98,7 @@ def site(tmp_path_factory):
 def bundled(tmp_path_factory):
     """Base URL of the bundled site (this repository's content/ and kindex.toml), served under /kindex/:
     built once per session for every browser test (conftest.shared_build), each module serving it."""
-    site = shared_build(tmp_path_factory, "bundled-browser", "public/kindex", "--base-url", "/kindex/")
+    site = shared_build(tmp_path_factory, *BUNDLED_BUILD)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site.parent)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:

@@ -88,9 +88,10 @@ def pytest_collection_modifyitems(session, config, items):
 # xdist (scripts/test: --dist loadfile --no-loadscope-reorder) each file goes whole to the next free
 # worker, in the order collected. These are collected first, so that they run beside the many short
 # files rather than after them, where the last one started would finish alone.
-LONGEST_FIRST = ("test_browser.py", "test_browser_axe.py", "test_browser_axe_lists.py", "test_resident_states.py",
-                 "test_host_pages.py", "test_interrupt.py", "test_incremental.py", "test_charts_browser.py",
-                 "test_properties.py", "test_html_valid.py", "test_layouts.py", "test_recompute.py", "test_serve.py")
+LONGEST_FIRST = ("test_browser.py", "test_interrupt.py", "test_browser_axe.py", "test_incremental.py", "test_serve.py",
+                 "test_host_pages.py", "test_resident_states.py", "test_browser_axe_lists.py", "test_layouts.py",
+                 "test_recompute.py", "test_charts_browser.py", "test_properties.py", "test_html_valid.py",
+                 "test_publish.py")
 
 
 def _longest_first(items) -> None:
@@ -306,9 +307,14 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def bundled_site(tmp_path_factory) -> Path:
-    """This repository's content/ and kindex.toml built into a site folder once per session. Read it;
-    never write there."""
-    return shared_build(tmp_path_factory, "bundled-site", "site")
+    """This repository's content/ and kindex.toml built into a site folder once per session, under the
+    base URL /kindex/: the one build the browser tests serve (browser_support.bundled). Read it; never
+    write there."""
+    return shared_build(tmp_path_factory, *BUNDLED_BUILD)
+
+
+# (the folder shared_build builds it in, where in that folder, and the build's arguments)
+BUNDLED_BUILD = ("bundled-browser", "public/kindex", "--base-url", "/kindex/")
 
 
 def shared_build(tmp_path_factory, name: str, out: str, *args: str) -> Path:
