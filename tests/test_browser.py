@@ -7,7 +7,7 @@
   "torch.compile (inductor, max-autotune-no-cudagraphs)"), for what a reader sees: each page kind fits
   1280 px and 360 px without sideways scrolling and with nothing cut, and a chart shows the gap its
   table calls real. Screenshots of each page kind at both widths, light and dark, go to
-  test-artifacts/screenshots/ (`home-desktop.png`, `problem-phone-dark.png`, …).
+  test-artifacts/screenshots/ in a release run or with KINDEX_SCREENSHOTS=1 (`home-desktop.png`, `problem-phone-dark.png`, …).
 
 axe-core's checks of both sites are in tests/test_browser_axe.py. Without Playwright or Chromium these
 tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`), where they fail instead.
@@ -15,16 +15,20 @@ tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`), where 
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 from browser_support import BUNDLED, PAGES, ROOT, browser, bundled, site, visit  # noqa: F401 (fixtures)
+from conftest import release
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 WIDTHS = {"desktop": 1280, "phone": 360}
 SCREENSHOT_MAX_HEIGHT = 3000  # px of a long page photographed: its top (a level page runs to 13,000)
+# Screenshots are for people, not verdicts: taken in a release run or when asked.
+PHOTOGRAPH = release() or os.environ.get("KINDEX_SCREENSHOTS") == "1"
 HOME_MAX_HEIGHT = 6000  # px: the home page at 1280 px wide, its problems on the level pages
 
 
@@ -111,7 +115,8 @@ def test_the_bundled_site_fits_1280_and_360_px_and_is_photographed(visit, bundle
             else:  # matrices, with a column per host or implementation, may scroll inside their own box
                 assert all(s.startswith(("table.sortable.overview", "table.matrix", "table.sortable:"))
                            for s in clipped["scrolling"]), clipped["scrolling"]
-            _photograph(page, SCREENSHOTS / f"{name}-{label}{'-dark' if scheme == 'dark' else ''}.png")
+            if PHOTOGRAPH:
+                _photograph(page, SCREENSHOTS / f"{name}-{label}{'-dark' if scheme == 'dark' else ''}.png")
 
 
 def test_the_bundled_home_page_is_short(visit, bundled):

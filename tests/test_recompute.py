@@ -244,6 +244,8 @@ TAMPERINGS = {
     "suite": (lambda p, h: _summary(h, "h1", "A", "1").update(suite=_summary(h, "h1", "A", "1")["suite"] + 1),
               "suite", "level 1"),
     "attempted": (lambda p, h: _summary(h, "h1", "A").update(attempted=0), "attempted", "h1 · A"),
+    "a statistic not recomputed": (lambda p, h: _summary(h, "h1", "A").update(median_speedup=1.0), "median_speedup",
+                                   "h1 · A"),
     "fast_p count": (lambda p, h: _summary(h, "h1", "A")["fast_p_count"].update(
         {"1.5": _summary(h, "h1", "A")["fast_p_count"]["1.5"] + 1}), "fast_p_count", "h1 · A"),
     "fast_p share": (lambda p, h: _summary(h, "h1", "A")["fast_p"].update(
