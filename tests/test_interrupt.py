@@ -9,6 +9,7 @@ or started with `python -c` for real signals.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -419,12 +420,14 @@ def kindex(root: Path, *argv: str) -> subprocess.CompletedProcess:
 
 
 def two_sites(root: Path, change=new_content) -> tuple[dict, dict]:
-    """The old site built into root/site, the content changed by `change`, and what it builds into."""
+    """The old site built into root/site, the content changed by `change`, and what it builds into
+    (built in this process: the commands under test are the ones that follow, each a process of its own)."""
     old_content(root)
-    assert kindex(root, "build").returncode == 0
-    old = tree(root / "site")
-    change(root)
-    assert kindex(root, "build", "--out", "new", "--clean").returncode == 0
+    with contextlib.chdir(root):
+        assert cli("build")[0] == 0
+        old = tree(root / "site")
+        change(root)
+        assert cli("build", "--out", "new", "--clean")[0] == 0
     new = tree(root / "new")
     shutil.rmtree(root / "new")
     for p in (root / ".kindex-cache").glob("new.*"):

@@ -160,9 +160,16 @@ def stop_process(proc: subprocess.Popen, sig=signal.SIGINT) -> int:
 
 
 def kindex_build(root: Path, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "kindex_site", "build", *args], cwd=root,
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    """A one-off `kindex-site build` in `root`, made in this process (the server is the process under test)."""
+    import contextlib
+    import io
+
+    from kindex_site.cli import main
+
+    err = io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["build", *args])
+    assert code == 0, err.getvalue()
 
 
 # --- what is served, and where --------------------------------------------------------------------
