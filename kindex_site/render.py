@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import jinja2
 import jinja2.runtime
 from jinja2.sandbox import SandboxedEnvironment, SecurityError
+from jinja2.utils import generate_lorem_ipsum
 from markupsafe import Markup
 from pydantic import BaseModel
 
@@ -201,47 +202,38 @@ def _markdown() -> "MarkdownIt":
     return markdown_renderer()
 
 
-def _once(env: jinja2.Environment):
+@jinja2.pass_environment
+def once(env: BoundedSandbox, name: str, caller) -> Markup:
     """The `once` global: `{% call once("name") %}…{% endcall %}` renders its body the first time and
     gives it again while the environment's globals are the same objects; its body must use nothing else."""
-    remembered: dict[str, tuple[tuple, tuple, Markup]] = {}
-
-    def once(name: str, caller) -> Markup:
-        values = tuple(env.globals.values())
-        ids = tuple(map(id, values))
-        hit = remembered.get(name)
-        if hit is not None and hit[1] == ids:  # hit[0] keeps those objects alive: ids are not reused
-            return hit[2]
-        html = caller()
-        remembered[name] = (values, ids, html)
-        return html
-
-    return once
+    values = tuple(env.globals.values())
+    ids = tuple(map(id, values))
+    hit = env.once_html.get(name)
+    if hit is not None and hit[1] == ids:  # hit[0] keeps those objects alive: ids are not reused
+        return hit[2]
+    html = caller()
+    env.once_html[name] = (values, ids, html)
+    return html
 
 
-def _physics_facts():
+@jinja2.pass_environment
+def physics_facts(env: BoundedSandbox, physics: dict) -> Markup:
     """The `physics_facts` filter: a run page's physics (templates/run_physics.html), rendered once
-    per workload on a GPU and given again while its cost, GPU figures and environment are the same
-    objects. Bounded, for a long-running `serve`."""
-    remembered: dict = {}
-
-    @jinja2.pass_environment
-    def physics_facts(env: jinja2.Environment, physics: dict) -> Markup:
-        facts, key = physics["facts"], physics["key"]
-        held = (facts["limits"], facts["cost"], facts["gpu"], env)
-        ids = tuple(map(id, held))
-        hit = remembered.get(key) if key is not None else None
-        if hit is not None and hit[1] == ids:  # hit[0] keeps the held objects alive: ids are not reused
-            return hit[2]
-        template = env.get_template("run_physics.html")
-        html = Markup(env.concat(template.root_render_func(template.new_context(facts["context"](), shared=True))))
-        if key is not None:
-            if len(remembered) >= _MEMO_LIMIT:
-                remembered.clear()
-            remembered[key] = (held, ids, html)
-        return html
-
-    return physics_facts
+    per workload on a GPU in an environment and given again while its limits, cost and GPU figures are
+    the same objects. Bounded, for a long-running `serve`."""
+    facts, key, remembered = physics["facts"], physics["key"], env.physics_html
+    held = (facts["limits"], facts["cost"], facts["gpu"])
+    ids = tuple(map(id, held))
+    hit = remembered.get(key) if key is not None else None
+    if hit is not None and hit[1] == ids:  # hit[0] keeps the held objects alive: ids are not reused
+        return hit[2]
+    template = env.get_template("run_physics.html")
+    html = Markup(env.concat(template.root_render_func(template.new_context(facts["context"](), shared=True))))
+    if key is not None:
+        if len(remembered) >= _MEMO_LIMIT:
+            remembered.clear()
+        remembered[key] = (held, ids, html)
+    return html
 
 
 class _Template(jinja2.Template):
@@ -332,6 +324,12 @@ class BoundedSandbox(SandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "+", "**", "%"})
     max_items = MAX_ITEMS  # (a build sets it to its max_page_bytes when that is more: build._Renderer)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # (what `once` and `physics_facts` rendered with this environment's templates, by name and by key)
+        self.once_html: dict[str, tuple] = {}
+        self.physics_html: dict[tuple, tuple] = {}
 
     def call_binop(self, context, operator: str, left, right):
         if operator == "*":
@@ -458,12 +456,11 @@ def _bounded_filters() -> dict:
     return {name: _guarded(FILTERS[name], check) for name, check in checks.items()}
 
 
-def _bounded_lipsum(lipsum, env: BoundedSandbox):
-    def bounded(n=5, html=True, min=20, max=100):
-        _within("lipsum", n * max if isinstance(n, int) and isinstance(max, int) else 0, env.max_items)
-        return lipsum(n, html, min, max)
-
-    return bounded
+@jinja2.pass_environment
+def bounded_lipsum(env: BoundedSandbox, n=5, html=True, min=20, max=100):
+    """Jinja's `lipsum`, refusing more than env.max_items characters."""
+    _within("lipsum", n * max if isinstance(n, int) and isinstance(max, int) else 0, env.max_items)
+    return generate_lorem_ipsum(n, html, min, max)
 
 
 def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
@@ -479,15 +476,13 @@ def make_environment(templates_dir: Path, globals_: dict) -> jinja2.Environment:
         auto_reload=False,
     )
     env.template_class = _Template
-    env.globals["once"] = _once(env)
-    env.globals["range"] = bounded_range
-    env.globals["lipsum"] = _bounded_lipsum(env.globals["lipsum"], env)
+    env.globals.update(once=once, range=bounded_range, lipsum=bounded_lipsum)
     env.filters.update(_bounded_filters())
     env.filters.update(
         ms=format_ms, ci_ms=format_ci_ms, ratio=format_ratio, ratio_ci=format_ratio_ci, share=format_share,
         of_suite=format_of_suite, date=format_date, value=format_value, short_digest=short_digest, count=count,
         aligned=aligned, document=document_html, safe_link=safe_link, grouped=grouped, duration=duration,
-        physics_facts=_physics_facts(), sol=charts.format_sol, si=charts.format_si,
+        physics_facts=physics_facts, sol=charts.format_sol, si=charts.format_si,
         board_chart=charts.board_chart, trend_chart=charts.trend_chart, fast_p_chart=charts.fast_p_chart,
         host_speedup_chart=charts.host_speedup_chart, implementation_speedup_chart=charts.implementation_speedup_chart,
         problem_sol_chart=charts.problem_sol_chart, host_sol_chart=charts.host_sol_chart,

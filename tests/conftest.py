@@ -162,8 +162,7 @@ def _compile_each_template_once() -> None:
                    getattr(env, "sandboxed", False), getattr(env, "intercepted_binops", None),
                    getattr(env, "intercepted_unops", None), repr(sorted(env.policies.items())),
                    tuple(sorted((k, type(v)) for k, v in env.extensions.items())),
-                   tuple(sorted((k, _same_code(f)) for k, f in env.filters.items())),
-                   tuple(sorted((k, _same_code(f)) for k, f in env.tests.items())))
+                   tuple(sorted(env.filters.items())), tuple(sorted(env.tests.items())))
             try:
                 code = compiled.get(key)
             except TypeError:  # (something unhashable: compiled each time)
@@ -176,19 +175,6 @@ def _compile_each_template_once() -> None:
         return code
 
     jinja2.Environment.compile = jinja2.utils.internalcode(compile)
-
-
-def _same_code(function):
-    """A filter or test as the compiler sees it: the function itself, or for one made anew for each
-    environment by a factory (render._physics_facts' memo), its factory's code and how it is called.
-    Jinja's compiler reads a filter's name and how it takes its arguments; its optimiser calls it only
-    on constant arguments, where two functions of the same code give the same."""
-    if "<locals>" in getattr(function, "__qualname__", "") and hasattr(function, "__code__"):
-        from jinja2.utils import _PassArg
-
-        return ("made by a factory", function.__module__, function.__qualname__, function.__code__,
-                _PassArg.from_obj(function))
-    return function
 
 
 def bundle(changes: dict | None = None, **shortcuts) -> dict:
