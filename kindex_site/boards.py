@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .load import Run
 from .models import HELD_VERDICTS
@@ -132,6 +132,16 @@ class Board:
     def runs(self) -> list[Entry]:
         """Every run on the board: its current entries, then its history."""
         return self.entries + self.history
+
+    # Made when first asked for, once ranked (by a run page: a scan per page would make a table's pages quadratic).
+    @cached_property
+    def runs_by_name(self) -> dict[str, Entry]:
+        return {e.run.name: e for e in self.runs}
+
+    @cached_property
+    def ranked(self) -> int:
+        """How many of its current entries are ranked (what a rank is out of)."""
+        return sum(1 for e in self.entries if e.rank is not None)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
 """A run as the site gives it: its row in a table and its entry in the API (`entry_row`), with what
-physics and the reviews say of it; a board's runs by name (`board_runs`)."""
+physics and the reviews say of it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .leaderboard import Board, Entry, Trend, Warning, primary_value, std_ns
+from .leaderboard import Entry, Trend, Warning, primary_value, std_ns
 from .physics import Limits, duration
 from .stats import Speedup
 from .urls import Urls
@@ -127,13 +127,3 @@ def cost_json(cost) -> dict | None:
             "inputBytes": s.inputBytes, "outputBytes": s.outputBytes, "parameterBytes": s.parameterBytes,
             "flops": dict(s.flops), "counter": {"name": s.counter.name, "version": s.counter.version},
             "source": s.source}
-
-
-def board_runs(board: Board) -> tuple[dict[str, Entry], int]:
-    """A board's entries by run name (current and history), and how many are ranked: made once per
-    board and kept on it (a scan per run page would make a table's pages quadratic)."""
-    made = board.__dict__.get("runs_by_name")
-    if made is None or made[0] is not board.entries or made[1] is not board.history or made[2] != len(board.runs):
-        made = board.__dict__["runs_by_name"] = (board.entries, board.history, len(board.runs), {
-            e.run.name: e for e in board.runs}, sum(1 for e in board.entries if e.rank is not None))
-    return made[3], made[4]

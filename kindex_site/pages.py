@@ -9,7 +9,7 @@ from functools import partial
 
 from . import paging
 from .charts import Box, format_sol, quartiles
-from .entry_rows import board_runs, result_sol
+from .entry_rows import result_sol
 from .home_pages import best_entry, home_pages, overview_hosts, tied_with
 from .leaderboard import ALL_LEVELS, Board, Entry, Leaderboard, Problem, Summary, group_order, group_title, level_group
 from .models import HELD_VERDICTS
@@ -256,7 +256,7 @@ def held_out_reasons(lb: Leaderboard, summaries: list[Summary]) -> dict[str, str
     for name in sorted(names):
         board = lb.board_of_run.get(name)
         if board is not None:
-            found[name] = held_out_why(board_runs(board)[0][name])
+            found[name] = held_out_why(board.runs_by_name[name])
     return found
 
 

@@ -9,7 +9,7 @@ from functools import lru_cache, partial
 
 from .charts import Strip, format_si, format_sol
 from .gpus import GpuFigures, GpuTable, load_gpus
-from .entry_rows import NOT_TIMED, board_runs, cost_json, entry_row, lab_of, limits_json, result_sol, sol_of
+from .entry_rows import NOT_TIMED, cost_json, entry_row, lab_of, limits_json, result_sol, sol_of
 from .leaderboard import Board, Entry, Leaderboard, Problem, lab_folder, primary_value, utc
 from .models import HELD_VERDICTS
 from .paging import Page
@@ -97,7 +97,7 @@ def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool
 
 def run_of_page(board: Board, path: str) -> Entry:
     """The entry of `board` whose run page is at `path` (run_page_path)."""
-    return board_runs(board)[0][path[5:-11]]  # (runs/<name>/index.html)
+    return board.runs_by_name[path[5:-11]]  # (runs/<name>/index.html)
 
 
 def run_page(lb: Leaderboard, urls: Urls, board: Board, path: str, source_budget: int | None = None) -> Page:
@@ -119,7 +119,7 @@ def _run_context(content, urls: Urls, problem: Problem, entry: Entry, board: Boa
         "physics": run_physics(content, entry, board, gpus),
         "figures": board.significant_figures + 1 if board.significant_figures else None,
         "reference": board.reference.implementation if board.reference else None,
-        "ranked": board_runs(board)[1],  # (how many its rank is out of)
+        "ranked": board.ranked,  # (how many its rank is out of)
         "environment": environment, "protocol": protocol,
         # Plain values: a template reads a dict's item faster than an object's attribute.
         "names": {"run": r.name, "file": r.source.on_site, "host": environment.metadata.title,
