@@ -10,10 +10,11 @@ fetches them:
 - the bundled site (this repository's content/: 4,863 runs of 253 problems on 5 hosts, names as long as
   "torch.compile (inductor, max-autotune-no-cudagraphs)").
 
-Each is a module fixture, as is the browser: a test file that uses them builds each site and starts the
-browser once. Needs the `playwright` package (a test extra) and /usr/bin/chromium (Debian's `chromium`).
-Without them the browser tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`, which
-installs both), where they fail instead. Playwright never downloads a browser here: it drives the system one.
+Each is a module fixture, as are the browser and its tabs (`visit`: one for each set of options, kept
+from test to test): a test file that uses them builds each site, starts the browser and opens each tab
+once. Needs the `playwright` package (a test extra) and /usr/bin/chromium (Debian's `chromium`). Without
+them the browser tests skip, unless KINDEX_REQUIRE_BROWSER=1 (set by `bash scripts/test`, which installs
+both), where they fail instead. Playwright never downloads a browser here: it drives the system one.
 """
 
 from __future__ import annotations
@@ -125,9 +126,12 @@ def browser():
 class Visit:
     """A browser tab that records what a reader would notice going wrong: console errors, failed requests."""
 
-    def __init__(self, browser, width: int = 1280, height: int = 900, **options):
-        self.context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    def __init__(self, browser, width: int = 1280, height: int = 900, color_scheme: str = "light", **options):
+        self.context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=color_scheme,
+                                           **options)
         self.page = self.context.new_page()
+        self.viewport = {"width": width, "height": height}
+        self.color_scheme = color_scheme
         self.problems: list[str] = []
         self.page.on("console", lambda m: m.type == "error" and self.problems.append(f"console: {m.text}"))
         self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
@@ -141,6 +145,12 @@ class Visit:
         if request.failure != "net::ERR_ABORTED":
             self.problems.append(f"request failed: {request.url} {request.failure}")
 
+    def reset(self) -> None:
+        """The viewport and media its options say, whatever an earlier test set (the next goto loads in them)."""
+        if self.page.viewport_size != self.viewport:
+            self.page.set_viewport_size(self.viewport)
+        self.page.emulate_media(media="null", color_scheme=self.color_scheme)
+
     def goto(self, url: str):
         self.page.goto(url, wait_until="load")
         return self.page
@@ -149,17 +159,36 @@ class Visit:
         self.context.close()
 
 
-@pytest.fixture
-def visit(browser):
-    opened: list[Visit] = []
+@pytest.fixture(scope="module")
+def tabs(browser):
+    """A module's tabs, one for each set of options, kept from test to test: a new context costs a quarter
+    of a second, and its first pages load and run their scripts cold (axe-core twice as slowly)."""
+    kept: dict[tuple, Visit] = {}
+    yield kept
+    for v in kept.values():
+        v.close()
 
-    def open_(**options) -> Visit:
-        v = Visit(browser, **options)
-        opened.append(v)
+
+@pytest.fixture
+def visit(browser, tabs):
+    """visit(width=…, height=…, color_scheme=…, **context options) → the module's tab with those options,
+    reset to them (a test asking twice for the same options gets the same tab). The console errors and
+    failed requests of the tabs a test used fail that test."""
+    used: list[Visit] = []
+
+    def open_(width: int = 1280, height: int = 900, color_scheme: str = "light", **options) -> Visit:
+        key = (width, height, color_scheme, *sorted(options.items()))
+        if key not in tabs:
+            tabs[key] = Visit(browser, width, height, color_scheme, **options)
+        v = tabs[key]
+        if v not in used:
+            v.reset()
+            v.problems.clear()  # (a page of the last test reporting after it ended, as a closed tab would not)
+            used.append(v)
         return v
 
     yield open_
-    problems = [p for v in opened for p in v.problems]
-    for v in opened:
-        v.close()
+    for v in used:
+        v.page.evaluate("0")  # (a round trip: what the browser reported before it is in v.problems)
+    problems = [p for v in used for p in v.problems]
     assert not problems, problems

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import BUNDLED, PAGES, ROOT, browser, bundled, site, visit  # noqa: F401 (fixtures)
+from browser_support import BUNDLED, PAGES, ROOT, browser, bundled, site, tabs, visit  # noqa: F401 (fixtures)
 from conftest import release
 
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -71,6 +71,12 @@ CLIPPED = """() => {
   return found;
 }"""
 
+# What each look (a width and a colour scheme) is checked for, in one round trip: the scheme in force,
+# the page's heading, the page's own width (OVERFLOW) and what scrolls or is cut (CLIPPED).
+LOOK = f"""() => ({{dark: matchMedia('(prefers-color-scheme: dark)').matches, title: document.title,
+  h1: document.querySelectorAll('main h1').length, fit: ({OVERFLOW})(), clipped: ({CLIPPED})()}})"""
+
+
 def _photograph(page, path: Path) -> None:
     height = page.evaluate("document.documentElement.scrollHeight")
     width = page.viewport_size["width"]
@@ -81,16 +87,15 @@ def _photograph(page, path: Path) -> None:
 @pytest.mark.parametrize("name", list(PAGES))
 def test_pages_load_cleanly_and_fit_a_phone(visit, site, name):
     for width, height, schemes in [(1280, 900, ("light", "dark")), (360, 740, ("light",))]:
-        v = visit(width=width, height=height, color_scheme=schemes[0])
-        page = v.goto(site + PAGES[name])
-        assert page.title().endswith("Kernel Index")
-        assert page.locator("main h1").count() == 1
+        page = visit(width=width, height=height, color_scheme=schemes[0]).goto(site + PAGES[name])
         for scheme in schemes:  # (the script reads neither width nor scheme: the page need not load again)
             page.emulate_media(color_scheme=scheme)
-            assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
-            fit = page.evaluate(OVERFLOW)
+            look = page.evaluate(LOOK)
+            assert look["dark"] == (scheme == "dark")
+            assert look["title"].endswith("Kernel Index") and look["h1"] == 1, (width, scheme, look)
+            fit = look["fit"]
             assert fit["width"] <= fit["viewport"] and not fit["bad"], (width, scheme, fit)
-            assert not page.evaluate(CLIPPED)["cut"], (width, scheme)
+            assert not look["clipped"]["cut"], (width, scheme)
 
 
 @pytest.mark.parametrize("name", list(BUNDLED))
@@ -100,15 +105,15 @@ def test_the_bundled_site_fits_1280_and_360_px_and_is_photographed(visit, bundle
     host or implementation) scroll inside theirs. Screenshots of each, light and dark."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for label, width in WIDTHS.items():
-        v = visit(width=width, height=900, color_scheme="light")
-        page = v.goto(bundled + BUNDLED[name])
-        assert page.locator("main h1").count() == 1
+        page = visit(width=width, height=900, color_scheme="light").goto(bundled + BUNDLED[name])
         for scheme in ("light", "dark"):  # (the script reads neither width nor scheme: the page need not load again)
             page.emulate_media(color_scheme=scheme)
-            assert page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches") == (scheme == "dark")
-            fit = page.evaluate(OVERFLOW)
+            look = page.evaluate(LOOK)
+            assert look["dark"] == (scheme == "dark")
+            assert look["h1"] == 1, (label, scheme, look["h1"])
+            fit = look["fit"]
             assert fit["width"] <= fit["viewport"] and not fit["bad"], (label, fit)
-            clipped = page.evaluate(CLIPPED)
+            clipped = look["clipped"]
             assert not clipped["cut"], (label, clipped["cut"])
             if width == 1280:
                 assert not clipped["scrolling"], clipped["scrolling"]

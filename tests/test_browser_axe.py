@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import BUNDLED, PAGES, browser, bundled, site, unavailable, visit  # noqa: F401 (fixtures)
+from browser_support import BUNDLED, PAGES, browser, bundled, site, tabs, unavailable, visit  # noqa: F401 (fixtures)
 from conftest import sample
 
 SERIOUS = ("serious", "critical")

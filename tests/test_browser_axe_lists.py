@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import BUNDLED_MORE, browser, bundled, visit  # noqa: F401 (fixtures)
+from browser_support import BUNDLED_MORE, browser, bundled, tabs, visit  # noqa: F401 (fixtures)
 from conftest import sample
 from test_browser_axe import axe_violations, need_axe
 

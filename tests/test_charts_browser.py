@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser_support import BUNDLED, browser, bundled, visit  # noqa: F401 (fixtures)
+from browser_support import BUNDLED, browser, bundled, tabs, visit  # noqa: F401 (fixtures)
 
 CHARTED = {"host": BUNDLED["host"], "crowded host": "hosts/kernelbench-leaderboard-l40s/",
            "implementation": BUNDLED["implementation"], "problem": BUNDLED["problem"],
