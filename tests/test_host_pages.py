@@ -16,27 +16,38 @@ LIMITS = {1280: 8_000, 360: 25_000}
 LONG = "Conv3d GroupNorm HardSwish Softmax Mean with an unusually long descriptive problem name as some sources give"
 
 
+# A page's width and height as laid out, and the links a crawl follows from it, in one round trip.
+MEASURE = """() => ({width: document.documentElement.clientWidth, height: document.documentElement.scrollHeight,
+  levels: Array.from(document.querySelectorAll('ul.levels a'), a => a.href),
+  pages: Array.from(document.querySelectorAll('nav.pager a'), a => a.href)})"""
+
+
 def heights(browser, base: str) -> dict[tuple[int, str], int]:  # noqa: F811
     """Every page of every host (each host's page, each level page linked from it and their further
     pages), each loaded once and measured at each width of LIMITS: the script reads no width, so a
-    page resized is laid out as one loaded at that width."""
+    page resized is laid out as one loaded at that width. Each page is measured first at the width
+    it loaded at, so that it is laid out again once, not twice."""
     context = browser.new_context(viewport={"width": max(LIMITS), "height": 900})
     page = context.new_page()
     measured: dict[tuple[int, str], int] = {}
+    widths = list(LIMITS)
 
-    def measure(url: str) -> None:
+    def measure(url: str) -> dict:
+        nonlocal widths
         page.goto(url, wait_until="load")
-        for width in LIMITS:
-            page.set_viewport_size({"width": width, "height": 900})
-            assert page.evaluate("document.documentElement.clientWidth") == width
-            measured[width, url] = page.evaluate("document.documentElement.scrollHeight")
+        for i, width in enumerate(widths):
+            if i:
+                page.set_viewport_size({"width": width, "height": 900})
+            found = page.evaluate(MEASURE)
+            assert found["width"] == width
+            measured[width, url] = found["height"]
+        widths = widths[::-1]  # (the next page loads at the width this one was left at)
+        return found
 
     hosts = json.loads(page.goto(base + "api/v1/index.json").text())["hosts"]
     for host in hosts:
-        measure(base + host["url"].split("/kindex/", 1)[1])
-        for level in page.eval_on_selector_all("ul.levels a", "as => as.map(a => a.href)"):
-            measure(level)
-            for url in page.eval_on_selector_all("nav.pager a", "as => as.map(a => a.href)"):
+        for level in measure(base + host["url"].split("/kindex/", 1)[1])["levels"]:
+            for url in measure(level)["pages"]:
                 if (max(LIMITS), url) not in measured:
                     measure(url)
     context.close()
