@@ -64,6 +64,11 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
+def _serve(httpd: ThreadingHTTPServer) -> None:
+    """Serve from a thread; shutdown() waits for its next poll (half a second by default, at each module's end)."""
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+
 def _served(root: Path, build_args: list[str]):
     """Build into root/public/kindex (the build's arguments given) and serve root/public: the base URL."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root / "public")))
@@ -74,8 +79,7 @@ def _served(root: Path, build_args: list[str]):
         assert main(["build", "--out", str(root / "public" / "kindex"), "--base-url", base, *build_args]) == 0
     finally:
         os.chdir(cwd)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    _serve(httpd)
     return base, httpd
 
 
@@ -101,7 +105,7 @@ def bundled(tmp_path_factory):
     built once per session for every browser test (conftest.shared_build), each module serving it."""
     site = shared_build(tmp_path_factory, *BUNDLED_BUILD)
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site.parent)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    _serve(httpd)
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}/kindex/"
     finally:
