@@ -16,7 +16,7 @@ from .models import HELD_VERDICTS
 from .paging import Page, Pager, ProblemRow, paged
 from .physics import Limits
 from .search import page_context
-from .tables import TABLES
+from .tables import SUMMARY, TABLES
 from .urls import Urls
 
 
@@ -93,7 +93,7 @@ def _host_context(lb: Leaderboard, urls: Urls, e, boards: list[Board], levels: d
         "everything": tallies[ALL_LEVELS] if tallies else None,
         "levels": _host_level_links(urls, name, levels, tallies),
         "levels_urls": {g: urls(f"hosts/{name}/levels/{g}/") for g in levels},
-        "compared": lb.compared_boards.get(name, 0), "api_url": urls.api_host(name),
+        "compared": lb.compared_boards.get(name, 0), "api_url": urls.api_host(name), "summary_columns": SUMMARY,
     }
 
 
@@ -113,7 +113,7 @@ def _host_level_context(lb: Leaderboard, urls: Urls, problem_row: ProblemRow, e,
         "held_why": held_out_reasons(lb, summaries), "host_url": urls.host(name), "api_url": urls.api_host(name),
         "tables": sum(len(bs) for bs in problems), "problems": len(problems), "pager": pager,
         "rows": [_host_rows(problem_row, name, bs[0].problem, bs) for bs in (pager.part(problems) if pager else problems)],
-        "columns": TABLES,
+        "columns": TABLES, "summary_columns": SUMMARY,
     }
 
 
@@ -158,7 +158,7 @@ class _Implementations:
                                       lambda p=p: {"problem": p, "lines": self.cells(impl.slug, p, host_names)})
                      for p in (pager.part(problems) if pager else problems)],
             "summaries": summaries if first else [], "reference": lb.reference, "environments": envs,
-            "held_why": held_out_reasons(lb, summaries) if first else {},
+            "held_why": held_out_reasons(lb, summaries) if first else {}, "summary_columns": SUMMARY,
         }
 
     def cells(self, impl_slug: str, problem: Problem, host_names: tuple[str, ...]) -> list[dict]:

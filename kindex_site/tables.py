@@ -1,5 +1,6 @@
 """Tables' columns, each said once: the head row, the "more" disclosure's words and the stylesheet's
-rules are made from the list; each row's cells come in its order (macros.html, host_row.html)."""
+rules are made from the list; each row's cells come in its order (macros.html, host_row.html). A summary
+table's columns (`SUMMARY`) are the Tally's numbers it shows, each cell made from its column."""
 
 from __future__ import annotations
 
@@ -93,3 +94,46 @@ BOARDS = Table("boards", (
     Column("Its mean (ms)", num=True),
 ), scope=True, classed=True)
 TABLES = {t.name: t for t in (LATENCY, HISTORY, BOARDS)}
+
+
+SUMMARY_CELLS = ("count", "ratio", "coverage", "held")
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryColumn:
+    """A summary table's column (macros.html's summary_table): one number of a Tally (summaries.py)."""
+
+    head: str
+    name: str  # its cells' class, "c-<name>": the card layout names them by it (static/style.css)
+    field: str  # the Tally field it shows and sorts by
+    key: float | None = None  # the item it shows of a field that maps (fast_p: its p)
+    # "count": of the suite; "ratio": × with how many it is over (`over`); "coverage"; "held": the runs, listed.
+    cell: str = "count"
+    over: str = ""  # ("ratio") the Tally field counting what it is over
+    card: str | None = None  # its name over each value in the card layout: the head's if None
+
+    def __post_init__(self):
+        if self.cell not in SUMMARY_CELLS:  # (summary_cell shows no other)
+            raise ValueError(f"summary column {self.head!r}: cell {self.cell!r} is not one of {SUMMARY_CELLS}")
+
+    @property
+    def card_name(self) -> str:
+        return self.head if self.card is None else self.card
+
+    def value(self, tally):
+        found = getattr(tally, self.field)
+        return found if self.key is None else found[self.key]
+
+
+# An implementation's summary over a level, or all levels, on a host: per row after its name.
+SUMMARY = (
+    SummaryColumn("Attempted", "attempted", "attempted", cell="coverage"),
+    SummaryColumn("fast_0 (passed)", "fast0", "fast_p", key=0.0),
+    SummaryColumn("fast_1", "fast1", "fast_p", key=1.0),
+    SummaryColumn("fast_1.5", "fast15", "fast_p", key=1.5),
+    SummaryColumn("fast_2", "fast2", "fast_p", key=2.0),
+    SummaryColumn("Faster beyond noise", "beyond", "beyond_noise"),
+    SummaryColumn("Geometric mean over the passed (×)", "geomean", "geomean_speedup", cell="ratio",
+                  over="geomean_over", card="Geometric mean, over the passed (×)"),
+    SummaryColumn("Held out", "held", "held_out", cell="held"),
+)
