@@ -3,8 +3,9 @@ of a column (its header, whether it is a number, whether it waits behind "more",
 value in the card layout below 40rem) comes from its definition, in Chromium at 1280 px and 400 px.
 
 CSS tells a cell's column by its position only; the stylesheet's rules by position are made from the
-column lists (`column_css`, below) and kept between its COLUMNS marks. Run as a script, this file writes
-them there: `.venv/bin/python tests/test_columns.py`.
+column lists (`column_css`, below) and kept between its COLUMNS marks. A summary table's cells carry
+their column's class, and its card labels (`summary_css`) are the run of `.summary td.c-…::before` rules
+in the card layout's block. Run as a script, this file writes both: `.venv/bin/python tests/test_columns.py`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ STYLE = Path(__file__).parent.parent / "static" / "style.css"
 BLOCK = re.compile(r"(/\* COLUMNS: .*?\*/\n)(.*?)(/\* END COLUMNS \*/\n)", re.DOTALL)
 REFERENCE = "PyTorch eager"  # the representative site's reference implementation
 NARROW = "(max-width: 40rem)"  # the card layout's (static/style.css)
+SUMMARY_LABELS = re.compile(r"(?:  \.summary td\.c-[\w-]+::before \{ content: .*; \}\n)+")
 
 
 def _block(css: str) -> str:
@@ -39,6 +41,12 @@ def column_css() -> str:
         wide += _column_rules(t)
         narrow += _card_rules(t)
     return "".join(wide) + f"@media {NARROW} {{\n" + "".join("  " + r for r in narrow) + "}\n"
+
+
+def summary_css() -> str:
+    """The summary tables' card labels: a rule per column of tables.SUMMARY, by its cells' class."""
+    return "".join(f"  .summary td.c-{c.name}::before {{ content: {_css_string(c.card_name)}; }}\n"
+                   for c in pages.SUMMARY)
 
 
 def _column_rules(t: pages.Table) -> list[str]:
@@ -106,7 +114,9 @@ def write() -> None:
     """Put the column lists' rules into static/style.css, between its COLUMNS marks."""
     css = STYLE.read_text(encoding="utf-8")
     _block(css)
-    STYLE.write_text(BLOCK.sub(lambda m: m.group(1) + column_css() + m.group(3), css), encoding="utf-8")
+    assert len(SUMMARY_LABELS.findall(css)) == 1, "static/style.css: the summary card labels are not one run"
+    css = BLOCK.sub(lambda m: m.group(1) + column_css() + m.group(3), css)
+    STYLE.write_text(SUMMARY_LABELS.sub(lambda m: summary_css(), css), encoding="utf-8")
 
 
 def test_the_stylesheet_holds_the_rules_its_column_lists_make():
@@ -116,6 +126,15 @@ def test_the_stylesheet_holds_the_rules_its_column_lists_make():
     outside = BLOCK.sub("", css)
     for t in pages.TABLES:
         assert not re.search(rf"\.{t}\b[^{{}}]*:(nth-child|first-child|last-child)", outside), t
+
+
+def test_the_stylesheet_names_each_summary_column_s_cards_as_its_list_does():
+    css = STYLE.read_text(encoding="utf-8")
+    assert SUMMARY_LABELS.findall(css) == [summary_css()], "write them: .venv/bin/python tests/test_columns.py"
+    at = css.index(summary_css())  # in the card layout's block, and no such rule elsewhere
+    opening = css.rindex("@media", 0, at)
+    assert css.startswith(f"@media {NARROW}", opening) and "\n}\n" not in css[opening:at]
+    assert css.count(".summary td.c-") == len(pages.SUMMARY)
 
 
 def test_a_column_list_says_what_a_card_is_called_and_what_waits_behind_more():
