@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import fields
 from functools import partial
 
 from .entry_rows import cost_json, entry_row, warning_json
@@ -138,15 +139,26 @@ def summary_json(s: Summary, urls: Urls, reference: str) -> dict:
 
 
 def tally_json(t: Tally) -> dict:
-    """A summary over one group of the suite: counts, and shares of the suite (exact quotients)."""
-    return {
-        "suite": t.suite, "attempted": t.attempted, "passed": t.passed,
-        "held_out_implausible": len(t.held_out),
-        "held_out_runs": list(t.held_out),
-        "fast_p": {f"{p:g}": t.share(p) for p in FAST_P},
-        "fast_p_count": {f"{p:g}": n for p, n in t.fast_p.items()},
-        "faster_beyond_noise": t.beyond_noise,
-        "geomean_speedup": t.geomean_speedup, "geomean_over": t.geomean_over, "timed_elsewhere": t.elsewhere,
-        "uncompared_runs": t.uncompared, "uncompared_passed": t.uncompared_passed,
-        **({"over_levels": list(t.levels), "title": t.title} if t.levels else {}),
-    }
+    """A summary over one group of the suite: counts, and shares of the suite (exact quotients). Each of
+    Tally's fields in its order but the pages' own, under its own name unless `_TALLY_SPELT` spells it otherwise."""
+    doc: dict = {}
+    for name, spelt in _TALLY_FIELDS:
+        if spelt is None:
+            doc[name] = getattr(t, name)
+        else:
+            doc.update(spelt(t))
+    return doc
+
+
+_PAGES_ONLY = {"group", "speedups", "some_levels"}  # left out: the group is its key, the rest the pages' own
+# Tally's fields the API spells otherwise, as their items.
+_TALLY_SPELT: dict[str, Callable[[Tally], dict]] = {
+    "held_out": lambda t: {"held_out_implausible": len(t.held_out), "held_out_runs": list(t.held_out)},
+    "fast_p": lambda t: {"fast_p": {f"{p:g}": t.share(p) for p in FAST_P},
+                         "fast_p_count": {f"{p:g}": n for p, n in t.fast_p.items()}},
+    "beyond_noise": lambda t: {"faster_beyond_noise": t.beyond_noise},
+    "elsewhere": lambda t: {"timed_elsewhere": t.elsewhere},
+    "uncompared": lambda t: {"uncompared_runs": t.uncompared},
+    "levels": lambda t: {"over_levels": list(t.levels), "title": t.title} if t.levels else {},
+}
+_TALLY_FIELDS = tuple((f.name, _TALLY_SPELT.get(f.name)) for f in fields(Tally) if f.name not in _PAGES_ONLY)

@@ -66,17 +66,18 @@ _P_EXACT = {p: Fraction(str(p)) for p in FAST_P}
 
 @dataclass(frozen=True)
 class Tally:
-    """An implementation on a host over one group of the suite (a level, or all): counts of the suite's problems."""
+    """An implementation on a host over one group of the suite (a level, or all): counts of the suite's problems.
+    Its fields are its API object's, in this order, under their own names unless api.py spells them otherwise."""
 
     group: str  # a level ("1"), OTHER_LEVEL or ALL_LEVELS
     suite: int  # problems of the suite in this group: the denominator
     attempted: int  # problems where it has a current run on the host
     passed: int
+    held_out: tuple[str, ...]  # runs held out as implausible, one per problem
     fast_p: dict[float, int]  # p → problems passed with speedup > p
     beyond_noise: int  # problems passed with the speedup's interval wholly above 1
     geomean_speedup: float | None  # over the passed with a speedup
     geomean_over: int
-    held_out: tuple[str, ...] = ()  # runs held out as implausible, one per problem
     speedups: tuple[float, ...] = ()  # the passed ones', ascending (the fast_p chart)
     elsewhere: int = 0  # problems it was timed on here, but not on the workloads this tally counts
     uncompared: int = 0  # its runs here on workloads without a reference run, where it has no other
