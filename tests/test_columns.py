@@ -1,4 +1,4 @@
-"""Tables' columns, each said once (kindex_site/pages.py: LATENCY, HISTORY, BOARDS): what a reader sees
+"""Tables' columns, each said once (kindex_site/tables.py: LATENCY, HISTORY, BOARDS, SUMMARY): what a reader sees
 of a column (its header, whether it is a number, whether it waits behind "more", its name over each
 value in the card layout below 40rem) comes from its definition, in Chromium at 1280 px and 400 px.
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ import pytest
 from browser_support import PAGES, browser, site  # noqa: F401 (fixtures)
 from conftest import tables
 from kindex_site import tables as pages
+from kindex_site.summaries import Tally
 from test_frontend import representative_content
 
 STYLE = Path(__file__).parent.parent / "static" / "style.css"
@@ -169,6 +171,19 @@ def test_each_table_s_head_row_and_cells_follow_its_columns(project):
     assert re.findall(r"<th([^>]*)>", head) == [' scope="col"' + (number if c.num else "") for c in pages.BOARDS.columns]
 
 
+def test_a_summary_table_follows_its_columns(project):
+    assert {c.field for c in pages.SUMMARY} <= {f.name for f in fields(Tally)}
+    for rel, data in representative_content().items():
+        project.write(rel, data)
+    project.built()
+    host = project.page("hosts/gpu-a")
+    [summary] = tables(host, "summary")
+    assert summary["rows"][0] == ["Implementation"] + [c.head for c in pages.SUMMARY]
+    assert len(summary["rows"]) > 1 and all(len(row) == len(pages.SUMMARY) + 1 for row in summary["rows"])
+    cells = re.findall(r'<td class="num c-([\w-]+)"', host[host.index('<table class="sortable summary'):])
+    assert cells[:len(pages.SUMMARY)] == [c.name for c in pages.SUMMARY]
+
+
 # --- What a reader sees, in Chromium ------------------------------------------------------------
 
 SEEN = """(selector) => Array.from(document.querySelectorAll(selector)).map(t => ({
@@ -244,6 +259,18 @@ def test_a_host_s_boards_as_a_reader_sees_them(browser, site, width):  # noqa: F
     page = _page(browser, site + PAGES["host"] + "levels/2/", width)
     [boards] = page.evaluate(SEEN, "table.boards")
     (_check_wide if width == 1280 else _check_cards)(boards, pages.BOARDS, False)
+
+
+def test_a_summary_s_cards_name_its_columns(browser, site):  # noqa: F811
+    """At 400 px each summary value is under its column's card name, and shown."""
+    page = _page(browser, site + PAGES["host"], 400)
+    [summary] = page.evaluate(SEEN, "table.summary")
+    assert [h["text"] for h in summary["head"][1:]] == [c.head for c in pages.SUMMARY]
+    rows = [r for r in summary["rows"] if len(r["cells"]) == len(pages.SUMMARY) + 1]
+    assert rows
+    for row in rows:
+        assert [cell["label"] for cell in row["cells"][1:]] == [_label(c.card_name) for c in pages.SUMMARY]
+        assert all(cell["shown"] for cell in row["cells"])
 
 
 if __name__ == "__main__":
