@@ -113,20 +113,34 @@ class SummaryColumn:
     card: str | None = None  # its name over each value in the card layout: the head's if None
 
     def __post_init__(self):
-        if self.cell not in SUMMARY_CELLS:  # (summary_cell shows no other)
+        if self.cell not in SUMMARY_CELLS:  # (summary_table shows no other)
             raise ValueError(f"summary column {self.head!r}: cell {self.cell!r} is not one of {SUMMARY_CELLS}")
 
     @property
     def card_name(self) -> str:
         return self.head if self.card is None else self.card
 
-    def value(self, tally):
-        found = getattr(tally, self.field)
-        return found if self.key is None else found[self.key]
+
+@dataclass(frozen=True, slots=True)
+class SummaryTable:
+    """A summary table's columns after each row's name: its head, cells and card labels are made from them."""
+
+    name: str  # its class, which its card labels select by
+    columns: tuple[SummaryColumn, ...]
+
+    def cells(self, tally) -> list[tuple]:
+        """A row's cells: (class, how shown, value, the number it sorts by, what it is over), one call a row."""
+        row = []
+        for c in self.columns:
+            value = getattr(tally, c.field)
+            value = value if c.key is None else value[c.key]
+            row.append((c.name, c.cell, value, len(value) if c.cell == "held" else value,
+                        getattr(tally, c.over) if c.over else None))
+        return row
 
 
-# An implementation's summary over a level, or all levels, on a host: per row after its name.
-SUMMARY = (
+# An implementation's summaries on a host, or a host's of an implementation: after the row's name.
+SUMMARY = SummaryTable("summary", (
     SummaryColumn("Attempted", "attempted", "attempted", cell="coverage"),
     SummaryColumn("fast_0 (passed)", "fast0", "fast_p", key=0.0),
     SummaryColumn("fast_1", "fast1", "fast_p", key=1.0),
@@ -136,4 +150,4 @@ SUMMARY = (
     SummaryColumn("Geometric mean over the passed (×)", "geomean", "geomean_speedup", cell="ratio",
                   over="geomean_over", card="Geometric mean, over the passed (×)"),
     SummaryColumn("Held out", "held", "held_out", cell="held"),
-)
+))

@@ -47,8 +47,8 @@ def column_css() -> str:
 
 def summary_css() -> str:
     """The summary tables' card labels: a rule per column of tables.SUMMARY, by its cells' class."""
-    return "".join(f"  .summary td.c-{c.name}::before {{ content: {_css_string(c.card_name)}; }}\n"
-                   for c in pages.SUMMARY)
+    t = pages.SUMMARY
+    return "".join(f"  .{t.name} td.c-{c.name}::before {{ content: {_css_string(c.card_name)}; }}\n" for c in t.columns)
 
 
 def _column_rules(t: pages.Table) -> list[str]:
@@ -136,7 +136,7 @@ def test_the_stylesheet_names_each_summary_column_s_cards_as_its_list_does():
     at = css.index(summary_css())  # in the card layout's block, and no such rule elsewhere
     opening = css.rindex("@media", 0, at)
     assert css.startswith(f"@media {NARROW}", opening) and "\n}\n" not in css[opening:at]
-    assert css.count(".summary td.c-") == len(pages.SUMMARY)
+    assert css.count(".summary td.c-") == len(pages.SUMMARY.columns)
 
 
 def test_a_column_list_says_what_a_card_is_called_and_what_waits_behind_more():
@@ -172,16 +172,16 @@ def test_each_table_s_head_row_and_cells_follow_its_columns(project):
 
 
 def test_a_summary_table_follows_its_columns(project):
-    assert {c.field for c in pages.SUMMARY} <= {f.name for f in fields(Tally)}
+    assert {c.field for c in pages.SUMMARY.columns} <= {f.name for f in fields(Tally)}
     for rel, data in representative_content().items():
         project.write(rel, data)
     project.built()
     host = project.page("hosts/gpu-a")
     [summary] = tables(host, "summary")
-    assert summary["rows"][0] == ["Implementation"] + [c.head for c in pages.SUMMARY]
-    assert len(summary["rows"]) > 1 and all(len(row) == len(pages.SUMMARY) + 1 for row in summary["rows"])
+    assert summary["rows"][0] == ["Implementation"] + [c.head for c in pages.SUMMARY.columns]
+    assert len(summary["rows"]) > 1 and all(len(row) == len(pages.SUMMARY.columns) + 1 for row in summary["rows"])
     cells = re.findall(r'<td class="num c-([\w-]+)"', host[host.index('<table class="sortable summary'):])
-    assert cells[:len(pages.SUMMARY)] == [c.name for c in pages.SUMMARY]
+    assert cells[:len(pages.SUMMARY.columns)] == [c.name for c in pages.SUMMARY.columns]
 
 
 # --- What a reader sees, in Chromium ------------------------------------------------------------
@@ -265,11 +265,11 @@ def test_a_summary_s_cards_name_its_columns(browser, site):  # noqa: F811
     """At 400 px each summary value is under its column's card name, and shown."""
     page = _page(browser, site + PAGES["host"], 400)
     [summary] = page.evaluate(SEEN, "table.summary")
-    assert [h["text"] for h in summary["head"][1:]] == [c.head for c in pages.SUMMARY]
-    rows = [r for r in summary["rows"] if len(r["cells"]) == len(pages.SUMMARY) + 1]
+    assert [h["text"] for h in summary["head"][1:]] == [c.head for c in pages.SUMMARY.columns]
+    rows = [r for r in summary["rows"] if len(r["cells"]) == len(pages.SUMMARY.columns) + 1]
     assert rows
     for row in rows:
-        assert [cell["label"] for cell in row["cells"][1:]] == [_label(c.card_name) for c in pages.SUMMARY]
+        assert [cell["label"] for cell in row["cells"][1:]] == [_label(c.card_name) for c in pages.SUMMARY.columns]
         assert all(cell["shown"] for cell in row["cells"])
 
 
