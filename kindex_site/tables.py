@@ -127,6 +127,7 @@ class SummaryTable:
 
     name: str  # its class, which its card labels select by
     columns: tuple[SummaryColumn, ...]
+    head_css: str = ""  # declarations for its number headers: a ninth column fits 1280 px only below their 6.5rem
 
     def cells(self, tally) -> list[tuple]:
         """A row's cells: (class, how shown, value, the number it sorts by, what it is over), one call a row."""

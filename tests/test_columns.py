@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -37,11 +37,14 @@ def _block(css: str) -> str:
 
 
 def column_css() -> str:
-    """Every table's rules by position (static/style.css holds them, between its COLUMNS marks)."""
+    """Every table's rules by position, and a summary table's headers' if it has any (static/style.css
+    holds them, between its COLUMNS marks)."""
     wide, narrow = [], []
     for t in pages.TABLES.values():
         wide += _column_rules(t)
         narrow += _card_rules(t)
+    if pages.SUMMARY.head_css:
+        wide.append(f".{pages.SUMMARY.name} thead th.num:not(:first-child) {{ {pages.SUMMARY.head_css}; }}\n")
     return "".join(wide) + f"@media {NARROW} {{\n" + "".join("  " + r for r in narrow) + "}\n"
 
 
@@ -137,6 +140,12 @@ def test_the_stylesheet_names_each_summary_column_s_cards_as_its_list_does():
     opening = css.rindex("@media", 0, at)
     assert css.startswith(f"@media {NARROW}", opening) and "\n}\n" not in css[opening:at]
     assert css.count(".summary td.c-") == len(pages.SUMMARY.columns)
+
+
+def test_a_summary_table_s_header_declarations_are_written_with_the_columns_rules(monkeypatch):
+    assert ".summary thead" not in column_css()  # (none while its headers take every table's)
+    monkeypatch.setattr(pages, "SUMMARY", replace(pages.SUMMARY, head_css="min-width: 5.5rem"))
+    assert column_css().split("@media")[0].endswith(".summary thead th.num:not(:first-child) { min-width: 5.5rem; }\n")
 
 
 def test_a_column_list_says_what_a_card_is_called_and_what_waits_behind_more():
