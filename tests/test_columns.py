@@ -143,6 +143,7 @@ def test_the_stylesheet_names_each_summary_column_s_cards_as_its_list_does():
 
 
 def test_a_summary_table_s_header_declarations_are_written_with_the_columns_rules(monkeypatch):
+    monkeypatch.setattr(pages, "SUMMARY", replace(pages.SUMMARY, head_css=""))
     assert ".summary thead" not in column_css()  # (none while its headers take every table's)
     monkeypatch.setattr(pages, "SUMMARY", replace(pages.SUMMARY, head_css="min-width: 5.5rem"))
     assert column_css().split("@media")[0].endswith(".summary thead th.num:not(:first-child) { min-width: 5.5rem; }\n")
