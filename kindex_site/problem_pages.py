@@ -3,6 +3,7 @@ says of them."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache, partial
@@ -83,16 +84,34 @@ def workload_groups(lb: Leaderboard, slug: str, urls: Urls, source_budget: int |
 MATRIX_COLUMNS = 6  # a problem's speedup table with more implementations than this (and fewer hosts) is turned
 
 
+def page_warnings(groups: list[dict]) -> dict:
+    """The distinct warnings of a page's tables, as listed once at its end: `listed`, each (code, message
+    without its count, whether counted), sorted; `rows`, each with the tables (anchor, host title) it is
+    on where its code is listed more than once, else None."""
+    on: dict[tuple[str, str, bool], list[tuple[str, str]]] = {}
+    for group in groups:
+        for view in group["boards"]:
+            title = view["environment"].metadata.title
+            for w in view["warnings"]:
+                count, message = w.counted
+                on.setdefault((w.code, message, count != ""), []).append((view["board"].anchor, title))
+    listed = sorted(on)
+    codes = Counter(code for code, _, _ in listed)
+    return {"listed": listed, "rows": [(*key, on[key] if codes[key[0]] > 1 else None) for key in listed]}
+
+
 def problem_page(lb: Leaderboard, problem: Problem, urls: Urls, board_csvs: bool = True,
                  source_budget: int | None = None) -> Page:
     """A problem's page: every table of its runs, each linking to its CSV with board_csvs."""
     # Its context is made when the page is rendered, then dropped: a site's rows held at once would
     # be most of a million-run build's memory.
-    return Page(f"problems/{problem.slug}/", "problem.html", problem.title, lambda: {
-        "problem": problem, "groups": workload_groups(lb, problem.slug, urls, source_budget),
-        "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
-        "columns": TABLES,
-    })
+    def context() -> dict:
+        groups = workload_groups(lb, problem.slug, urls, source_budget)
+        return {"problem": problem, "groups": groups, "page_warnings": page_warnings(groups),
+                "api_url": urls.api_problem(problem.slug), "reference": lb.reference, "board_csvs": board_csvs,
+                "columns": TABLES}
+
+    return Page(f"problems/{problem.slug}/", "problem.html", problem.title, context)
 
 
 def run_of_page(board: Board, path: str) -> Entry:
