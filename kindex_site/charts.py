@@ -9,6 +9,7 @@ so the chart fills any width without scaling its text. Colours come from CSS cla
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from markupsafe import Markup
@@ -385,28 +386,31 @@ MARKER_R = 5  # px: a marker's reach from its centre
 
 @dataclass(frozen=True)
 class Curve:
-    """A fast_p line in plot units: (x, y) where each step starts, ascending x; it ends at WIDTH."""
-    steps: list[tuple[float, float]]
+    """A fast_p line in plot units: each step starts at (xs[k], ys[k]), xs ascending; it ends at WIDTH."""
+    xs: list[float]
+    ys: list[float]
 
     def y_range(self, a: float, b: float) -> tuple[float, float]:
-        """The least and greatest y of the line over x in [a, b] (its vertical segments included)."""
-        ys = [y for (x, y), nxt in zip(self.steps, self.steps[1:] + [(math.inf, 0.0)]) if x <= b and nxt[0] >= a]
+        """The least and greatest y of the line over x in [a, b] (its vertical segments included): the
+        steps from the one under a (or starting at a) to the last one starting at or before b."""
+        ys = self.ys[max(bisect_left(self.xs, a) - 1, 0):bisect_right(self.xs, b)]
         return min(ys), max(ys)
 
     def y_at(self, x: float) -> float:
-        return [y for sx, y in self.steps if sx <= x][-1]
+        return self.ys[bisect_right(self.xs, x) - 1]
 
 
 def _fp_curve(t, x, y, right: float) -> Curve:
     """A tally's fast_p as steps: the share above p falls by one problem at each speedup."""
     left = len(t.speedups)
-    steps = [(0.0, y(left / t.suite))]
+    xs, ys = [0.0], [y(left / t.suite)]
     for v in t.speedups:  # ascending
         if v >= right:
             break
         left -= 1
-        steps.append((x(v), y(left / t.suite)))
-    return Curve(steps)
+        xs.append(x(v))
+        ys.append(y(left / t.suite))
+    return Curve(xs, ys)
 
 
 def _fp_markers(curves: list[Curve]) -> list[tuple[float, float]]:
@@ -422,16 +426,19 @@ def place_labels(curves: list[Curve], marks: list[list[tuple[float, float]]], av
     unit = WIDTH / FP_MIN_PX  # plot units per px at the narrowest
     placed: list[tuple[float, float, float, float]] = []  # boxes: x0, x1, y0, y1
     out = []
-    dots = [m for ms in marks for m in ms]
-    for i, own in enumerate(curves):
+    beside = _beside(curves, [m for ms in marks for m in ms], unit)
+    for i in range(len(curves)):
         w = (FP_DIGIT_W * len(str(i + 1)) + 2) * unit
         best, best_score = None, -1.0
         for x0 in range(4, int(WIDTH - w), 8):
             a, b = x0, x0 + w
-            lo, hi = own.y_range(a - FP_GAP * unit, b + FP_GAP * unit)
+            if any(a - 2 * unit <= v <= b + 2 * unit for v in avoid_x):
+                continue  # (both boxes meet the line)
+            ranges, dot_ys = beside(a, b)
+            lo, hi = ranges[i]
             for top in (lo - FP_GAP - FP_LABEL_H, hi + FP_GAP):
                 box = (a, b, top, top + FP_LABEL_H)
-                score = _clearance(box, curves, i, unit, dots, placed, avoid_x)
+                score = _clearance(box, ranges, i, unit, dot_ys, placed)
                 if score >= 0 and score + (0.5 if lo == hi else 0) > best_score:  # (flat beside its line: better)
                     best, best_score = box, score + (0.5 if lo == hi else 0)
         if best is None:
@@ -442,19 +449,35 @@ def place_labels(curves: list[Curve], marks: list[list[tuple[float, float]]], av
     return out
 
 
-def _clearance(box, curves: list[Curve], own: int, unit: float, dots, placed, avoid_x) -> float:
-    """How far (px, at most 20) a label's box stays from the other curves; -1 where it meets anything."""
+def _beside(curves: list[Curve], dots: list[tuple[float, float]], unit: float):
+    """For a label's box over x in [a, b]: each curve's y range beside it and the y of each marker within
+    reach; kept per (a, b), since the labels of one width try the same places."""
+    kept: dict[tuple[float, float], tuple[list[tuple[float, float]], list[float]]] = {}
+    reach = (MARKER_R + 1) * unit
+
+    def at(a: float, b: float) -> tuple[list[tuple[float, float]], list[float]]:
+        found = kept.get((a, b))
+        if found is None:
+            found = kept[(a, b)] = ([c.y_range(a - FP_GAP * unit, b + FP_GAP * unit) for c in curves],
+                                    [my for mx, my in dots if a - reach < mx < b + reach])
+        return found
+
+    return at
+
+
+def _clearance(box, ranges: list[tuple[float, float]], own: int, unit: float, dot_ys: list[float], placed) -> float:
+    """How far (px, at most 20) a label's box stays from the other curves (`ranges`: each one's y beside
+    the box); -1 where it meets anything."""
     a, b, y0, y1 = box
-    if y0 < FP_TOP - 17 or y1 > FP_BOTTOM - 1 or any(a - 2 * unit <= v <= b + 2 * unit for v in avoid_x):
+    if y0 < FP_TOP - 17 or y1 > FP_BOTTOM - 1:
         return -1
     if any(a - 2 * unit < p1 and p0 < b + 2 * unit and y0 - 2 < q1 and q0 < y1 + 2 for p0, p1, q0, q1 in placed):
         return -1
     r = MARKER_R + 1
-    if any(a - r * unit < mx < b + r * unit and y0 - r < my < y1 + r for mx, my in dots):
+    if any(y0 - r < my < y1 + r for my in dot_ys):
         return -1
     room = 20.0
-    for j, c in enumerate(curves):
-        lo, hi = c.y_range(a - FP_GAP * unit, b + FP_GAP * unit)
+    for j, (lo, hi) in enumerate(ranges):
         gap = max(lo - y1, y0 - hi)  # < FP_GAP: the box meets or grazes the line
         if gap < FP_GAP:
             return -1
@@ -494,7 +517,7 @@ def fast_p_chart(summaries, reference: str, host_title: str) -> Markup:
     grid = "".join(f"M0 {_n(y(q / 4))}H{WIDTH}" for q in range(5))
     out.append(f'<path class="grid" d="{grid}"/><path class="refline" d="M{_n(x(1))} {FP_TOP}V{FP_BOTTOM}"/>')
     for i, c in enumerate(curves):
-        d = f"M0 {_n(c.steps[0][1])}" + "".join(f"H{_n(sx)}V{_n(sy)}" for sx, sy in c.steps[1:]) + f"H{WIDTH}"
+        d = f"M0 {_n(c.ys[0])}" + "".join(f"H{_n(sx)}V{_n(sy)}" for sx, sy in zip(c.xs[1:], c.ys[1:])) + f"H{WIDTH}"
         out.append(f'<path class="fp fp{i % FASTP_STYLES}" d="{d}"/>')
     out.append("</svg>")
     out += _fp_texts(curves, marks, labels, x, y, right, suite, reference)
