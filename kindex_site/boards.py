@@ -103,7 +103,7 @@ class Warning:
     message: str
     runs: list[str]
 
-    @property
+    @cached_property  # (a problem page reads it several times for each warning of each table)
     def counted(self) -> tuple[str, str]:
         """("2 runs", "had …") for a message that opens with how many of its table's runs it is about,
         else ("", the message)."""
