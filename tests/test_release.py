@@ -89,6 +89,14 @@ def _version_check(release: dict) -> str:
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_every_package_folder_ships_in_the_wheel():
+    """pyproject.toml names its packages one by one: a folder of modules left out of that list is missing
+    from the wheel (`pip install kindex-site` fails on import) while an editable install works."""
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "kindex_site").rglob("__init__.py")}
+    assert folders and folders <= set(tool["packages"]), sorted(folders - set(tool["packages"]))
+
+
 @pytest.mark.parametrize("tag, ok", [(f"v{__version__}", True), (f"v{__version__}.post1", False),
                                      (__version__, False), ("v9.9.9", False)])
 def test_the_tag_must_be_v_and_the_packages_version(release, tag, ok):
