@@ -289,6 +289,20 @@ def project(tmp_path, monkeypatch, capsys) -> Project:
     return Project(tmp_path, capsys)
 
 
+def cli(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    """`kindex-site *argv` in this process (in `cwd`, if given): its exit status, stdout and stderr,
+    captured by hand (no capsys needed). For the commands beside the one under test: a command whose
+    process is under test (signals, kills, serve, watch) runs as a process of its own."""
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with (contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext()), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import crashing
-from conftest import bundle, release, sample, seed_problem_run
+from conftest import bundle, cli, release, sample, seed_problem_run
 from test_serve import HANG_S
 from kindex_site import build as build_module
 from kindex_site import publish_swap
@@ -107,20 +107,6 @@ def new_content(root: Path) -> None:
     (root / "content/b.json").unlink()
     (root / "content/c.json").unlink()
     write(root, "content/d.json", runs(("run-d", "h3", "Fast", 1_200_000)))
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    """kindex-site in this process, its output captured by hand (capsys is not the child's)."""
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
-    try:
-        code = main(list(argv))
-    finally:
-        sys.stdout, sys.stderr = saved
-    return code, out.getvalue(), err.getvalue()
 
 
 def killed_build(root: Path, n: int, *argv: str, patch=None) -> int:

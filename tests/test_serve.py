@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SEED, bundle, seed_problem_run
+from conftest import SEED, bundle, cli, seed_problem_run
 from kindex_site.config import bundled
 
 SEED_RUN = SEED["run"]["metadata"]["name"]
@@ -161,15 +161,8 @@ def stop_process(proc: subprocess.Popen, sig=signal.SIGINT) -> int:
 
 def kindex_build(root: Path, *args: str) -> None:
     """A one-off `kindex-site build` in `root`, made in this process (the server is the process under test)."""
-    import contextlib
-    import io
-
-    from kindex_site.cli import main
-
-    err = io.StringIO()
-    with contextlib.chdir(root), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        code = main(["build", *args])
-    assert code == 0, err.getvalue()
+    code, _, err = cli("build", *args, cwd=root)
+    assert code == 0, err
 
 
 # --- what is served, and where --------------------------------------------------------------------
