@@ -71,6 +71,13 @@ def leftovers(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.name.startswith(".site."))
 
 
+def left_once_swept(root: Path) -> list[str]:
+    """The leftovers once the folders this process's builds handed to background removers are gone."""
+    for remover in publish_swap._removers:
+        remover.wait(timeout=HANG_S)
+    return leftovers(root)
+
+
 def write(root: Path, rel: str, data) -> None:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -111,7 +118,7 @@ def new_content(root: Path) -> None:
 
 def killed_build(root: Path, n: int, *argv: str, patch=None) -> int:
     """`kindex-site build` in a forked process that dies after its n-th file operation (exit 137), or
-    its exit status if it finished first."""
+    its exit status if it finished first. `patch(counter)` is called there first (crashing.Counter)."""
     pid = os.fork()
     if pid == 0:  # the child: no return from here
         code = 99
@@ -120,7 +127,7 @@ def killed_build(root: Path, n: int, *argv: str, patch=None) -> int:
             sys.stdout = sys.stderr = open(root / "killed.log", "w")
             counter = crashing.install(n)
             if patch is not None:
-                patch()
+                patch(counter)
             code = main(["build", *argv])
             sys.stdout.flush()
             (root / "operations").write_text(str(counter.done))  # (how many it made, when it finished)
@@ -190,9 +197,7 @@ def crash_series(folder: Path, monkeypatch, *, incremental: bool, patch=None, sw
         assert code == 0 and out.startswith(("Built", "Up to date")), (n, err)
         assert tree(work / "site") == new, n
         assert cli("build")[1].startswith("Up to date"), n
-        for remover in publish_swap._removers:  # (what the kill left, removed in the background)
-            remover.wait(timeout=HANG_S)
-        assert leftovers(work) == [], n
+        assert left_once_swept(work) == [], n
     else:
         pytest.fail("the build never completed")
     seen["operations"] = n - 1
@@ -210,7 +215,7 @@ def test_a_full_build_killed_after_any_file_operation_leaves_the_old_site_or_the
 def test_a_full_build_swapping_with_two_renames_is_completed_or_undone_by_the_next(scratch, monkeypatch):
     """Where the system has no atomic exchange: killed between the two renames, no site/ is left;
     the next command puts the old one back (and says so)."""
-    def two_renames():
+    def two_renames(_):
         publish_swap._exchange = lambda a, b: False
 
     seen = crash_series(scratch, monkeypatch, incremental=False, patch=two_renames, swap_only=True)
@@ -233,7 +238,8 @@ def test_the_crash_hook_kills_a_real_build_started_from_the_command_line(tmp_pat
     done = started(5)
     assert done.returncode == 137 and done.stdout == "" and not (tmp_path / "site").exists()
     assert len(leftovers(tmp_path)) == 1  # the killed build's folder, swept by the next
-    assert started(0).returncode == 0 and leftovers(tmp_path) == []
+    code, _, err = cli("build", cwd=tmp_path)  # (in this process: the killed one is the command line's)
+    assert code == 0 and left_once_swept(tmp_path) == [], err
 
 
 def test_a_journal_that_cannot_be_rolled_forward_is_rolled_back(scratch, monkeypatch, always_incremental):
@@ -243,7 +249,21 @@ def test_a_journal_that_cannot_be_rolled_forward_is_rolled_back(scratch, monkeyp
     assert cli("build")[0] == 0
     old = tree(base / "site")
     new_content(base)
-    for n in range(1, 200):  # a point among the moves: the journal written, some moves made
+
+    def stopped_at_the_journal(counter):  # (how many operations the build made up to its journal)
+        write_journal = publish_swap._write_journal
+
+        def written(*args, **kwargs):
+            write_journal(*args, **kwargs)
+            (work / "journal_at").write_text(str(counter.done))
+            os._exit(137)
+
+        publish_swap._write_journal = written
+
+    shutil.copytree(base, work, symlinks=True, copy_function=os.link)
+    assert killed_build(work, 10**9, patch=stopped_at_the_journal) == 137, (work / "killed.log").read_text()
+    journal_at = int((work / "journal_at").read_text())  # (killed before it, a build leaves no journal)
+    for n in range(journal_at, 200):  # a point among the moves: the journal written, some moves made
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(base, work, symlinks=True, copy_function=os.link)
         assert killed_build(work, n) == 137
@@ -401,10 +421,6 @@ class Paused:
         return self.proc.returncode, self.out(), self.err()
 
 
-def kindex(root: Path, *argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kindex_site", *argv], cwd=root, capture_output=True, text=True)
-
-
 def two_sites(root: Path, change=new_content) -> tuple[dict, dict]:
     """The old site built into root/site, the content changed by `change`, and what it builds into
     (built in this process: the commands under test are the ones that follow, each a process of its own)."""
@@ -457,8 +473,8 @@ def test_sigterm_during_an_incremental_builds_moves_lets_them_finish(tmp_path):
     code, out, err = build.finish(signal.SIGTERM)
     assert code == 143 and "interrupted once the new site was in place: site/ is the new site, whole" in err, err
     assert tree(tmp_path / "site") == new and leftovers(tmp_path) == []
-    done = kindex(tmp_path, "build")
-    assert done.returncode == 0 and done.stdout.startswith("Up to date"), done.stderr
+    code, out, err = cli("build", cwd=tmp_path)  # (the next command, in this process)
+    assert code == 0 and out.startswith("Up to date"), err
 
 
 @pytest.mark.parametrize("where", ["writing", "moves"])
@@ -470,12 +486,12 @@ def test_sigkill_mid_build_then_the_next_build_puts_it_right(tmp_path, where):
     assert code == -signal.SIGKILL
     after_kill = tree(tmp_path / "site")
     assert after_kill == old if where == "writing" else after_kill not in (old, new)  # (a mix, for now)
-    done = kindex(tmp_path, "build")
-    assert done.returncode == 0, done.stderr
+    code, _, err = cli("build", cwd=tmp_path)  # (the next command, in this process)
+    assert code == 0, err
     if where == "moves":
         assert re.search(r"^note: site/: a build was stopped while it updated the site: its update \(\d+ files "
-                         r"written, \d+ deleted\) was completed$", done.stderr, re.M), done.stderr
-    assert tree(tmp_path / "site") == new and leftovers(tmp_path) == []
+                         r"written, \d+ deleted\) was completed$", err, re.M), err
+    assert tree(tmp_path / "site") == new and left_once_swept(tmp_path) == []
 
 
 def one_run_changed(root: Path) -> None:
