@@ -552,8 +552,9 @@ def test_a_port_in_use_is_one_clear_line(tmp_path):
     assert not (tmp_path / ".kindex-serve" / "site").exists()
 
 
-def test_a_second_server_on_one_project_is_refused(tmp_path, serving):
-    """Two servers would build into one .kindex-serve/ at once: the second says so and stops."""
+def test_a_second_server_is_refused_and_ctrl_c_or_sigterm_stops_one_at_once(tmp_path, serving):
+    """Two servers would build into one .kindex-serve/ at once: the second says so and stops. Ctrl-C
+    stops the first without a traceback; then another may start, and SIGTERM stops it too."""
     make_project(tmp_path)
     first = serving(tmp_path).ready()
     done = subprocess.run([sys.executable, "-m", "kindex_site", "serve", "--port", str(free_port())], cwd=tmp_path,
@@ -562,22 +563,14 @@ def test_a_second_server_on_one_project_is_refused(tmp_path, serving):
     assert done.stderr.count("\n") == 1, done.stderr
     assert f"another kindex-site serve (pid {first.proc.pid}) is serving this project" in done.stderr
     assert first.get("/kindex/")[0] == 200  # the first goes on
-    first.stop()
-    second = serving(tmp_path).ready()  # and once it has stopped, another may start
-    assert second.get("/kindex/")[0] == 200
-
-
-def test_ctrl_c_stops_at_once_without_a_traceback(tmp_path, serving):
-    make_project(tmp_path)
-    server = serving(tmp_path).ready()
-    code, out, err = server.stop(signal.SIGINT)  # (killed, so -9, had it not stopped)
+    code, out, err = first.stop(signal.SIGINT)  # (killed, so -9, had it not stopped)
     assert code in (0, 130)
     assert "Traceback" not in err and out.rstrip().endswith("Stopped.")
-    assert f"Serving http://127.0.0.1:{server.port}/kindex/" in out
+    assert f"Serving http://127.0.0.1:{first.port}/kindex/" in out
     assert (tmp_path / ".kindex-serve" / ".gitignore").read_text().strip().endswith("*")
-    # SIGTERM too.
-    server = serving(tmp_path).ready()
-    code, out, err = server.stop(signal.SIGTERM)
+    second = serving(tmp_path).ready()  # once it has stopped, another may start
+    assert second.get("/kindex/")[0] == 200
+    code, out, err = second.stop(signal.SIGTERM)
     assert code in (0, 130) and "Traceback" not in err and "Up to date:" in out  # nothing changed meanwhile
 
 
@@ -630,11 +623,12 @@ def test_an_open_page_reloads_by_itself_and_shows_then_drops_the_overlay(tmp_pat
             pytest.fail("playwright or Chromium missing; KINDEX_REQUIRE_BROWSER=1 makes this a failure")
         pytest.skip("playwright or Chromium missing (`bash scripts/test` installs them)")
     root = make_project(tmp_path)
-    server = serving(root).ready()
+    server = serving(root)  # (its first build goes on while the browser starts)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium), headless=True,
                                     args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
         try:
+            server.ready()
             page = browser.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
