@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SEED, bundle
+from conftest import SEED, bundle, cli
 from test_serve import HANG_S, kindex_build, make_project, snapshot, stop_process, write
 
 SEED_RUN = SEED["run"]["metadata"]["name"]
@@ -110,8 +110,8 @@ def test_build_watch_rebuilds_the_site_on_every_change_and_keeps_the_last_good_o
     assert w.stop(signal.SIGINT) == 0
     assert w.out().rstrip().endswith("Stopped.") and "Traceback" not in w.err()
     # Nothing was left that a command-line build would redo: it finds site/ up to date.
-    done = subprocess.run([sys.executable, "-m", "kindex_site", "build"], cwd=root, capture_output=True, text=True)
-    assert done.returncode == 0 and done.stdout.startswith("Up to date: "), done.stdout + done.stderr
+    code, out, err = cli("build", cwd=root)
+    assert code == 0 and out.startswith("Up to date: "), out + err
 
 
 def test_build_watch_from_nothing_then_a_second_watcher_is_refused_and_sigterm_stops(tmp_path, watching):
@@ -128,10 +128,9 @@ def test_build_watch_from_nothing_then_a_second_watcher_is_refused_and_sigterm_s
 
     # A one-off build into the folder the watcher owns would race it: refused, the site untouched.
     before = snapshot(root / "public")
-    one_off = subprocess.run([sys.executable, "-m", "kindex_site", "build", "--out", "public", "--clean"], cwd=root,
-                             capture_output=True, text=True, timeout=HANG_S)
-    assert one_off.returncode == 1 and "Traceback" not in one_off.stderr
-    assert (f"public/: a kindex-site build --watch (pid {w.proc.pid}) is building into it" in one_off.stderr)
+    code, _, err = cli("build", "--out", "public", "--clean", cwd=root)  # (in this process: another than the watcher's)
+    assert code == 1 and "Traceback" not in err
+    assert f"public/: a kindex-site build --watch (pid {w.proc.pid}) is building into it" in err
     assert snapshot(root / "public") == before
     # Another folder is another matter.
     kindex_build(root, "--out", "elsewhere")
