@@ -421,14 +421,17 @@ class Paused:
         return self.proc.returncode, self.out(), self.err()
 
 
-def two_sites(root: Path, change=new_content) -> tuple[dict, dict]:
+def two_sites(root: Path, change=new_content, built_new: bool = True) -> tuple[dict, dict | None]:
     """The old site built into root/site, the content changed by `change`, and what it builds into
-    (built in this process: the commands under test are the ones that follow, each a process of its own)."""
+    (unless not `built_new`; built in this process: the commands under test are the ones that follow,
+    each a process of its own)."""
     old_content(root)
     with contextlib.chdir(root):
         assert cli("build")[0] == 0
         old = tree(root / "site")
         change(root)
+        if not built_new:
+            return old, None
         assert cli("build", "--out", "new", "--clean")[0] == 0
     new = tree(root / "new")
     shutil.rmtree(root / "new")
@@ -438,7 +441,7 @@ def two_sites(root: Path, change=new_content) -> tuple[dict, dict]:
 
 
 def test_sigterm_while_a_full_build_writes_is_ctrl_c(tmp_path):
-    old, _ = two_sites(tmp_path)
+    old, _ = two_sites(tmp_path, built_new=False)
     build = Paused(tmp_path, "build", "--clean", at=12)
     build.wait_paused()
     assert leftovers(tmp_path)  # mid-write: the new site's folder is there
@@ -450,7 +453,7 @@ def test_sigterm_while_a_full_build_writes_is_ctrl_c(tmp_path):
 
 def test_sigterm_to_the_whole_process_group_while_workers_write(tmp_path):
     """What a cancelled CI job does: every process of the build gets SIGTERM, the forked writers too."""
-    old, _ = two_sites(tmp_path)
+    old, _ = two_sites(tmp_path, built_new=False)
     build = Paused(tmp_path, "build", "--clean", at=5, workers=2)
     build.wait_paused()
     code, out, err = build.finish(signal.SIGTERM, group=True)
