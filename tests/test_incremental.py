@@ -667,20 +667,24 @@ def test_rows_of_another_look_are_dropped(project, always_incremental):
 
 def test_the_runs_cache_is_written_again_once_enough_runs_were_read_anew(project, always_incremental):
     """One run read anew of many leaves the runs cache as it was (the next build reads its file
-    again); more than 1/40 of the runs rewrite it."""
+    again); more than RUNS_CACHE_STALE_SHARE of the runs rewrite it."""
+    from kindex_site.state.reuse import RUNS_CACHE_STALE_SHARE
+
+    runs = int(1 / RUNS_CACHE_STALE_SHARE) + 1  # (one run read anew is less than that share of them, two more)
+
     def edit(i: int, mean: int) -> None:
         project.write(f"content/runs/{i}.json", seed_problem_run(f"h{i}", "Impl 0", mean))
 
-    for i in range(60):
+    for i in range(runs):
         edit(i, 1_000_000 + i)
         os.utime(project.root / f"content/runs/{i}.json", (1e9, 1e9))  # (not written just before it is read)
     project.built()
     runs_cache = project.root / ".kindex-cache/site.runs"
     stored = runs_cache.read_bytes()
-    edit(0, 900_000)  # 1 run of 60
+    edit(0, 900_000)  # 1 run of them
     rebuild_matches_clean(project)
     assert runs_cache.read_bytes() == stored
-    edit(1, 900_000)  # 2 of 60: file 0 read again too
+    edit(1, 900_000)  # 2: file 0 read again too
     rebuild_matches_clean(project)
     assert runs_cache.read_bytes() != stored
 
