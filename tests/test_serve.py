@@ -101,6 +101,8 @@ class Served:
             time.sleep(0.02)
 
     def ready(self) -> "Served":
+        # (its announcement first: the status asked for all through the first build would slow that build)
+        self.wait_until(lambda: "Serving " in self.out_path.read_text(errors="replace"), message="the announcement")
         self.wait_until(lambda: (s := self.status())["build"] >= 1 and s["watching"] and not s["building"],
                         message="the first build")
         return self
