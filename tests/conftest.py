@@ -88,10 +88,10 @@ def pytest_collection_modifyitems(session, config, items):
 # xdist (scripts/test: --dist loadfile --no-loadscope-reorder) each file goes whole to the next free
 # worker, in the order collected. These are collected first, so that they run beside the many short
 # files rather than after them, where the last one started would finish alone.
-# test_browser_axe.py comes after test_incremental.py so that the two browser files seldom run at once.
-LONGEST_FIRST = ("test_browser.py", "test_interrupt.py", "test_incremental.py", "test_browser_axe.py", "test_serve.py",
-                 "test_host_pages.py", "test_charts_browser.py", "test_html_valid.py", "test_resident_states.py",
-                 "test_browser_axe_lists.py", "test_recompute.py", "test_columns.py", "test_highlight_bounds.py",
+# test_browser_axe.py comes after test_resident_states.py so that two browser files seldom run at once.
+LONGEST_FIRST = ("test_interrupt.py", "test_browser.py", "test_incremental.py", "test_serve.py", "test_host_pages.py",
+                 "test_resident_states.py", "test_browser_axe.py", "test_html_valid.py", "test_charts_browser.py",
+                 "test_highlight_bounds.py", "test_recompute.py", "test_columns.py", "test_browser_axe_lists.py",
                  "test_bad_input.py", "test_layouts.py", "test_properties.py", "test_publish.py")
 
 
