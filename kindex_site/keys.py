@@ -117,8 +117,9 @@ class OutputKeys:
         self.everything = _digest(base, *(problems[slug].problem for slug in order), *sorted(self.markdown.values()))
 
     def of_page(self, page) -> str:
-        if page.template == "host.html":
-            return self.host.get(page.url.split("/")[1], self.everything)
+        parts = page.url.split("/")
+        if parts[0] == "hosts" and len(parts) > 2:  # a host's pages, its levels' index too, show that host alone
+            return self.host.get(parts[1], self.everything)
         if page.template == "implementation.html":
             return self.implementation[page.url.split("/")[1]]
         if page.template == "page.html" and page.url.rstrip("/") in self.markdown:

@@ -160,6 +160,17 @@ def test_one_run_changed_rewrites_only_what_shows_it(project, always_incremental
     assert 0 < changed < total / 2, out  # a tiny corpus: most pages show that problem or host
 
 
+def test_an_edit_on_one_host_leaves_another_hosts_pages_unwritten(project, always_incremental):
+    """A run of h2 changed: h0's page, its levels' index and its level pages show nothing of it."""
+    corpus(project)
+    project.built()
+    pages = {p: p.stat().st_mtime_ns for p in (project.root / "site/hosts/h0").rglob("*.html")}
+    assert (project.root / "site/hosts/h0/levels/index.html") in pages and len(pages) >= 3, sorted(pages)
+    CHANGES["a-jsonl-line"](project)
+    rebuild_matches_clean(project)
+    assert {p: p.stat().st_mtime_ns for p in pages} == pages
+
+
 def test_no_op_rebuild_touches_nothing(project):
     corpus(project)
     project.built()
