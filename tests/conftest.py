@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
+import io
 import json
 import os
 import random
@@ -293,9 +295,6 @@ def cli(*argv: str, cwd: Path | None = None) -> tuple[int, str, str]:
     """`kindex-site *argv` in this process (in `cwd`, if given): its exit status, stdout and stderr,
     captured by hand (no capsys needed). For the commands beside the one under test: a command whose
     process is under test (signals, kills, serve, watch) runs as a process of its own."""
-    import contextlib
-    import io
-
     out, err = io.StringIO(), io.StringIO()
     with (contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext()), \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
